@@ -1,0 +1,77 @@
+/* The chs command: shared option parsing, exit statuses and output helpers. */
+#ifndef CHS_CLI_H
+#define CHS_CLI_H
+
+#include <stdio.h>
+#include "chs/chs.h"
+
+/* Exit statuses (DESIGN "Command-line contract"). */
+#define CHS_EXIT_OK 0
+#define CHS_EXIT_USAGE 2   /* bad input: option, value, name, inconsistent data */
+#define CHS_EXIT_NUMERIC 3 /* the run failed numerically */
+
+/* One subcommand: name, one-line summary, entry point. */
+typedef struct {
+  const char *name;
+  const char *summary;
+  int (*main)(int argc, char **argv);
+} cli_command;
+
+/* Options shared by run and compare. */
+typedef struct {
+  const char *problem;
+  const char *formulation; /* run: one name; compare: comma-separated list */
+  const char *method;
+  const char *out;
+  const char *project;
+  double h, rtol, atol, tf, project_tol;
+  long every, max_steps;
+  int json, help;
+  int have_h, have_rtol, have_atol, have_tf;
+} cli_options;
+
+/* Parse argv[1..] into o; `formulation_flag` is "--formulation" or "--formulations".
+ * Prints the message and returns CHS_EXIT_USAGE on bad input. */
+int cli_parse(int argc, char **argv, const char *formulation_flag, cli_options *o);
+/* Check that the options needed to integrate are present and consistent. */
+int cli_check_run_options(const cli_options *o);
+void cli_run_options(const cli_options *o, CHSRunOptions *ro);
+void cli_print_run_usage(FILE *out, const char *cmd, const char *formulation_flag);
+
+/* Print "chs: message" on stderr and return the exit status for code. */
+int cli_fail(const CHSError *err);
+int cli_exit_status(int code);
+
+/* One integration as `chs run` does it (monitor may be NULL). */
+typedef struct {
+  char problem[256], formulation[64], method[128];
+  CHSRunSummary sum;
+  int rc;
+  CHSError err;
+} cli_result;
+int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor,
+                  void *ctx, CHSProblem prob, cli_result *res);
+
+/* JSON helpers: numbers print with 17 significant digits, non-finite or n/a as null. */
+void json_string(FILE *out, const char *s);
+void json_real(FILE *out, double x, int valid);
+void json_long(FILE *out, long x, int valid);
+void json_run_object(FILE *out, const cli_result *r, const char *indent);
+
+/* CSV written to a temporary file in the target directory and renamed when closed, so the named
+ * file is never half-written (on failure it holds every complete row up to the failure). */
+typedef struct {
+  FILE *fp;
+  char path[4096], tmp[4096];
+  sunindextype n;
+  int failed;
+} csv_writer;
+int csv_open(csv_writer *w, const char *path, sunindextype n, CHSError *err);
+int csv_monitor(const CHSRecord *rec, void *ctx);
+int csv_close(csv_writer *w, CHSError *err);
+
+int cmd_run(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+
+#endif

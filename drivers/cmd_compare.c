@@ -1,0 +1,149 @@
+/* chs compare: the same problem and method with several formulations; errors and costs. */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+#define MAX_FORMS 32
+
+static int split_formulations(const char *list, char names[][64], int *count) {
+  *count = 0;
+  if (!list) {
+    for (int i = 0; i < CHSFormulationRegistry_Count() && *count < MAX_FORMS; i++) {
+      snprintf(names[(*count)++], 64, "%s", CHSFormulationRegistry_Get(i)->name);
+    }
+    return 0;
+  }
+  const char *s = list;
+  while (*s) {
+    const char *comma = strchr(s, ',');
+    size_t len = comma ? (size_t)(comma - s) : strlen(s);
+    if (len == 0 || len >= 64 || *count >= MAX_FORMS) {
+      fprintf(stderr, "chs: bad value for --formulations: '%s'\n", list);
+      return CHS_EXIT_USAGE;
+    }
+    memcpy(names[*count], s, len);
+    names[*count][len] = '\0';
+    if (!CHSFormulationRegistry_Find(names[*count])) {
+      fprintf(stderr, "chs: unknown formulation '%s' (see `chs list formulations`)\n",
+              names[*count]);
+      return CHS_EXIT_USAGE;
+    }
+    (*count)++;
+    s += len + (comma ? 1 : 0);
+  }
+  return 0;
+}
+
+static void print_table(const cli_options *o, const cli_result *res, int count) {
+  printf("problem %s, method %s, ", o->problem, o->method);
+  if (o->have_h) {
+    printf("h = %g", o->h);
+  } else {
+    printf("rtol = %g, atol = %g", o->rtol, o->atol);
+  }
+  printf(", t in [0, %g]\n\n", o->tf);
+  printf("%-12s %8s %10s %13s %13s %13s %11s %11s %10s %9s\n", "formulation", "steps",
+         "rhs_evals", "int_err_final", "int_err_max", "energy_err_mx", "|g| final", "|psi| final",
+         "wall_s", "s/eval");
+  double base = 0;
+  for (int i = 0; i < count; i++) {
+    const cli_result *r = &res[i];
+    if (r->rc != 0) {
+      printf("%-12s failed: %s\n", r->formulation, r->err.msg);
+      continue;
+    }
+    const CHSRunSummary *s = &r->sum;
+    const CHSDiagnosticsSummary *d = &s->diag;
+    double per = s->rhs_evals > 0 ? s->wall_s / (double)s->rhs_evals : 0;
+    if (base == 0) {
+      base = per;
+    }
+    char ie[32] = "n/a", im[32] = "n/a";
+    if (d->has_reference) {
+      snprintf(ie, sizeof ie, "%.3e", (double)d->int_err_final);
+      snprintf(im, sizeof im, "%.3e", (double)d->int_err_max);
+    }
+    printf("%-12s %8ld %10ld %13s %13s %13.3e %11.3e %11.3e %10.3g %9.3g\n", r->formulation,
+           s->stats.steps, s->rhs_evals, ie, im, (double)d->energy_err_max,
+           (double)d->pos_res_final, (double)d->mom_res_final, s->wall_s, per);
+  }
+  printf("\nint_err: |(q,p) - reference|_2; energy_err relative to H(0); s/eval: wall time per "
+         "right-hand side evaluation (one run, indicative; `chs bench` measures costs)\n");
+}
+
+int cmd_compare(int argc, char **argv) {
+  cli_options o;
+  int rc = cli_parse(argc, argv, "--formulations", &o);
+  if (rc != 0) {
+    return rc;
+  }
+  if (o.help) {
+    cli_print_run_usage(stdout, "compare", "--formulations");
+    return CHS_EXIT_OK;
+  }
+  if ((rc = cli_check_run_options(&o)) != 0) {
+    return rc;
+  }
+  if (o.out) {
+    fprintf(stderr, "chs: --out is not supported by compare (use chs run per formulation)\n");
+    return CHS_EXIT_USAGE;
+  }
+  char names[MAX_FORMS][64];
+  int count = 0;
+  if ((rc = split_formulations(o.formulation, names, &count)) != 0) {
+    return rc;
+  }
+  CHSError err;
+  CHSError_Clear(&err);
+  CHSProblem prob = NULL;
+  if (CHSProblem_Create(o.problem, &prob, &err) != 0) {
+    return cli_fail(&err);
+  }
+  cli_result *res = calloc((size_t)count, sizeof *res);
+  if (!res) {
+    CHSProblem_Destroy(&prob);
+    fprintf(stderr, "chs: out of memory\n");
+    return CHS_EXIT_NUMERIC;
+  }
+  int status = CHS_EXIT_OK;
+  for (int i = 0; i < count; i++) {
+    if (cli_integrate(&o, names[i], NULL, NULL, prob, &res[i]) != 0) {
+      int st = cli_exit_status(res[i].rc);
+      status = st > status ? st : status;
+      fprintf(stderr, "chs: %s: %s\n", names[i], res[i].err.msg);
+    }
+  }
+  if (o.json) {
+    printf("{\n  \"problem\": ");
+    json_string(stdout, o.problem);
+    printf(",\n  \"method\": ");
+    json_string(stdout, o.method);
+    printf(",\n  \"runs\": [");
+    int first = 1;
+    for (int i = 0; i < count; i++) {
+      if (res[i].rc == 0) {
+        printf("%s\n    ", first ? "" : ",");
+        json_run_object(stdout, &res[i], "    ");
+        first = 0;
+      }
+    }
+    printf("\n  ],\n  \"failures\": [");
+    first = 1;
+    for (int i = 0; i < count; i++) {
+      if (res[i].rc != 0) {
+        printf("%s\n    {\"formulation\": ", first ? "" : ",");
+        json_string(stdout, res[i].formulation);
+        printf(", \"message\": ");
+        json_string(stdout, res[i].err.msg);
+        printf("}");
+        first = 0;
+      }
+    }
+    printf("\n  ]\n}\n");
+  } else {
+    print_table(&o, res, count);
+  }
+  free(res);
+  CHSProblem_Destroy(&prob);
+  return status;
+}

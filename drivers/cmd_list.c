@@ -1,0 +1,38 @@
+/* chs list problems|formulations|methods|experiments: read from the registries. */
+#include <string.h>
+#include "cli.h"
+
+int cmd_list(int argc, char **argv) {
+  const char *what = argc > 1 ? argv[1] : NULL;
+  if (!what || strcmp(what, "--help") == 0) {
+    FILE *out = what ? stdout : stderr;
+    fprintf(out, "usage: chs list problems|formulations|methods|experiments\n");
+    return what ? CHS_EXIT_OK : CHS_EXIT_USAGE;
+  }
+  if (strcmp(what, "problems") == 0) {
+    for (int i = 0; i < CHSProblemRegistry_Count(); i++) {
+      const CHSProblemOps *p = CHSProblemRegistry_Get(i);
+      printf("%-16s %s\n%-16s   parameters: %s\n", p->name, p->summary, "", p->params_doc);
+    }
+  } else if (strcmp(what, "formulations") == 0) {
+    for (int i = 0; i < CHSFormulationRegistry_Count(); i++) {
+      const CHSFormulationOps *f = CHSFormulationRegistry_Get(i);
+      printf("%-16s %s [%s]\n", f->name, f->summary, f->source);
+    }
+  } else if (strcmp(what, "methods") == 0) {
+    for (int i = 0; i < CHSIntegratorRegistry_Count(); i++) {
+      const CHSIntegratorOps *it = CHSIntegratorRegistry_Get(i);
+      printf("%s: %s\n", it->family, it->summary);
+      for (int k = 0; it->method_name && it->method_name(k); k++) {
+        printf("  %s:%s\n", it->family, it->method_name(k));
+      }
+    }
+  } else if (strcmp(what, "experiments") == 0) {
+    fprintf(stderr, "chs: no experiments are registered in this version\n");
+  } else {
+    fprintf(stderr, "chs: unknown list '%s' (problems, formulations, methods, experiments)\n",
+            what);
+    return CHS_EXIT_USAGE;
+  }
+  return CHS_EXIT_OK;
+}

@@ -1,0 +1,47 @@
+/* chs: command-line driver. Only drivers print; the library returns codes and messages. */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+static const cli_command commands[] = {
+    {"run", "integrate one problem with one formulation and method", cmd_run},
+    {"compare", "integrate with several formulations, same method; table of errors and costs",
+     cmd_compare},
+    {"list", "list problems, formulations, methods or experiments", cmd_list},
+};
+#define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: chs COMMAND [options]   (chs COMMAND --help for its options)\n\n"
+               "Constrained Hamiltonian systems on SUNDIALS.\n\ncommands:\n");
+  for (int i = 0; i < NCOMMANDS; i++) {
+    fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  }
+  fprintf(out, "\n  --version  print the chs and SUNDIALS versions\n"
+               "\nexit status: 0 success, 2 bad input, 3 numerical failure\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return CHS_EXIT_USAGE;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    usage(stdout);
+    return CHS_EXIT_OK;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    char v[64];
+    CHS_SundialsVersion(v, (int)sizeof v);
+    printf("chs %s (SUNDIALS %s)\n", CHS_VERSION_STRING, v);
+    return CHS_EXIT_OK;
+  }
+  for (int i = 0; i < NCOMMANDS; i++) {
+    if (strcmp(argv[1], commands[i].name) == 0) {
+      return commands[i].main(argc - 1, argv + 1);
+    }
+  }
+  fprintf(stderr, "chs: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return CHS_EXIT_USAGE;
+}

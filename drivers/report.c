@@ -1,0 +1,155 @@
+/* Output: JSON objects and CSV files (written to a temporary file, renamed when closed). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+
+void json_string(FILE *out, const char *s) {
+  fputc('"', out);
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    if (*c == '"' || *c == '\\') {
+      fprintf(out, "\\%c", *c);
+    } else if (*c < 0x20) {
+      fprintf(out, "\\u%04x", *c);
+    } else {
+      fputc(*c, out);
+    }
+  }
+  fputc('"', out);
+}
+
+void json_real(FILE *out, double x, int valid) {
+  if (valid && isfinite(x)) {
+    fprintf(out, "%.17g", x);
+  } else {
+    fputs("null", out);
+  }
+}
+
+void json_long(FILE *out, long x, int valid) {
+  if (valid && x >= 0) {
+    fprintf(out, "%ld", x);
+  } else {
+    fputs("null", out);
+  }
+}
+
+/* Exactly the keys of DESIGN's `run` contract, in its order. */
+void json_run_object(FILE *out, const cli_result *r, const char *indent) {
+  const CHSRunSummary *s = &r->sum;
+  const CHSDiagnosticsSummary *d = &s->diag;
+  char ver[64];
+  int ref = d->has_reference;
+  CHS_SundialsVersion(ver, (int)sizeof ver);
+  fprintf(out, "{\n%s  \"problem\": ", indent);
+  json_string(out, r->problem);
+  fprintf(out, ",\n%s  \"formulation\": ", indent);
+  json_string(out, r->formulation);
+  fprintf(out, ",\n%s  \"method\": ", indent);
+  json_string(out, r->method);
+  fprintf(out, ",\n%s  \"sundials_version\": ", indent);
+  json_string(out, ver);
+  const struct {
+    const char *key;
+    double x;
+    int valid, integer;
+  } f[] = {
+      {"t_final", d->t_final, 1, 0},
+      {"steps", (double)s->stats.steps, 1, 1},
+      {"rhs_evals", (double)s->rhs_evals, 1, 1},
+      {"jac_evals", (double)s->stats.jac_evals, s->stats.jac_evals >= 0, 1},
+      {"proj_position", (double)s->proj_position, s->proj_position >= 0, 1},
+      {"proj_momentum", (double)s->proj_momentum, s->proj_momentum >= 0, 1},
+      {"energy_err_max", d->energy_err_max, 1, 0},
+      {"energy_err_final", d->energy_err_final, 1, 0},
+      {"pos_res_max", d->pos_res_max, 1, 0},
+      {"pos_res_final", d->pos_res_final, 1, 0},
+      {"mom_res_max", d->mom_res_max, 1, 0},
+      {"mom_res_final", d->mom_res_final, 1, 0},
+      {"int_err_final", d->int_err_final, ref, 0},
+      {"int_err_max", d->int_err_max, ref, 0},
+      {"wall_s", s->wall_s, 1, 0},
+  };
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+    fprintf(out, ",\n%s  \"%s\": ", indent, f[i].key);
+    if (f[i].integer) {
+      json_long(out, (long)f[i].x, f[i].valid);
+    } else {
+      json_real(out, f[i].x, f[i].valid);
+    }
+  }
+  fprintf(out, "\n%s}", indent);
+}
+
+int csv_open(csv_writer *w, const char *path, sunindextype n, CHSError *err) {
+  memset(w, 0, sizeof *w);
+  w->n = n;
+  if (snprintf(w->path, sizeof w->path, "%s", path) >= (int)sizeof w->path ||
+      snprintf(w->tmp, sizeof w->tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof w->tmp) {
+    err->code = CHS_ERR_ARG;
+    snprintf(err->msg, sizeof err->msg, "output path too long: %.400s", path);
+    return err->code;
+  }
+  int fd = mkstemp(w->tmp);
+  w->fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!w->fp) {
+    if (fd >= 0) {
+      close(fd);
+      unlink(w->tmp);
+    }
+    err->code = CHS_ERR_ARG;
+    snprintf(err->msg, sizeof err->msg, "cannot write --out %.400s", path);
+    return err->code;
+  }
+  fprintf(w->fp, "t");
+  for (sunindextype i = 0; i < n; i++) {
+    fprintf(w->fp, ",q%ld", (long)(i + 1));
+  }
+  for (sunindextype i = 0; i < n; i++) {
+    fprintf(w->fp, ",p%ld", (long)(i + 1));
+  }
+  fprintf(w->fp, ",energy,energy_err,pos_res,mom_res,int_err\n");
+  return 0;
+}
+
+/* One complete row per output time; int_err is empty when there is no reference. */
+int csv_monitor(const CHSRecord *r, void *ctx) {
+  csv_writer *w = ctx;
+  FILE *fp = w->fp;
+  fprintf(fp, "%.17g", (double)r->t);
+  for (sunindextype i = 0; i < w->n; i++) {
+    fprintf(fp, ",%.17g", (double)r->q[i]);
+  }
+  for (sunindextype i = 0; i < w->n; i++) {
+    fprintf(fp, ",%.17g", (double)r->p[i]);
+  }
+  fprintf(fp, ",%.17g,%.17g,%.17g,%.17g,", (double)r->energy, (double)r->energy_err,
+          (double)r->pos_res, (double)r->mom_res);
+  if (r->has_reference) {
+    fprintf(fp, "%.17g", (double)r->int_err);
+  }
+  if (fputc('\n', fp) == EOF) {
+    w->failed = 1;
+    return CHS_ERR_IO;
+  }
+  return 0;
+}
+
+int csv_close(csv_writer *w, CHSError *err) {
+  if (!w->fp) {
+    return 0;
+  }
+  int bad = w->failed || ferror(w->fp);
+  bad = (fclose(w->fp) != 0) || bad;
+  w->fp = NULL;
+  if (bad || rename(w->tmp, w->path) != 0) {
+    unlink(w->tmp);
+    if (err) {
+      err->code = CHS_ERR_IO;
+      snprintf(err->msg, sizeof err->msg, "could not write %.400s", w->path);
+    }
+    return CHS_ERR_IO;
+  }
+  return 0;
+}

@@ -1,0 +1,60 @@
+/* Hamilton-Dirac equations: Hamilton's equations for the Dirac bracket of H.
+ *
+ *   w = Q^{-1} psi,  a = M^{-1} G^T w,  b = Gdot(q,v)^T w,
+ *   S w = Gdot(q,v) a - G M^{-1} b          (S = K - K^T, K = Gdot(q,v) M^{-1} G^T = {psi,psi}),
+ *   q' = v - a,
+ *   p' = F - G^T (lambda - Q^{-1} S w) + b.
+ *
+ * Seed 000 eq. (17), (31) (pendulum (35)-(36)); seed 001 eq. (21) (pendulum (44)); notation of
+ * DESIGN.md. Both g and psi are first integrals of this flow for ANY initial value, not only on
+ * the manifold (seed 000 Sec. 10): d/dt g = G q' = psi - Q w = 0 and
+ * d/dt psi = Gdot(q,q') v + G M^{-1} p' = -Gdot(v) a + S w + G M^{-1} b = 0, using the symmetry
+ * Gdot(q,a) v = Gdot(q,v) a of second derivatives. Cost over the standard ODE: two extra solves
+ * with the already factored Q and three products with G or Gdot. */
+#include "../src/impl.h"
+
+static sunindextype dirac_size(sunindextype n, sunindextype m) {
+  (void)m;
+  return 2 * n;
+}
+
+static int dirac_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrealtype *ydot) {
+  (void)t;
+  CHSSystem *s = &f->sys;
+  sunindextype n = s->n, m = s->m;
+  CHSKinematics k;
+  CHS_CALL(chs_system_kinematics(s, y, y + n, &k));
+  sunrealtype *Gtw = s->wn[3], *a = s->wn[4], *b = s->wn[5], *Minv_b = s->wn[3];
+  sunrealtype *w = s->wm[4], *Sw = s->wm[5], *tmp = s->wm[6], *z = s->wm[7];
+
+  CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
+  chs_jac_tmv(s, s->G, w, Gtw);
+  chs_mass_inv(s, Gtw, a);
+  chs_jac_tmv(s, s->Gd, w, b);
+  chs_jac_mv(s, s->Gd, a, Sw);
+  chs_mass_inv(s, b, Minv_b);
+  chs_jac_mv(s, s->G, Minv_b, tmp);
+  for (sunindextype i = 0; i < m; i++) {
+    Sw[i] -= tmp[i];
+  }
+  CHS_CALL(chs_gram_solve(s->gram, Sw, z));
+  for (sunindextype i = 0; i < m; i++) {
+    z[i] = k.lambda[i] - z[i];
+  }
+  sunrealtype *Gtz = s->wn[3];
+  chs_jac_tmv(s, s->G, z, Gtz);
+  for (sunindextype i = 0; i < n; i++) {
+    ydot[i] = k.v[i] - a[i];
+    ydot[n + i] = k.F[i] - Gtz[i] + b[i];
+  }
+  return 0;
+}
+
+const CHSFormulationOps chs_formulation_dirac = {
+    .name = "dirac",
+    .summary = "Hamilton-Dirac equations (g and psi are first integrals)",
+    .source = "seed 000 (17), (31), (35); seed 001 (21), (44)",
+    .flags = CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KEEPS_PSI,
+    .state_size = dirac_size,
+    .rhs = dirac_rhs,
+};

@@ -1,0 +1,4 @@
+/* The one list of built-in formulations: CHS_FORMULATION(symbol) per line. A new formulation is
+ * one file defining `const CHSFormulationOps symbol` plus one line here. */
+CHS_FORMULATION(chs_formulation_standard)
+CHS_FORMULATION(chs_formulation_dirac)

@@ -1,0 +1,37 @@
+/* Standard underlying ODE (naive index reduction).
+ *
+ *   q' = M^{-1} p,   p' = F - G^T lambda,   lambda = Q^{-1} (Gdot(q,v) v + G M^{-1} F).
+ *
+ * Seed 000 eq. (38) for the pendulum ("inv"), seed 001 eq. (15)/(42). The constraint manifold is
+ * invariant but not stable: g drifts quadratically, psi linearly (seed 000 Sec. 6). */
+#include <string.h>
+#include "../src/impl.h"
+
+static sunindextype standard_size(sunindextype n, sunindextype m) {
+  (void)m;
+  return 2 * n;
+}
+
+static int standard_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrealtype *ydot) {
+  (void)t;
+  CHSSystem *s = &f->sys;
+  sunindextype n = s->n;
+  CHSKinematics k;
+  CHS_CALL(chs_system_kinematics(s, y, y + n, &k));
+  sunrealtype *Gtl = s->wn[3];
+  chs_jac_tmv(s, s->G, k.lambda, Gtl);
+  memcpy(ydot, k.v, (size_t)n * sizeof *ydot);
+  for (sunindextype i = 0; i < n; i++) {
+    ydot[n + i] = k.F[i] - Gtl[i];
+  }
+  return 0;
+}
+
+const CHSFormulationOps chs_formulation_standard = {
+    .name = "standard",
+    .summary = "underlying ODE by index reduction (naive; manifold unstable)",
+    .source = "seed 000 (27), (38); seed 001 (15), (42)",
+    .flags = CHS_FORM_ODE,
+    .state_size = standard_size,
+    .rhs = standard_rhs,
+};

@@ -1,0 +1,4 @@
+/* The one list of built-in problems: CHS_PROBLEM(symbol) per line. A new problem is one file
+ * defining `const CHSProblemOps symbol` plus one line here. */
+CHS_PROBLEM(chs_problem_pendulum)
+CHS_PROBLEM(chs_problem_double_pendulum)

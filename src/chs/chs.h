@@ -1,0 +1,24 @@
+/* chs: constrained Hamiltonian systems on SUNDIALS. Umbrella header. */
+#ifndef CHS_H
+#define CHS_H
+
+#include "chs/version.h"
+#include "chs/error.h"
+#include "chs/params.h"
+#include "chs/problem.h"
+#include "chs/formulation.h"
+#include "chs/integrator.h"
+#include "chs/diagnostics.h"
+#include "chs/run.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The SUNDIALS version chs runs on, read from the library (not the headers), into buf. */
+int CHS_SundialsVersion(char *buf, int len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

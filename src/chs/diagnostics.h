@@ -1,0 +1,52 @@
+/* Diagnostics at output times: energy error relative to the initial energy, Euclidean norms of
+ * the position residual g(q) and the momentum residual psi = G M^{-1} p, and the Euclidean norm of
+ * the (q, p) difference to the problem's reference solution (when it has one). */
+#ifndef CHS_DIAGNOSTICS_H
+#define CHS_DIAGNOSTICS_H
+
+#include <sundials/sundials_nvector.h>
+#include "chs/error.h"
+#include "chs/formulation.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct CHSRecord {
+  sunrealtype t;
+  sunrealtype energy;
+  sunrealtype energy_err; /* |H - H0| / |H0| (absolute when H0 = 0) */
+  sunrealtype pos_res;    /* |g(q)|_2 */
+  sunrealtype mom_res;    /* |G(q) M^{-1} p|_2 */
+  int has_reference;
+  sunrealtype int_err;        /* |(q,p) - (q,p)_ref|_2, valid when has_reference */
+  const sunrealtype *q, *p;   /* physical state, valid until the next call */
+} CHSRecord;
+
+typedef struct CHSDiagnosticsSummary {
+  long records;
+  sunrealtype t_final, energy0;
+  sunrealtype energy_err_max, energy_err_final;
+  sunrealtype pos_res_max, pos_res_final;
+  sunrealtype mom_res_max, mom_res_final;
+  int has_reference;
+  sunrealtype int_err_max, int_err_final;
+} CHSDiagnosticsSummary;
+
+typedef struct CHSDiagnostics_ *CHSDiagnostics;
+
+int CHSDiagnostics_Create(CHSFormulation f, CHSDiagnostics *out, CHSError *err);
+/* Evaluate at (t, y); the first call fixes H0. Fails (CHS_ERR_NONFINITE) on NaN/Inf. */
+int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord *rec,
+                          CHSError *err);
+void CHSDiagnostics_GetSummary(CHSDiagnostics d, CHSDiagnosticsSummary *s);
+void CHSDiagnostics_Destroy(CHSDiagnostics *d);
+
+/* Building blocks (physical variables): H, |g|_2 and |psi|_2 of a problem at (q, p). */
+int CHSProblem_Energy(CHSProblem prob, const sunrealtype *q, const sunrealtype *p,
+                      sunrealtype *H);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

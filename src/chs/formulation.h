@@ -1,0 +1,92 @@
+/* Formulations: the equations of motion of a problem as a first-order ODE y' = f(t, y).
+ *
+ * A formulation binds a problem and owns the workspace its right-hand side needs (Gram matrix
+ * solver, scratch vectors, counters). CHSFormulation_Rhs has the signature of ARKRhsFn and CVRhsFn
+ * with user_data = the formulation, so any ARKODE or CVODE program can integrate it:
+ *
+ *   ERKStepCreate(CHSFormulation_Rhs, t0, y0, sunctx);  ... SetUserData(mem, form);
+ *
+ * The state y is an N_Vector that supports N_VGetArrayPointer (serial, OpenMP, pthreads).
+ * CHSFormulation_ToPhysical maps it back to (q, p) for diagnostics. */
+#ifndef CHS_FORMULATION_H
+#define CHS_FORMULATION_H
+
+#include <sundials/sundials_context.h>
+#include <sundials/sundials_nvector.h>
+#include "chs/error.h"
+#include "chs/problem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct CHSFormulation_ *CHSFormulation;
+
+/* Capability flags. */
+#define CHS_FORM_ODE 0x1u       /* an ODE right-hand side */
+#define CHS_FORM_KEEPS_G 0x2u   /* g is a first integral of the exact flow */
+#define CHS_FORM_KEEPS_PSI 0x4u /* psi = G M^{-1} p is a first integral of the exact flow */
+
+typedef struct CHSFormulationOps {
+  const char *name;    /* registry name, e.g. "dirac" */
+  const char *summary; /* one line for `chs list formulations` */
+  const char *source;  /* paper and equations, e.g. "seed 000 (31), (35)" */
+  unsigned flags;
+  /* State size for a problem with n coordinates and m constraints. */
+  sunindextype (*state_size)(sunindextype n, sunindextype m);
+  /* Optional: allocate/free private workspace (CHSFormulation_GetPrivate). */
+  int (*init)(CHSFormulation f, CHSError *err);
+  void (*free)(CHSFormulation f);
+  /* ydot = f(t, y); 0, > 0 recoverable (message via CHSFormulation_SetFailure), < 0 fatal. */
+  int (*rhs)(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrealtype *ydot);
+  /* Physical (q, p) from the state and back. NULL means y = (q, p). */
+  int (*to_physical)(CHSFormulation f, const sunrealtype *y, sunrealtype *q, sunrealtype *p);
+  int (*from_physical)(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
+                       sunrealtype *y);
+} CHSFormulationOps;
+
+/* Create by registry name for a problem (the problem must outlive the formulation). */
+int CHSFormulation_Create(const char *name, CHSProblem prob, SUNContext sunctx,
+                          CHSFormulation *out, CHSError *err);
+int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, CHSProblem prob,
+                                 SUNContext sunctx, CHSFormulation *out, CHSError *err);
+void CHSFormulation_Destroy(CHSFormulation *f);
+
+/* ARKRhsFn / CVRhsFn; user_data must be the CHSFormulation. */
+int CHSFormulation_Rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data);
+
+sunindextype CHSFormulation_GetStateSize(CHSFormulation f);
+/* New serial N_Vector holding the problem's consistent initial state in this formulation. */
+int CHSFormulation_NewInitialState(CHSFormulation f, N_Vector *y0, CHSError *err);
+int CHSFormulation_ToPhysical(CHSFormulation f, N_Vector y, sunrealtype *q, sunrealtype *p);
+int CHSFormulation_FromPhysical(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
+                                N_Vector y);
+
+const CHSFormulationOps *CHSFormulation_GetOps(CHSFormulation f);
+CHSProblem CHSFormulation_GetProblem(CHSFormulation f);
+SUNContext CHSFormulation_GetContext(CHSFormulation f);
+long CHSFormulation_GetNumRhsEvals(CHSFormulation f);
+long CHSFormulation_GetNumGramFactorizations(CHSFormulation f);
+/* The reason of the last failed RHS evaluation (empty when none). */
+const CHSError *CHSFormulation_GetLastFailure(CHSFormulation f);
+void CHSFormulation_ResetCounters(CHSFormulation f);
+
+/* For formulation implementations. */
+void *CHSFormulation_GetPrivate(CHSFormulation f);
+void CHSFormulation_SetPrivate(CHSFormulation f, void *priv);
+/* Record why an RHS failed; returns code. */
+int CHSFormulation_SetFailure(CHSFormulation f, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Registry of built-in formulations. */
+int CHSFormulationRegistry_Count(void);
+const CHSFormulationOps *CHSFormulationRegistry_Get(int i);
+const CHSFormulationOps *CHSFormulationRegistry_Find(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

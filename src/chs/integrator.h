@@ -1,0 +1,64 @@
+/* Integrators: a method name "family:options" (e.g. "erk:rk4", "erk:ARKODE_VERNER_8_5_6") bound to
+ * a formulation. Each family is one file in src/integrate/ with one const ops table, registered
+ * once in src/integrator.c. The adapters drive SUNDIALS integrators (ERKStep here) through the
+ * formulation's ARKRhsFn; the underlying SUNDIALS memory stays reachable (GetSundialsMem). */
+#ifndef CHS_INTEGRATOR_H
+#define CHS_INTEGRATOR_H
+
+#include <sundials/sundials_nvector.h>
+#include "chs/error.h"
+#include "chs/formulation.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct CHSStepControl {
+  sunrealtype h;    /* > 0: fixed step size; 0: adaptive with rtol/atol */
+  sunrealtype rtol; /* adaptive only */
+  sunrealtype atol; /* adaptive only */
+  long max_steps;   /* per output interval; 0 = default (500000) */
+} CHSStepControl;
+
+typedef struct CHSIntegratorStats {
+  long steps;
+  long rhs_evals;        /* evaluations of the formulation's right-hand side */
+  long jac_evals;        /* -1 when not applicable */
+  long err_test_fails;   /* -1 when not applicable */
+} CHSIntegratorStats;
+
+typedef struct CHSIntegratorOps {
+  const char *family;  /* "erk" */
+  const char *summary; /* one line for `chs list methods` */
+  /* Name of the i-th predefined method of the family ("rk4"), NULL past the end. */
+  const char *(*method_name)(int i);
+  int (*create)(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
+                const CHSStepControl *ctl, void **mem, CHSError *err);
+  /* Advance to exactly tout (one_step = 0) or take one internal step not past tout. */
+  int (*evolve)(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
+                CHSError *err);
+  int (*get_stats)(void *mem, CHSIntegratorStats *stats);
+  void *(*sundials_mem)(void *mem);
+  void (*destroy)(void *mem);
+} CHSIntegratorOps;
+
+typedef struct CHSIntegrator_ *CHSIntegrator;
+
+int CHSIntegrator_Create(const char *method, CHSFormulation f, N_Vector y0, sunrealtype t0,
+                         const CHSStepControl *ctl, CHSIntegrator *out, CHSError *err);
+int CHSIntegrator_Evolve(CHSIntegrator it, sunrealtype tout, N_Vector y, sunrealtype *tret,
+                         CHSError *err);
+int CHSIntegrator_OneStep(CHSIntegrator it, sunrealtype tstop, N_Vector y, sunrealtype *tret,
+                          CHSError *err);
+int CHSIntegrator_GetStats(CHSIntegrator it, CHSIntegratorStats *stats);
+void *CHSIntegrator_GetSundialsMem(CHSIntegrator it);
+void CHSIntegrator_Destroy(CHSIntegrator *it);
+
+int CHSIntegratorRegistry_Count(void);
+const CHSIntegratorOps *CHSIntegratorRegistry_Get(int i);
+const CHSIntegratorOps *CHSIntegratorRegistry_Find(const char *family);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,100 @@
+/* Problems: natural mechanical systems with holonomic constraints.
+ *
+ *   H(q,p) = 1/2 p^T M^{-1} p + V(q),   g(q) = 0 (m constraints),   F = -grad V,
+ *   G(q) = dg/dq (m x n),   Gdot(q,u) = d/de G(q + e u) at e = 0 (same layout as G).
+ *
+ * A problem is a versioned const table of callbacks on plain arrays (no SUNDIALS objects), so
+ * built-in problems and plugin shared objects use the same table. Callbacks return 0 on success,
+ * > 0 when the point is outside their domain (recoverable), < 0 on a fatal error.
+ *
+ * Layout of G and Gdot: CHS_JAC_DENSE stores m x n row-major (row i = grad g_i);
+ * CHS_JAC_CSR stores the nnz values of a fixed CSR pattern (rowptr[m+1], colind[nnz]) that the
+ * problem declares in CHSProblemDims; Gdot uses the same pattern. */
+#ifndef CHS_PROBLEM_H
+#define CHS_PROBLEM_H
+
+#include <sundials/sundials_types.h>
+#include "chs/error.h"
+#include "chs/params.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever CHSProblemOps changes layout. Plugins export
+ *   const CHSProblemOps *chs_problem_entry(int abi_version);                                   */
+#define CHS_PROBLEM_ABI_VERSION 1
+#define CHS_PROBLEM_ENTRY_SYMBOL "chs_problem_entry"
+
+typedef enum { CHS_MASS_IDENTITY = 0, CHS_MASS_DIAGONAL = 1, CHS_MASS_DENSE = 2 } CHSMassKind;
+typedef enum { CHS_JAC_DENSE = 0, CHS_JAC_CSR = 1 } CHSJacKind;
+
+/* Filled by the problem's create callback; pointers are owned by the problem's data. */
+typedef struct CHSProblemDims {
+  sunindextype n; /* coordinates */
+  sunindextype m; /* constraints, 0 < m < n */
+  CHSMassKind mass_kind;
+  const sunrealtype *mass; /* NULL (identity), n diagonal entries, or n*n row-major SPD */
+  CHSJacKind jac_kind;
+  sunindextype nnz;             /* CSR only */
+  const sunindextype *rowptr;   /* CSR only, m+1 entries */
+  const sunindextype *colind;   /* CSR only, nnz entries */
+} CHSProblemDims;
+
+typedef struct CHSProblemOps {
+  int abi_version;        /* CHS_PROBLEM_ABI_VERSION */
+  const char *name;       /* registry name, e.g. "pendulum" */
+  const char *summary;    /* one line for `chs list problems` */
+  const char *params_doc; /* "key=default meaning; ..." for --help */
+
+  /* Create an instance from validated parameters; must call CHSParams_Get* for every key it
+   * accepts (unknown keys are reported by the caller). Required. */
+  int (*create)(CHSParams params, void **data, CHSProblemDims *dims, CHSError *err);
+  void (*destroy)(void *data); /* required */
+
+  int (*potential)(void *data, const sunrealtype *q, sunrealtype *V);      /* required */
+  int (*force)(void *data, const sunrealtype *q, sunrealtype *F);          /* required, -grad V */
+  int (*constraint)(void *data, const sunrealtype *q, sunrealtype *g);     /* required */
+  int (*jacobian)(void *data, const sunrealtype *q, sunrealtype *G);       /* required */
+  int (*jacobian_dot)(void *data, const sunrealtype *q, const sunrealtype *u,
+                      sunrealtype *Gdot); /* required */
+  /* Optional: Hu = (hess V)(q) u. NULL means V is at most linear. */
+  int (*hessian_potential)(void *data, const sunrealtype *q, const sunrealtype *u,
+                           sunrealtype *Hu);
+  /* Optional: out = grad_q ( w^T Gdot(q,u) u ) at fixed u, w. NULL: quadratic constraints. */
+  int (*constraint_third)(void *data, const sunrealtype *q, const sunrealtype *u,
+                          const sunrealtype *w, sunrealtype *out);
+  /* Consistent initial state (g = 0, G M^{-1} p = 0). Required. */
+  int (*initial_state)(void *data, sunrealtype *q, sunrealtype *p);
+  /* Optional reference solution at time t (from t = 0). */
+  int (*reference)(void *data, sunrealtype t, sunrealtype *q, sunrealtype *p);
+} CHSProblemOps;
+
+/* A problem instance: ops + data + dims. */
+typedef struct CHSProblem_ *CHSProblem;
+
+/* "name[:k=v,...]" from the built-in registry. Checks the initial state for consistency. */
+int CHSProblem_Create(const char *spec, CHSProblem *out, CHSError *err);
+/* From any ops table (e.g. one a user program defines) and a parameter string. */
+int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSProblem *out,
+                             CHSError *err);
+void CHSProblem_Destroy(CHSProblem *prob);
+
+const CHSProblemOps *CHSProblem_GetOps(CHSProblem prob);
+void *CHSProblem_GetData(CHSProblem prob);
+const CHSProblemDims *CHSProblem_GetDims(CHSProblem prob);
+const char *CHSProblem_GetName(CHSProblem prob);
+
+/* Registry of built-in problems. */
+int CHSProblemRegistry_Count(void);
+const CHSProblemOps *CHSProblemRegistry_Get(int i);
+const CHSProblemOps *CHSProblemRegistry_Find(const char *name);
+
+/* Tolerance for accepting an initial state: |g|_2 and |G M^{-1} p|_2 at most this times the
+ * problem's scale (1 + |q|_2, 1 + |p|_2). */
+#define CHS_CONSISTENCY_TOL 1e-10
+
+#ifdef __cplusplus
+}
+#endif
+#endif

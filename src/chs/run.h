@@ -1,0 +1,43 @@
+/* One integration from t0 to tf with diagnostics at output times: what `chs run` does, as a
+ * library call. Output times: with a fixed step h, every `every` steps (t0 + k*every*h) and tf,
+ * reached exactly by setting ARKODE's stop time (no interpolation); adaptive, after every `every`
+ * internal steps and at tf (stop time tf). */
+#ifndef CHS_RUN_H
+#define CHS_RUN_H
+
+#include "chs/diagnostics.h"
+#include "chs/integrator.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct CHSRunOptions {
+  const char *method; /* "erk:rk4" */
+  CHSStepControl ctl;
+  sunrealtype t0, tf;
+  long every; /* >= 1 */
+} CHSRunOptions;
+
+/* Called at t0 and at every output time; a nonzero return stops the run with that code. */
+typedef int (*CHSMonitorFn)(const CHSRecord *rec, void *ctx);
+
+typedef struct CHSRunSummary {
+  CHSDiagnosticsSummary diag;
+  CHSIntegratorStats stats;
+  long rhs_evals;     /* counted by the formulation (includes any extra evaluations) */
+  long proj_position; /* -1: no projector */
+  long proj_momentum; /* -1: no projector */
+  double wall_s; /* time inside the integrator only (diagnostics and output excluded) */
+  int completed; /* 1 when tf was reached */
+} CHSRunSummary;
+
+void CHSRunOptions_Default(CHSRunOptions *opt);
+/* Runs; the summary is filled as far as the run got, also when it fails. */
+int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, void *ctx,
+           CHSRunSummary *summary, CHSError *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,141 @@
+/* Diagnostics at output times (energy error, residuals, reference error) and their summary. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "impl.h"
+
+struct CHSDiagnostics_ {
+  CHSFormulation f;
+  CHSSystem sys; /* own scratch: never disturbs the formulation's */
+  sunrealtype *q, *p, *qr, *pr, *diff;
+  CHSDiagnosticsSummary s;
+};
+
+static int chs_energy(CHSSystem *s, const sunrealtype *q, const sunrealtype *p, sunrealtype *H) {
+  sunrealtype V = 0, T = 0;
+  chs_mass_inv(s, p, s->wn[0]);
+  for (sunindextype i = 0; i < s->n; i++) {
+    T += p[i] * s->wn[0][i];
+  }
+  int rc = s->ops->potential(s->data, q, &V);
+  *H = T / 2 + V;
+  return rc == 0 ? (isfinite(*H) ? 0 : CHS_ERR_NONFINITE) : CHS_ERR_CALLBACK;
+}
+
+int CHSProblem_Energy(CHSProblem prob, const sunrealtype *q, const sunrealtype *p,
+                      sunrealtype *H) {
+  CHSSystem s;
+  CHS_CALL(chs_system_init(&s, prob, NULL, NULL));
+  int rc = chs_energy(&s, q, p, H);
+  chs_system_free(&s);
+  return rc;
+}
+
+int CHSDiagnostics_Create(CHSFormulation f, CHSDiagnostics *out, CHSError *err) {
+  *out = NULL;
+  CHSDiagnostics d = calloc(1, sizeof *d);
+  if (!d) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  int rc = chs_system_init(&d->sys, f->prob, NULL, err);
+  if (rc != 0) {
+    free(d);
+    return rc;
+  }
+  size_t n = (size_t)d->sys.n;
+  d->f = f;
+  d->q = calloc(5 * n, sizeof *d->q);
+  if (!d->q) {
+    CHSDiagnostics_Destroy(&d);
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  d->p = d->q + n;
+  d->qr = d->p + n;
+  d->pr = d->qr + n;
+  d->diff = d->pr + n;
+  d->s.has_reference = f->prob->ops->reference != NULL;
+  *out = d;
+  return CHS_SUCCESS;
+}
+
+void CHSDiagnostics_Destroy(CHSDiagnostics *d) {
+  if (d && *d) {
+    chs_system_free(&(*d)->sys);
+    free((*d)->q);
+    free(*d);
+    *d = NULL;
+  }
+}
+
+int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord *rec,
+                          CHSError *err) {
+  CHSSystem *s = &d->sys;
+  sunindextype n = s->n, m = s->m;
+  const char *fname = d->f->ops->name;
+  memset(rec, 0, sizeof *rec);
+  rec->t = t;
+  if (CHSFormulation_ToPhysical(d->f, y, d->q, d->p) != 0 || !chs_all_finite(d->q, n) ||
+      !chs_all_finite(d->p, n)) {
+    return chs_error_set(err, CHS_ERR_NONFINITE, "%s: the solution is not finite at t = %g",
+                         fname, (double)t);
+  }
+  sunrealtype H;
+  if (chs_energy(s, d->q, d->p, &H) != 0 ||
+      s->ops->constraint(s->data, d->q, s->wm[0]) != 0 ||
+      s->ops->jacobian(s->data, d->q, s->G) != 0) {
+    return chs_error_set(err, CHS_ERR_NONFINITE,
+                         "%s: energy or constraints cannot be evaluated at t = %g", fname,
+                         (double)t);
+  }
+  chs_mass_inv(s, d->p, s->wn[0]);
+  chs_jac_mv(s, s->G, s->wn[0], s->wm[1]);
+  if (d->s.records == 0) {
+    d->s.energy0 = H;
+  }
+  sunrealtype H0 = d->s.energy0;
+  rec->energy = H;
+  rec->energy_err = H0 != 0 ? fabs(H - H0) / fabs(H0) : fabs(H - H0);
+  rec->pos_res = chs_norm2(s->wm[0], m);
+  rec->mom_res = chs_norm2(s->wm[1], m);
+  rec->q = d->q;
+  rec->p = d->p;
+  if (d->s.has_reference) {
+    if (s->ops->reference(s->data, t, d->qr, d->pr) != 0) {
+      return chs_error_set(err, CHS_ERR_CALLBACK, "reference solution failed at t = %g",
+                           (double)t);
+    }
+    for (sunindextype i = 0; i < n; i++) {
+      d->diff[i] = d->q[i] - d->qr[i];
+    }
+    sunrealtype eq = chs_norm2(d->diff, n);
+    for (sunindextype i = 0; i < n; i++) {
+      d->diff[i] = d->p[i] - d->pr[i];
+    }
+    sunrealtype ep = chs_norm2(d->diff, n);
+    rec->has_reference = 1;
+    rec->int_err = sqrt(eq * eq + ep * ep);
+  }
+  if (!isfinite(rec->energy_err) || !isfinite(rec->pos_res) || !isfinite(rec->mom_res) ||
+      (rec->has_reference && !isfinite(rec->int_err))) {
+    return chs_error_set(err, CHS_ERR_NONFINITE, "%s: diagnostics not finite at t = %g", fname,
+                         (double)t);
+  }
+  CHSDiagnosticsSummary *S = &d->s;
+  S->records++;
+  S->t_final = t;
+  S->energy_err_final = rec->energy_err;
+  S->energy_err_max = fmax(S->energy_err_max, rec->energy_err);
+  S->pos_res_final = rec->pos_res;
+  S->pos_res_max = fmax(S->pos_res_max, rec->pos_res);
+  S->mom_res_final = rec->mom_res;
+  S->mom_res_max = fmax(S->mom_res_max, rec->mom_res);
+  if (rec->has_reference) {
+    S->int_err_final = rec->int_err;
+    S->int_err_max = fmax(S->int_err_max, rec->int_err);
+  }
+  return CHS_SUCCESS;
+}
+
+void CHSDiagnostics_GetSummary(CHSDiagnostics d, CHSDiagnosticsSummary *s) {
+  *s = d->s;
+}

@@ -1,0 +1,174 @@
+/* Formulation objects: binding to a problem, the SUNDIALS right-hand side, state mapping. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <nvector/nvector_serial.h>
+#include "impl.h"
+
+int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, CHSProblem prob,
+                                 SUNContext sunctx, CHSFormulation *out, CHSError *err) {
+  *out = NULL;
+  if (!ops || !ops->rhs || !ops->state_size || !prob || !sunctx) {
+    return chs_error_set(err, CHS_ERR_ARG, "CHSFormulation_Create: NULL argument");
+  }
+  CHSFormulation f = calloc(1, sizeof *f);
+  if (!f) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  f->ops = ops;
+  f->prob = prob;
+  f->sunctx = sunctx;
+  int rc = chs_system_init(&f->sys, prob, sunctx, err);
+  if (rc != 0) {
+    free(f);
+    return rc;
+  }
+  f->size = ops->state_size(f->sys.n, f->sys.m);
+  if (ops->init) {
+    rc = ops->init(f, err);
+    if (rc != 0) {
+      chs_system_free(&f->sys);
+      free(f);
+      return rc;
+    }
+  }
+  *out = f;
+  return CHS_SUCCESS;
+}
+
+int CHSFormulation_Create(const char *name, CHSProblem prob, SUNContext sunctx,
+                          CHSFormulation *out, CHSError *err) {
+  const CHSFormulationOps *ops = CHSFormulationRegistry_Find(name);
+  if (!ops) {
+    *out = NULL;
+    return chs_error_set(err, CHS_ERR_NOTFOUND,
+                         "unknown formulation '%s' (see `chs list formulations`)", name);
+  }
+  return CHSFormulation_CreateFromOps(ops, prob, sunctx, out, err);
+}
+
+void CHSFormulation_Destroy(CHSFormulation *f) {
+  if (!f || !*f) {
+    return;
+  }
+  if ((*f)->ops->free) {
+    (*f)->ops->free(*f);
+  }
+  chs_system_free(&(*f)->sys);
+  free(*f);
+  *f = NULL;
+}
+
+int CHSFormulation_Rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
+  CHSFormulation f = (CHSFormulation)user_data;
+  const sunrealtype *ya = N_VGetArrayPointer(y);
+  sunrealtype *yd = N_VGetArrayPointer(ydot);
+  f->n_rhs++;
+  if (!chs_all_finite(ya, f->size)) {
+    return CHSFormulation_SetFailure(f, CHS_RECOVERABLE, "%s: non-finite state at t = %g",
+                                     f->ops->name, (double)t);
+  }
+  int rc = f->ops->rhs(f, t, ya, yd);
+  if (rc == 0 && !chs_all_finite(yd, f->size)) {
+    rc = CHSFormulation_SetFailure(f, CHS_RECOVERABLE, "%s: non-finite right-hand side at t = %g",
+                                   f->ops->name, (double)t);
+  }
+  if (rc != 0 && f->failure.code == CHS_SUCCESS) {
+    CHSFormulation_SetFailure(f, rc, "%s: right-hand side failed at t = %g (%s)", f->ops->name,
+                              (double)t,
+                              rc > 0 ? "singular Gram matrix G M^-1 G^T or state outside the "
+                                       "problem's domain"
+                                     : "problem callback error");
+  }
+  return rc > 0 ? CHS_RECOVERABLE : rc;
+}
+
+int CHSFormulation_SetFailure(CHSFormulation f, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  chs_error_vset(&f->failure, code, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+const CHSError *CHSFormulation_GetLastFailure(CHSFormulation f) {
+  return &f->failure;
+}
+
+sunindextype CHSFormulation_GetStateSize(CHSFormulation f) {
+  return f->size;
+}
+
+int CHSFormulation_ToPhysical(CHSFormulation f, N_Vector y, sunrealtype *q, sunrealtype *p) {
+  const sunrealtype *ya = N_VGetArrayPointer(y);
+  if (f->ops->to_physical) {
+    return f->ops->to_physical(f, ya, q, p);
+  }
+  memcpy(q, ya, (size_t)f->sys.n * sizeof *q);
+  memcpy(p, ya + f->sys.n, (size_t)f->sys.n * sizeof *p);
+  return CHS_SUCCESS;
+}
+
+int CHSFormulation_FromPhysical(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
+                                N_Vector y) {
+  sunrealtype *ya = N_VGetArrayPointer(y);
+  if (f->ops->from_physical) {
+    return f->ops->from_physical(f, q, p, ya);
+  }
+  memcpy(ya, q, (size_t)f->sys.n * sizeof *q);
+  memcpy(ya + f->sys.n, p, (size_t)f->sys.n * sizeof *p);
+  return CHS_SUCCESS;
+}
+
+int CHSFormulation_NewInitialState(CHSFormulation f, N_Vector *y0, CHSError *err) {
+  *y0 = N_VNew_Serial(f->size, f->sunctx);
+  sunrealtype *q = malloc(2 * (size_t)f->sys.n * sizeof *q);
+  if (!*y0 || !q) {
+    free(q);
+    if (*y0) {
+      N_VDestroy(*y0);
+      *y0 = NULL;
+    }
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  sunrealtype *p = q + f->sys.n;
+  int rc = f->sys.ops->initial_state(f->sys.data, q, p);
+  if (rc == 0) {
+    rc = CHSFormulation_FromPhysical(f, q, p, *y0);
+  }
+  free(q);
+  if (rc != 0) {
+    N_VDestroy(*y0);
+    *y0 = NULL;
+    return chs_error_set(err, CHS_ERR_CALLBACK, "%s: cannot set up the initial state",
+                         f->ops->name);
+  }
+  return CHS_SUCCESS;
+}
+
+const CHSFormulationOps *CHSFormulation_GetOps(CHSFormulation f) {
+  return f->ops;
+}
+CHSProblem CHSFormulation_GetProblem(CHSFormulation f) {
+  return f->prob;
+}
+SUNContext CHSFormulation_GetContext(CHSFormulation f) {
+  return f->sunctx;
+}
+long CHSFormulation_GetNumRhsEvals(CHSFormulation f) {
+  return f->n_rhs;
+}
+long CHSFormulation_GetNumGramFactorizations(CHSFormulation f) {
+  return f->sys.n_gram_factor;
+}
+void CHSFormulation_ResetCounters(CHSFormulation f) {
+  f->n_rhs = 0;
+  f->sys.n_gram_factor = 0;
+  CHSError_Clear(&f->failure);
+}
+void *CHSFormulation_GetPrivate(CHSFormulation f) {
+  return f->priv;
+}
+void CHSFormulation_SetPrivate(CHSFormulation f, void *priv) {
+  f->priv = priv;
+}

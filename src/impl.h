@@ -1,0 +1,127 @@
+/* Private definitions shared by the library's files: object layouts, the error helper and the
+ * constrained-system kernels every formulation is built from. Not installed. */
+#ifndef CHS_IMPL_H
+#define CHS_IMPL_H
+
+#include <stdarg.h>
+#include <sundials/sundials_linearsolver.h>
+#include <sundials/sundials_matrix.h>
+#include "chs/chs.h"
+
+/* ------------------------------------------------------------------ errors */
+int chs_error_set(CHSError *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+int chs_error_vset(CHSError *err, int code, const char *fmt, va_list ap);
+
+/* Return early with the code when a call fails. */
+#define CHS_CALL(expr)                                                                          \
+  do {                                                                                          \
+    int chs_call_rc_ = (expr);                                                                  \
+    if (chs_call_rc_ != 0) {                                                                    \
+      return chs_call_rc_;                                                                      \
+    }                                                                                           \
+  } while (0)
+
+int chs_all_finite(const sunrealtype *x, sunindextype n);
+sunrealtype chs_norm2(const sunrealtype *x, sunindextype n);
+
+/* ------------------------------------------------------------------ registries
+ * Defines Prefix_Count/_Get/_Find over a static table of `const Type *` whose items have a
+ * `key` member naming them. */
+#define CHS_DEFINE_REGISTRY(Type, Prefix, table, key)                                           \
+  int Prefix##_Count(void) {                                                                    \
+    return (int)(sizeof table / sizeof table[0]);                                               \
+  }                                                                                             \
+  const Type *Prefix##_Get(int i) {                                                             \
+    return i >= 0 && i < Prefix##_Count() ? table[i] : NULL;                                    \
+  }                                                                                             \
+  const Type *Prefix##_Find(const char *name) {                                                 \
+    for (int i = 0; name && i < Prefix##_Count(); i++) {                                        \
+      if (strcmp(table[i]->key, name) == 0) {                                                   \
+        return table[i];                                                                        \
+      }                                                                                         \
+    }                                                                                           \
+    return NULL;                                                                                \
+  }
+
+/* ------------------------------------------------------------------ problem */
+struct CHSProblem_ {
+  const CHSProblemOps *ops;
+  void *data;
+  CHSProblemDims dims;
+};
+
+/* ------------------------------------------------------------------ Gram solver
+ * Q = G M^{-1} G^T as a SUNMatrix, factored once per evaluation point, solved many times. */
+typedef struct CHSGram CHSGram;
+int chs_gram_create(sunindextype m, SUNContext ctx, CHSGram **out, CHSError *err);
+void chs_gram_destroy(CHSGram **gram);
+/* Q has been written into chs_gram_matrix_data (column-major m x m); factor it.
+ * Returns 0, or CHS_RECOVERABLE when Q is numerically singular. */
+sunrealtype *chs_gram_matrix_data(CHSGram *gram);
+int chs_gram_factor(CHSGram *gram);
+int chs_gram_solve(CHSGram *gram, const sunrealtype *b, sunrealtype *x);
+
+/* ------------------------------------------------------------------ system
+ * A problem bound to its sizes, inverse mass matrix, Jacobian storage, Gram solver, scratch
+ * vectors and counters. One per formulation (no sharing, so formulations are reentrant). */
+#define CHS_SCRATCH_N 8
+#define CHS_SCRATCH_M 8
+typedef struct CHSSystem {
+  CHSProblem prob;
+  const CHSProblemOps *ops;
+  void *data;
+  sunindextype n, m;
+  CHSMassKind mass_kind;
+  sunrealtype *minv; /* n (diagonal) or n*n row-major (dense); NULL for identity */
+  CHSJacKind jac_kind;
+  sunindextype gsize; /* m*n (dense) or nnz (CSR) */
+  const sunindextype *rowptr, *colind;
+  sunrealtype *G, *Gd;   /* G(q) and Gdot(q, v) at the current point */
+  sunrealtype *MinvGt;   /* dense n x m scratch for the Gram assembly (column j = M^{-1} g_j) */
+  CHSGram *gram;
+  sunrealtype *wn[CHS_SCRATCH_N]; /* scratch of length n */
+  sunrealtype *wm[CHS_SCRATCH_M]; /* scratch of length m */
+  long n_gram_factor;
+} CHSSystem;
+
+int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, CHSError *err);
+void chs_system_free(CHSSystem *s);
+
+/* v = M^{-1} p (v may alias nothing). */
+void chs_mass_inv(const CHSSystem *s, const sunrealtype *p, sunrealtype *v);
+/* out = J u (length m) and out = J^T w (length n) for J stored like G. */
+void chs_jac_mv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *u, sunrealtype *out);
+void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w,
+                 sunrealtype *out);
+/* Evaluate G(q) into s->G, assemble Q = G M^{-1} G^T and factor it (counted).
+ * 0, CHS_RECOVERABLE (singular Q or callback out of domain), or < 0. */
+int chs_system_gram_at(CHSSystem *s, const sunrealtype *q);
+
+/* The quantities both the standard and the Hamilton-Dirac equations are built from, at (q, p):
+ *   v = M^{-1} p, F = -grad V, G, Gdot(q, v) (s->G, s->Gd), Q factored,
+ *   psi = G v, r = Gdot(q,v) v + G M^{-1} F, lambda = Q^{-1} r.
+ * Pointers refer to the system's scratch space (valid until the next call). */
+typedef struct CHSKinematics {
+  sunrealtype *v, *F, *Minv_F; /* length n */
+  sunrealtype *psi, *r, *lambda; /* length m */
+} CHSKinematics;
+int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
+                          CHSKinematics *k);
+
+/* ------------------------------------------------------------------ formulation */
+struct CHSFormulation_ {
+  const CHSFormulationOps *ops;
+  CHSProblem prob;
+  SUNContext sunctx;
+  CHSSystem sys;
+  sunindextype size;
+  void *priv;
+  long n_rhs;
+  CHSError failure;
+};
+
+#endif

@@ -1,0 +1,238 @@
+/* Explicit Runge-Kutta methods through ARKODE ERKStep.
+ *
+ *   erk:rk4    classical 4th-order Runge-Kutta, as a custom Butcher table (seed 000 Sec. 6 uses
+ *              it with h = 0.1); no embedding, so fixed step only
+ *   erk:rkf45  Fehlberg 4(5), ARKODE_FEHLBERG_6_4_5 (seed 000 Sec. 6: "fifth order
+ *              Runge-Kutta-Fehlberg")
+ *   erk:dp5    Dormand-Prince 5(4), ARKODE_DORMAND_PRINCE_7_4_5
+ *   erk:NAME   any ARKODE ERK table, e.g. erk:ARKODE_VERNER_8_5_6 or erk:VERNER_8_5_6
+ *
+ * Output times are reached exactly by setting the stop time (no dense-output interpolation). */
+#include <stdlib.h>
+#include <string.h>
+#include <arkode/arkode_erkstep.h>
+#include "../compat.h"
+#include "../impl.h"
+
+/* ARKODE ERK tables known to every supported SUNDIALS (6.4+). */
+static const char *const erk_tables[] = {
+    "ARKODE_HEUN_EULER_2_1_2",      "ARKODE_BOGACKI_SHAMPINE_4_2_3",
+    "ARKODE_ARK324L2SA_ERK_4_2_3",  "ARKODE_ZONNEVELD_5_3_4",
+    "ARKODE_ARK436L2SA_ERK_6_3_4",  "ARKODE_SAYFY_ABURUB_6_3_4",
+    "ARKODE_CASH_KARP_6_4_5",       "ARKODE_FEHLBERG_6_4_5",
+    "ARKODE_DORMAND_PRINCE_7_4_5",  "ARKODE_ARK548L2SA_ERK_8_4_5",
+    "ARKODE_VERNER_8_5_6",          "ARKODE_FEHLBERG_13_7_8",
+    "ARKODE_KNOTH_WOLKE_3_3",       "ARKODE_ARK437L2SA_ERK_7_3_4",
+    "ARKODE_ARK548L2SAb_ERK_8_4_5",
+};
+static const struct {
+  const char *alias, *table;
+} erk_aliases[] = {
+    {"rk4", NULL}, /* custom table */
+    {"rkf45", "ARKODE_FEHLBERG_6_4_5"},
+    {"dp5", "ARKODE_DORMAND_PRINCE_7_4_5"},
+};
+#define ERK_NALIAS ((int)(sizeof erk_aliases / sizeof erk_aliases[0]))
+#define ERK_NTABLE ((int)(sizeof erk_tables / sizeof erk_tables[0]))
+
+typedef struct {
+  void *arkode;
+  CHSFormulation f;
+  int fixed;
+} erk_mem;
+
+static const char *erk_method_name(int i) {
+  if (i < ERK_NALIAS) {
+    return erk_aliases[i].alias;
+  }
+  return i - ERK_NALIAS < ERK_NTABLE ? erk_tables[i - ERK_NALIAS] : NULL;
+}
+
+static ARKodeButcherTable erk_rk4(void) {
+  const sunrealtype c[4] = {0, 0.5, 0.5, 1};
+  const sunrealtype A[16] = {0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 1, 0};
+  const sunrealtype b[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
+  return ARKodeButcherTable_Create(4, 4, 0, (sunrealtype *)c, (sunrealtype *)A,
+                                   (sunrealtype *)b, NULL);
+}
+
+/* Table for a method option; *embedded tells whether it can run adaptively. */
+static ARKodeButcherTable erk_table(const char *opt, int *embedded, CHSError *err) {
+  *embedded = 0;
+  if (!opt || !*opt) {
+    chs_error_set(err, CHS_ERR_ARG, "method erk needs a table: erk:rk4, erk:dp5, ...");
+    return NULL;
+  }
+  if (strcmp(opt, "rk4") == 0) {
+    return erk_rk4();
+  }
+  const char *name = NULL;
+  for (int i = 1; i < ERK_NALIAS; i++) {
+    if (strcmp(opt, erk_aliases[i].alias) == 0) {
+      name = erk_aliases[i].table;
+    }
+  }
+  char full[128];
+  if (!name) {
+    snprintf(full, sizeof full, "%s%s", strncmp(opt, "ARKODE_", 7) == 0 ? "" : "ARKODE_", opt);
+    name = full;
+#if !CHS_SUNDIALS_AT_LEAST(7, 0)
+    /* SUNDIALS 6 prints to stderr on unknown names: check the list first. */
+    int known = 0;
+    for (int i = 0; i < ERK_NTABLE; i++) {
+      known = known || strcmp(erk_tables[i], full) == 0;
+    }
+    if (!known) {
+      chs_error_set(err, CHS_ERR_NOTFOUND, "unknown method 'erk:%s' (see `chs list methods`)",
+                    opt);
+      return NULL;
+    }
+#endif
+  }
+  ARKodeButcherTable B = ARKodeButcherTable_LoadERKByName(name);
+  if (!B) {
+    chs_error_set(err, CHS_ERR_NOTFOUND, "unknown method 'erk:%s' (see `chs list methods`)", opt);
+    return NULL;
+  }
+  *embedded = B->d != NULL;
+  return B;
+}
+
+#if !CHS_SUNDIALS_AT_LEAST(7, 0)
+/* SUNDIALS 6.4.1 ERKStep reuses the last stage's RHS as f(t_{n+1}, y_{n+1}) whenever
+ * c[s-1] == 1, also for methods that are not first-same-as-last (erkStep_FullRHS, mode
+ * ARK_FULLRHS_END): classical RK4 then degrades to order 3 with 3 evaluations per step. With a
+ * post-process-step function set, ARKODE calls the full RHS in ARK_FULLRHS_START mode, which
+ * always evaluates f. SUNDIALS 7 checks the coefficients properly. */
+static int erk_noop_postprocess(sunrealtype t, N_Vector y, void *data) {
+  (void)t;
+  (void)y;
+  (void)data;
+  return 0;
+}
+
+static int erk_needs_fsal_workaround(ARKodeButcherTable B) {
+  int s = B->stages;
+  if (B->c[s - 1] != 1) {
+    return 0;
+  }
+  for (int j = 0; j < s; j++) {
+    if (B->A[s - 1][j] != B->b[j]) {
+      return 1;
+    }
+  }
+  return 0;
+}
+#endif
+
+static void erk_destroy(void *mem) {
+  erk_mem *e = mem;
+  if (e) {
+    if (e->arkode) {
+      chs_erk_free(&e->arkode);
+    }
+    free(e);
+  }
+}
+
+static int erk_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
+                      const CHSStepControl *ctl, void **out, CHSError *err) {
+  int embedded = 0;
+  ARKodeButcherTable B = erk_table(options, &embedded, err);
+  if (!B) {
+    return err ? err->code : CHS_ERR_NOTFOUND;
+  }
+  int fixed = ctl->h > 0;
+  if (!fixed && !embedded) {
+    ARKodeButcherTable_Free(B);
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method erk:%s has no embedded error estimate: use a fixed step --h",
+                         options);
+  }
+  erk_mem *e = calloc(1, sizeof *e);
+  if (!e) {
+    ARKodeButcherTable_Free(B);
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  e->f = f;
+  e->fixed = fixed;
+  e->arkode = ERKStepCreate(CHSFormulation_Rhs, t0, y0, CHSFormulation_GetContext(f));
+  int rc = e->arkode ? 0 : -1;
+  if (rc == 0) {
+    rc = ERKStepSetTable(e->arkode, B);
+  }
+  if (rc == 0) {
+    rc = chs_erk_set_user_data(e->arkode, f);
+  }
+  if (rc == 0) {
+    rc = fixed ? chs_erk_set_fixed_step(e->arkode, ctl->h)
+               : chs_erk_sstolerances(e->arkode, ctl->rtol, ctl->atol);
+  }
+#if !CHS_SUNDIALS_AT_LEAST(7, 0)
+  if (rc == 0 && erk_needs_fsal_workaround(B)) {
+    rc = ERKStepSetPostprocessStepFn(e->arkode, erk_noop_postprocess);
+  }
+#endif
+  if (rc == 0) {
+    rc = chs_erk_set_max_num_steps(e->arkode, ctl->max_steps > 0 ? ctl->max_steps : 500000);
+  }
+  ARKodeButcherTable_Free(B);
+  if (rc != 0) {
+    erk_destroy(e);
+    return chs_error_set(err, CHS_ERR_SOLVER, "ERKStep set-up failed for erk:%s (flag %d)",
+                         options, rc);
+  }
+  *out = e;
+  return CHS_SUCCESS;
+}
+
+static int erk_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
+                      CHSError *err) {
+  erk_mem *e = mem;
+  int rc = chs_erk_set_stop_time(e->arkode, tout);
+  if (rc == 0) {
+    rc = chs_erk_evolve(e->arkode, tout, y, tret, one_step ? ARK_ONE_STEP : ARK_NORMAL);
+  }
+  if (rc < 0) {
+    char *flag = chs_erk_get_return_flag_name(rc);
+    const CHSError *why = CHSFormulation_GetLastFailure(e->f);
+    chs_error_set(err, CHS_ERR_SOLVER, "ERKStep failed at t = %.17g with %s%s%s",
+                  (double)*tret, flag ? flag : "an error", why->msg[0] ? ": " : "", why->msg);
+    free(flag);
+    return CHS_ERR_SOLVER;
+  }
+  return CHS_SUCCESS;
+}
+
+static int erk_stats(void *mem, CHSIntegratorStats *st) {
+  erk_mem *e = mem;
+  long v = 0;
+  memset(st, 0, sizeof *st);
+  st->jac_evals = -1;
+  if (chs_erk_get_num_steps(e->arkode, &v) == 0) {
+    st->steps = v;
+  }
+  if (chs_erk_get_num_rhs_evals(e->arkode, &v) == 0) {
+    st->rhs_evals = v;
+  }
+  st->err_test_fails = -1;
+  if (!e->fixed && chs_erk_get_num_err_test_fails(e->arkode, &v) == 0) {
+    st->err_test_fails = v;
+  }
+  return 0;
+}
+
+static void *erk_sundials_mem(void *mem) {
+  return ((erk_mem *)mem)->arkode;
+}
+
+const CHSIntegratorOps chs_integrator_erk = {
+    .family = "erk",
+    .summary = "explicit Runge-Kutta through ARKODE ERKStep (rk4, rkf45, dp5, any ARKODE table)",
+    .method_name = erk_method_name,
+    .create = erk_create,
+    .evolve = erk_evolve,
+    .get_stats = erk_stats,
+    .sundials_mem = erk_sundials_mem,
+    .destroy = erk_destroy,
+};

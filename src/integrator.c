@@ -1,0 +1,72 @@
+/* Integrator objects: "family:options" dispatched to one ops table per family. */
+#include <stdlib.h>
+#include <string.h>
+#include "impl.h"
+
+extern const CHSIntegratorOps chs_integrator_erk;
+
+static const CHSIntegratorOps *const chs_integrators[] = {
+    &chs_integrator_erk,
+};
+
+CHS_DEFINE_REGISTRY(CHSIntegratorOps, CHSIntegratorRegistry, chs_integrators, family)
+
+struct CHSIntegrator_ {
+  const CHSIntegratorOps *ops;
+  void *mem;
+};
+
+int CHSIntegrator_Create(const char *method, CHSFormulation f, N_Vector y0, sunrealtype t0,
+                         const CHSStepControl *ctl, CHSIntegrator *out, CHSError *err) {
+  char family[64];
+  const char *options = NULL;
+  *out = NULL;
+  CHS_CALL(CHSSpec_Split(method, family, sizeof family, &options, err));
+  const CHSIntegratorOps *ops = CHSIntegratorRegistry_Find(family);
+  if (!ops) {
+    return chs_error_set(err, CHS_ERR_NOTFOUND, "unknown method '%s' (see `chs list methods`)",
+                         method);
+  }
+  if (!(ctl->h > 0) && !(ctl->rtol > 0 && ctl->atol > 0)) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "method %s: need a step size h > 0 or tolerances rtol, atol > 0", method);
+  }
+  CHSIntegrator it = calloc(1, sizeof *it);
+  if (!it) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  it->ops = ops;
+  int rc = ops->create(options, f, y0, t0, ctl, &it->mem, err);
+  if (rc != 0) {
+    free(it);
+    return rc;
+  }
+  *out = it;
+  return CHS_SUCCESS;
+}
+
+int CHSIntegrator_Evolve(CHSIntegrator it, sunrealtype tout, N_Vector y, sunrealtype *tret,
+                         CHSError *err) {
+  return it->ops->evolve(it->mem, tout, y, tret, 0, err);
+}
+
+int CHSIntegrator_OneStep(CHSIntegrator it, sunrealtype tstop, N_Vector y, sunrealtype *tret,
+                          CHSError *err) {
+  return it->ops->evolve(it->mem, tstop, y, tret, 1, err);
+}
+
+int CHSIntegrator_GetStats(CHSIntegrator it, CHSIntegratorStats *stats) {
+  return it->ops->get_stats(it->mem, stats);
+}
+
+void *CHSIntegrator_GetSundialsMem(CHSIntegrator it) {
+  return it->ops->sundials_mem ? it->ops->sundials_mem(it->mem) : NULL;
+}
+
+void CHSIntegrator_Destroy(CHSIntegrator *it) {
+  if (it && *it) {
+    (*it)->ops->destroy((*it)->mem);
+    free(*it);
+    *it = NULL;
+  }
+}

@@ -1,0 +1,173 @@
+/* Problem instances: validation of the ops table, dimensions and initial state. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "impl.h"
+
+static int chs_check_ops(const CHSProblemOps *ops, CHSError *err) {
+  if (!ops) {
+    return chs_error_set(err, CHS_ERR_ARG, "problem ops table is NULL");
+  }
+  if (ops->abi_version != CHS_PROBLEM_ABI_VERSION) {
+    return chs_error_set(err, CHS_ERR_PLUGIN,
+                         "problem '%s' has ABI version %d, this chs expects %d",
+                         ops->name ? ops->name : "?", ops->abi_version, CHS_PROBLEM_ABI_VERSION);
+  }
+  const struct {
+    const void *fn;
+    const char *what;
+  } req[] = {{(const void *)ops->name, "name"},
+             {(const void *)ops->create, "create"},
+             {(const void *)ops->destroy, "destroy"},
+             {(const void *)ops->potential, "potential"},
+             {(const void *)ops->force, "force"},
+             {(const void *)ops->constraint, "constraint"},
+             {(const void *)ops->jacobian, "jacobian"},
+             {(const void *)ops->jacobian_dot, "jacobian_dot"},
+             {(const void *)ops->initial_state, "initial_state"}};
+  for (size_t i = 0; i < sizeof req / sizeof req[0]; i++) {
+    if (!req[i].fn) {
+      return chs_error_set(err, CHS_ERR_PLUGIN, "problem '%s': required callback '%s' is NULL",
+                           ops->name ? ops->name : "?", req[i].what);
+    }
+  }
+  return CHS_SUCCESS;
+}
+
+static int chs_check_dims(const char *name, const CHSProblemDims *d, CHSError *err) {
+  if (d->n <= 0 || d->m <= 0 || d->m >= d->n) {
+    return chs_error_set(err, CHS_ERR_ARG, "problem '%s': need 0 < m < n, got n=%ld, m=%ld", name,
+                         (long)d->n, (long)d->m);
+  }
+  if (d->jac_kind == CHS_JAC_CSR) {
+    if (!d->rowptr || !d->colind || d->nnz <= 0 || d->rowptr[0] != 0 ||
+        d->rowptr[d->m] != d->nnz) {
+      return chs_error_set(err, CHS_ERR_ARG, "problem '%s': invalid CSR pattern of G", name);
+    }
+    for (sunindextype i = 0; i < d->m; i++) {
+      if (d->rowptr[i + 1] < d->rowptr[i]) {
+        return chs_error_set(err, CHS_ERR_ARG, "problem '%s': CSR row pointers decrease at row %ld",
+                             name, (long)i);
+      }
+    }
+    for (sunindextype k = 0; k < d->nnz; k++) {
+      if (d->colind[k] < 0 || d->colind[k] >= d->n) {
+        return chs_error_set(err, CHS_ERR_ARG, "problem '%s': CSR column index %ld out of range",
+                             name, (long)d->colind[k]);
+      }
+    }
+  }
+  return CHS_SUCCESS;
+}
+
+/* g and psi at the initial state must vanish to CHS_CONSISTENCY_TOL (relative to the scale). */
+static int chs_check_initial_state(CHSProblem prob, CHSError *err) {
+  CHSSystem s;
+  CHS_CALL(chs_system_init(&s, prob, NULL, err));
+  sunindextype n = s.n, m = s.m;
+  sunrealtype *q = s.wn[0], *p = s.wn[1], *v = s.wn[2], *g = s.wm[0], *psi = s.wm[1];
+  const char *name = prob->ops->name;
+  int rc = CHS_SUCCESS;
+  if (prob->ops->initial_state(prob->data, q, p) != 0 || !chs_all_finite(q, n) ||
+      !chs_all_finite(p, n)) {
+    rc = chs_error_set(err, CHS_ERR_ARG, "problem '%s': initial state is not finite", name);
+    goto done;
+  }
+  if (prob->ops->constraint(prob->data, q, g) != 0 || prob->ops->jacobian(prob->data, q, s.G) != 0 ||
+      !chs_all_finite(g, m) || !chs_all_finite(s.G, s.gsize)) {
+    rc = chs_error_set(err, CHS_ERR_ARG,
+                       "problem '%s': constraints cannot be evaluated at the initial state", name);
+    goto done;
+  }
+  chs_mass_inv(&s, p, v);
+  chs_jac_mv(&s, s.G, v, psi);
+  sunrealtype qn = chs_norm2(q, n), vn = chs_norm2(v, n);
+  sunrealtype gres = chs_norm2(g, m), pres = chs_norm2(psi, m);
+  sunrealtype gtol = CHS_CONSISTENCY_TOL * fmax(1, qn * qn);
+  sunrealtype ptol = CHS_CONSISTENCY_TOL * fmax(1, qn * vn);
+  if (gres > gtol) {
+    rc = chs_error_set(err, CHS_ERR_INCONSISTENT,
+                       "problem '%s': inconsistent initial state: position residual |g| = %.3e "
+                       "exceeds %.1e",
+                       name, (double)gres, (double)gtol);
+  } else if (pres > ptol) {
+    rc = chs_error_set(err, CHS_ERR_INCONSISTENT,
+                       "problem '%s': inconsistent initial state: momentum residual "
+                       "|G M^-1 p| = %.3e exceeds %.1e",
+                       name, (double)pres, (double)ptol);
+  }
+done:
+  chs_system_free(&s);
+  return rc;
+}
+
+int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSProblem *out,
+                             CHSError *err) {
+  *out = NULL;
+  CHS_CALL(chs_check_ops(ops, err));
+  CHSParams kv = NULL;
+  CHS_CALL(CHSParams_Parse(params, &kv, err));
+  CHSProblem prob = calloc(1, sizeof *prob);
+  if (!prob) {
+    CHSParams_Destroy(&kv);
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  prob->ops = ops;
+  int rc = ops->create(kv, &prob->data, &prob->dims, err);
+  if (rc == 0) {
+    rc = CHSParams_CheckAllUsed(kv, ops->name, err);
+  }
+  CHSParams_Destroy(&kv);
+  if (rc == 0) {
+    rc = chs_check_dims(ops->name, &prob->dims, err);
+  }
+  if (rc == 0) {
+    rc = chs_check_initial_state(prob, err);
+  }
+  if (rc != 0) {
+    if (err && err->code == CHS_SUCCESS) {
+      chs_error_set(err, rc, "problem '%s' could not be created", ops->name);
+    }
+    CHSProblem_Destroy(&prob);
+    return rc < 0 ? rc : CHS_ERR_ARG;
+  }
+  *out = prob;
+  return CHS_SUCCESS;
+}
+
+int CHSProblem_Create(const char *spec, CHSProblem *out, CHSError *err) {
+  char name[256];
+  const char *params = NULL;
+  *out = NULL;
+  CHS_CALL(CHSSpec_Split(spec, name, sizeof name, &params, err));
+  const CHSProblemOps *ops = CHSProblemRegistry_Find(name);
+  if (!ops) {
+    return chs_error_set(err, CHS_ERR_NOTFOUND, "unknown problem '%s' (see `chs list problems`)",
+                         name);
+  }
+  return CHSProblem_CreateFromOps(ops, params, out, err);
+}
+
+void CHSProblem_Destroy(CHSProblem *prob) {
+  if (!prob || !*prob) {
+    return;
+  }
+  if ((*prob)->data) {
+    (*prob)->ops->destroy((*prob)->data);
+  }
+  free(*prob);
+  *prob = NULL;
+}
+
+const CHSProblemOps *CHSProblem_GetOps(CHSProblem prob) {
+  return prob->ops;
+}
+void *CHSProblem_GetData(CHSProblem prob) {
+  return prob->data;
+}
+const CHSProblemDims *CHSProblem_GetDims(CHSProblem prob) {
+  return &prob->dims;
+}
+const char *CHSProblem_GetName(CHSProblem prob) {
+  return prob->ops->name;
+}

@@ -1,0 +1,137 @@
+/* One integration with diagnostics at output times (the library side of `chs run`). */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include <sundials/sundials_version.h>
+#include "impl.h"
+
+int CHS_SundialsVersion(char *buf, int len) {
+  return SUNDIALSGetVersion(buf, len);
+}
+
+void CHSRunOptions_Default(CHSRunOptions *opt) {
+  memset(opt, 0, sizeof *opt);
+  opt->method = "erk:rk4";
+  opt->every = 1;
+}
+
+static double chs_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int chs_check_options(const CHSRunOptions *o, CHSError *err) {
+  if (!isfinite(o->t0) || !isfinite(o->tf) || o->tf < o->t0) {
+    return chs_error_set(err, CHS_ERR_ARG, "final time tf = %g must be finite and >= t0 = %g",
+                         (double)o->tf, (double)o->t0);
+  }
+  if (o->ctl.h != 0 && !(o->ctl.h > 0 && isfinite(o->ctl.h))) {
+    return chs_error_set(err, CHS_ERR_ARG, "step size h = %g must be positive and finite",
+                         (double)o->ctl.h);
+  }
+  if (o->ctl.h == 0 && !(o->ctl.rtol > 0 && o->ctl.atol > 0 && isfinite(o->ctl.rtol) &&
+                         isfinite(o->ctl.atol))) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "need --h > 0, or --rtol > 0 and --atol > 0 (got rtol = %g, atol = %g)",
+                         (double)o->ctl.rtol, (double)o->ctl.atol);
+  }
+  if (o->every < 1) {
+    return chs_error_set(err, CHS_ERR_ARG, "output every %ld steps: must be >= 1", o->every);
+  }
+  return CHS_SUCCESS;
+}
+
+typedef struct {
+  CHSDiagnostics diag;
+  CHSMonitorFn monitor;
+  void *ctx;
+  double wall; /* seconds spent inside the integrator (diagnostics and output excluded) */
+} chs_observer;
+
+static int chs_advance(CHSIntegrator it, sunrealtype tout, int one_step, N_Vector y,
+                       sunrealtype *t, chs_observer *ob, CHSError *err) {
+  double t0 = chs_now();
+  int rc = one_step ? CHSIntegrator_OneStep(it, tout, y, t, err)
+                    : CHSIntegrator_Evolve(it, tout, y, t, err);
+  ob->wall += chs_now() - t0;
+  return rc;
+}
+
+static int chs_observe(chs_observer *ob, sunrealtype t, N_Vector y, CHSError *err) {
+  CHSRecord rec;
+  CHS_CALL(CHSDiagnostics_Record(ob->diag, t, y, &rec, err));
+  if (ob->monitor) {
+    int rc = ob->monitor(&rec, ob->ctx);
+    if (rc != 0) {
+      return chs_error_set(err, rc < 0 ? rc : CHS_ERR_IO, "output stopped at t = %g", (double)t);
+    }
+  }
+  return CHS_SUCCESS;
+}
+
+static int chs_integrate(CHSIntegrator it, const CHSRunOptions *o, N_Vector y, chs_observer *ob,
+                         CHSError *err) {
+  sunrealtype t = o->t0;
+  if (o->ctl.h > 0) {
+    sunrealtype dt = (sunrealtype)o->every * o->ctl.h;
+    for (long k = 1; t < o->tf; k++) {
+      sunrealtype tout = o->t0 + (sunrealtype)k * dt;
+      if (tout > o->tf - 1e-9 * o->ctl.h) {
+        tout = o->tf;
+      }
+      CHS_CALL(chs_advance(it, tout, 0, y, &t, ob, err));
+      t = tout;
+      CHS_CALL(chs_observe(ob, t, y, err));
+    }
+    return CHS_SUCCESS;
+  }
+  long steps = 0;
+  while (t < o->tf) {
+    CHS_CALL(chs_advance(it, o->tf, 1, y, &t, ob, err));
+    if (++steps % o->every == 0 || t >= o->tf) {
+      CHS_CALL(chs_observe(ob, t, y, err));
+    }
+  }
+  return CHS_SUCCESS;
+}
+
+int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, void *ctx,
+           CHSRunSummary *sum, CHSError *err) {
+  memset(sum, 0, sizeof *sum);
+  sum->proj_position = sum->proj_momentum = -1;
+  sum->stats.jac_evals = -1;
+  CHS_CALL(chs_check_options(opt, err));
+  N_Vector y = NULL;
+  CHSIntegrator it = NULL;
+  chs_observer ob = {NULL, monitor, ctx, 0};
+  int rc = CHSFormulation_NewInitialState(f, &y, err);
+  if (rc == 0) {
+    rc = CHSDiagnostics_Create(f, &ob.diag, err);
+  }
+  if (rc == 0) {
+    rc = chs_observe(&ob, opt->t0, y, err);
+  }
+  if (rc == 0) {
+    rc = CHSIntegrator_Create(opt->method, f, y, opt->t0, &opt->ctl, &it, err);
+  }
+  CHSFormulation_ResetCounters(f);
+  if (rc == 0) {
+    rc = chs_integrate(it, opt, y, &ob, err);
+    sum->completed = rc == 0;
+  }
+  sum->wall_s = ob.wall;
+  if (it) {
+    CHSIntegrator_GetStats(it, &sum->stats);
+  }
+  sum->rhs_evals = CHSFormulation_GetNumRhsEvals(f);
+  if (ob.diag) {
+    CHSDiagnostics_GetSummary(ob.diag, &sum->diag);
+  }
+  CHSIntegrator_Destroy(&it);
+  CHSDiagnostics_Destroy(&ob.diag);
+  if (y) {
+    N_VDestroy(y);
+  }
+  return rc;
+}

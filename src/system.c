@@ -1,0 +1,255 @@
+/* A problem bound to its sizes, inverse mass matrix, Jacobian storage, Gram solver and scratch:
+ * the kernels every formulation is built from (DESIGN "Notation"). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sundials/sundials_dense.h>
+#include "impl.h"
+
+static int chs_mass_inverse(CHSSystem *s, const CHSProblemDims *d, CHSError *err) {
+  sunindextype n = d->n;
+  if (d->mass_kind == CHS_MASS_IDENTITY) {
+    s->minv = NULL;
+    return CHS_SUCCESS;
+  }
+  if (!d->mass) {
+    return chs_error_set(err, CHS_ERR_ARG, "mass matrix values missing");
+  }
+  if (d->mass_kind == CHS_MASS_DIAGONAL) {
+    s->minv = malloc((size_t)n * sizeof *s->minv);
+    if (!s->minv) {
+      return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+    }
+    for (sunindextype i = 0; i < n; i++) {
+      if (!(d->mass[i] > 0) || !isfinite(d->mass[i])) {
+        return chs_error_set(err, CHS_ERR_ARG, "mass[%ld] = %g is not positive", (long)i,
+                             (double)d->mass[i]);
+      }
+      s->minv[i] = 1 / d->mass[i];
+    }
+    return CHS_SUCCESS;
+  }
+  /* Dense SPD: M^{-1} column by column from a Cholesky factorization (SUNDIALS dense kernels). */
+  sunrealtype **a = SUNDlsMat_newDenseMat(n, n);
+  s->minv = malloc((size_t)n * (size_t)n * sizeof *s->minv);
+  sunrealtype *col = malloc((size_t)n * sizeof *col);
+  int rc = CHS_SUCCESS;
+  if (!a || !s->minv || !col) {
+    rc = chs_error_set(err, CHS_ERR_MEM, "out of memory");
+    goto done;
+  }
+  for (sunindextype i = 0; i < n; i++) {
+    for (sunindextype j = 0; j < n; j++) {
+      a[j][i] = d->mass[i * n + j];
+      if (fabs(d->mass[i * n + j] - d->mass[j * n + i]) >
+          1e-14 * (fabs(d->mass[i * n + j]) + fabs(d->mass[j * n + i]))) {
+        rc = chs_error_set(err, CHS_ERR_ARG, "mass matrix is not symmetric at (%ld,%ld)", (long)i,
+                           (long)j);
+        goto done;
+      }
+    }
+  }
+  if (SUNDlsMat_densePOTRF(a, n) != 0) {
+    rc = chs_error_set(err, CHS_ERR_ARG, "mass matrix is not positive definite");
+    goto done;
+  }
+  for (sunindextype j = 0; j < n; j++) {
+    memset(col, 0, (size_t)n * sizeof *col);
+    col[j] = 1;
+    SUNDlsMat_densePOTRS(a, n, col);
+    for (sunindextype i = 0; i < n; i++) {
+      s->minv[i * n + j] = col[i];
+    }
+  }
+done:
+  if (a) {
+    SUNDlsMat_destroyMat(a);
+  }
+  free(col);
+  return rc;
+}
+
+int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, CHSError *err) {
+  memset(s, 0, sizeof *s);
+  const CHSProblemDims *d = &prob->dims;
+  s->prob = prob;
+  s->ops = prob->ops;
+  s->data = prob->data;
+  s->n = d->n;
+  s->m = d->m;
+  s->mass_kind = d->mass_kind;
+  s->jac_kind = d->jac_kind;
+  s->rowptr = d->rowptr;
+  s->colind = d->colind;
+  s->gsize = d->jac_kind == CHS_JAC_CSR ? d->nnz : d->m * d->n;
+  int rc = chs_mass_inverse(s, d, err);
+  if (rc != 0) {
+    chs_system_free(s);
+    return rc;
+  }
+  size_t n = (size_t)s->n, m = (size_t)s->m;
+  s->G = calloc((size_t)s->gsize, sizeof(sunrealtype));
+  s->Gd = calloc((size_t)s->gsize, sizeof(sunrealtype));
+  s->MinvGt = calloc(n * m, sizeof(sunrealtype));
+  int ok = s->G && s->Gd && s->MinvGt;
+  for (int i = 0; i < CHS_SCRATCH_N; i++) {
+    s->wn[i] = calloc(n, sizeof(sunrealtype));
+    ok = ok && s->wn[i];
+  }
+  for (int i = 0; i < CHS_SCRATCH_M; i++) {
+    s->wm[i] = calloc(m, sizeof(sunrealtype));
+    ok = ok && s->wm[i];
+  }
+  if (!ok) {
+    chs_system_free(s);
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory for a system of size n=%ld, m=%ld",
+                         (long)s->n, (long)s->m);
+  }
+  if (ctx) {
+    rc = chs_gram_create(s->m, ctx, &s->gram, err);
+    if (rc != 0) {
+      chs_system_free(s);
+      return rc;
+    }
+  }
+  return CHS_SUCCESS;
+}
+
+void chs_system_free(CHSSystem *s) {
+  free(s->minv);
+  free(s->G);
+  free(s->Gd);
+  free(s->MinvGt);
+  for (int i = 0; i < CHS_SCRATCH_N; i++) {
+    free(s->wn[i]);
+  }
+  for (int i = 0; i < CHS_SCRATCH_M; i++) {
+    free(s->wm[i]);
+  }
+  chs_gram_destroy(&s->gram);
+  memset(s, 0, sizeof *s);
+}
+
+void chs_mass_inv(const CHSSystem *s, const sunrealtype *p, sunrealtype *v) {
+  sunindextype n = s->n;
+  switch (s->mass_kind) {
+  case CHS_MASS_IDENTITY:
+    memcpy(v, p, (size_t)n * sizeof *v);
+    break;
+  case CHS_MASS_DIAGONAL:
+    for (sunindextype i = 0; i < n; i++) {
+      v[i] = s->minv[i] * p[i];
+    }
+    break;
+  case CHS_MASS_DENSE:
+    for (sunindextype i = 0; i < n; i++) {
+      sunrealtype acc = 0;
+      for (sunindextype j = 0; j < n; j++) {
+        acc += s->minv[i * n + j] * p[j];
+      }
+      v[i] = acc;
+    }
+    break;
+  }
+}
+
+void chs_jac_mv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *u, sunrealtype *out) {
+  sunindextype n = s->n, m = s->m;
+  if (s->jac_kind == CHS_JAC_DENSE) {
+    for (sunindextype i = 0; i < m; i++) {
+      sunrealtype acc = 0;
+      for (sunindextype j = 0; j < n; j++) {
+        acc += J[i * n + j] * u[j];
+      }
+      out[i] = acc;
+    }
+  } else {
+    for (sunindextype i = 0; i < m; i++) {
+      sunrealtype acc = 0;
+      for (sunindextype k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
+        acc += J[k] * u[s->colind[k]];
+      }
+      out[i] = acc;
+    }
+  }
+}
+
+void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w,
+                 sunrealtype *out) {
+  sunindextype n = s->n, m = s->m;
+  memset(out, 0, (size_t)n * sizeof *out);
+  if (s->jac_kind == CHS_JAC_DENSE) {
+    for (sunindextype i = 0; i < m; i++) {
+      for (sunindextype j = 0; j < n; j++) {
+        out[j] += J[i * n + j] * w[i];
+      }
+    }
+  } else {
+    for (sunindextype i = 0; i < m; i++) {
+      for (sunindextype k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
+        out[s->colind[k]] += J[k] * w[i];
+      }
+    }
+  }
+}
+
+/* Callback results: 0 ok, > 0 out of domain (recoverable), < 0 fatal; non-finite output is a
+ * recoverable failure too (the integrator may retry from a better point). */
+static int chs_cb(int rc, const sunrealtype *out, sunindextype len) {
+  if (rc != 0) {
+    return rc > 0 ? CHS_RECOVERABLE : CHS_ERR_CALLBACK;
+  }
+  return chs_all_finite(out, len) ? 0 : CHS_RECOVERABLE;
+}
+
+int chs_system_gram_at(CHSSystem *s, const sunrealtype *q) {
+  sunindextype n = s->n, m = s->m;
+  CHS_CALL(chs_cb(s->ops->jacobian(s->data, q, s->G), s->G, s->gsize));
+  /* Column j of MinvGt = M^{-1} (row j of G). */
+  sunrealtype *row = s->wn[CHS_SCRATCH_N - 1];
+  sunrealtype *col = s->wn[CHS_SCRATCH_N - 2];
+  for (sunindextype j = 0; j < m; j++) {
+    if (s->jac_kind == CHS_JAC_DENSE) {
+      memcpy(row, s->G + j * n, (size_t)n * sizeof *row);
+    } else {
+      memset(row, 0, (size_t)n * sizeof *row);
+      for (sunindextype k = s->rowptr[j]; k < s->rowptr[j + 1]; k++) {
+        row[s->colind[k]] = s->G[k];
+      }
+    }
+    chs_mass_inv(s, row, col);
+    memcpy(s->MinvGt + j * n, col, (size_t)n * sizeof *col);
+  }
+  /* Q(i,j) = g_i . M^{-1} g_j, column-major into the Gram matrix. */
+  sunrealtype *Q = chs_gram_matrix_data(s->gram);
+  for (sunindextype j = 0; j < m; j++) {
+    chs_jac_mv(s, s->G, s->MinvGt + j * n, Q + j * m);
+  }
+  s->n_gram_factor++;
+  return chs_gram_factor(s->gram);
+}
+
+int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
+                          CHSKinematics *k) {
+  sunindextype n = s->n;
+  k->v = s->wn[0];
+  k->F = s->wn[1];
+  k->Minv_F = s->wn[2];
+  k->psi = s->wm[0];
+  k->r = s->wm[1];
+  k->lambda = s->wm[2];
+  sunrealtype *tmp = s->wm[3];
+
+  chs_mass_inv(s, p, k->v);
+  CHS_CALL(chs_cb(s->ops->force(s->data, q, k->F), k->F, n));
+  chs_mass_inv(s, k->F, k->Minv_F);
+  CHS_CALL(chs_system_gram_at(s, q));
+  CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd), s->Gd, s->gsize));
+  chs_jac_mv(s, s->G, k->v, k->psi);
+  chs_jac_mv(s, s->Gd, k->v, k->r);
+  chs_jac_mv(s, s->G, k->Minv_F, tmp);
+  for (sunindextype i = 0; i < s->m; i++) {
+    k->r[i] += tmp[i];
+  }
+  return chs_gram_solve(s->gram, k->r, k->lambda);
+}
