@@ -203,6 +203,7 @@ int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn mo
     res->err.code = CHS_ERR_MEM;
     return res->rc;
   }
+  chs_context_silence(ctx_sun); /* failures are reported through CHSError */
   CHSFormulation f = NULL;
   res->rc = CHSFormulation_Create(formulation, prob, ctx_sun, &f, &res->err);
   if (res->rc == 0) {

@@ -68,7 +68,7 @@ static void print_table(const cli_options *o, const cli_result *res, int count) 
            (double)d->pos_res_final, (double)d->mom_res_final, s->wall_s, per);
   }
   printf("\nint_err: |(q,p) - reference|_2; energy_err relative to H(0); s/eval: wall time per "
-         "right-hand side evaluation (one run, indicative; `chs bench` measures costs)\n");
+         "right-hand side evaluation inside the integrator (one run, indicative)\n");
 }
 
 int cmd_compare(int argc, char **argv) {

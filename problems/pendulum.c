@@ -45,6 +45,16 @@ static int pendulum_ref_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user
   return 0;
 }
 
+#if !CHS_SUNDIALS_AT_LEAST(7, 0)
+static void pendulum_silent(int code, const char *module, const char *fn, char *msg, void *d) {
+  (void)code;
+  (void)module;
+  (void)fn;
+  (void)msg;
+  (void)d;
+}
+#endif
+
 /* K(k) = pi / (2 AGM(1, sqrt(1 - k^2))), 0 <= k < 1. */
 static sunrealtype pendulum_ellk(sunrealtype k) {
   sunrealtype a = 1, b = sqrt((1 - k) * (1 + k));
@@ -93,6 +103,7 @@ static int pendulum_setup_reference(pendulum *P, CHSError *err) {
   if (chs_context_create(&P->ctx) != 0) {
     return chs_error_set(err, CHS_ERR_MEM, "pendulum: cannot create a SUNContext");
   }
+  chs_context_silence(P->ctx);
   P->yref = N_VNew_Serial(2, P->ctx);
   if (!P->yref) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
@@ -101,10 +112,16 @@ static int pendulum_setup_reference(pendulum *P, CHSError *err) {
   N_VGetArrayPointer(P->yref)[1] = P->omega0;
   P->tref = 0;
   P->arkode = ERKStepCreate(pendulum_ref_rhs, 0, P->yref, P->ctx);
+#if !CHS_SUNDIALS_AT_LEAST(7, 0)
+  if (P->arkode) {
+    ERKStepSetErrHandlerFn(P->arkode, pendulum_silent, NULL);
+  }
+#endif
   ARKodeButcherTable B = ARKodeButcherTable_LoadERK(ARKODE_VERNER_8_5_6);
   sunrealtype omax = fabs(P->omega0) + 2 * sqrt(P->w2) + 1e-300;
   sunrealtype h = P->period > 0 ? P->period / 1024 : 2 * M_PI / omax / 1024;
   if (!P->arkode || !B || ERKStepSetTable(P->arkode, B) != 0 ||
+      chs_erk_fix_last_stage_reuse(P->arkode, B) != 0 ||
       chs_erk_set_user_data(P->arkode, P) != 0 || chs_erk_set_fixed_step(P->arkode, h) != 0 ||
       chs_erk_set_max_num_steps(P->arkode, -1) != 0) {
     ARKodeButcherTable_Free(B);

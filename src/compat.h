@@ -24,6 +24,20 @@ static inline int chs_context_create(SUNContext *ctx) {
   return SUNContext_Create(CHS_COMM_NULL, ctx);
 }
 
+/* Error messages. SUNDIALS 7 reports through the context's error-handler stack (the default
+ * handler prints to stderr): contexts that chs creates itself are silenced, and the failure is
+ * reported through CHSError instead. SUNDIALS 6 prints through a per-integrator handler:
+ * chs_erk_capture_errors installs one that stores the message in a buffer. */
+#if CHS_SUNDIALS_AT_LEAST(7, 0)
+static inline void chs_context_silence(SUNContext ctx) {
+  SUNContext_ClearErrHandlers(ctx);
+}
+#else
+static inline void chs_context_silence(SUNContext ctx) {
+  (void)ctx;
+}
+#endif
+
 #if CHS_SUNDIALS_AT_LEAST(7, 1)
 #define chs_erk_free ARKodeFree
 #define chs_erk_sstolerances ARKodeSStolerances
@@ -56,6 +70,41 @@ static inline int chs_erk_get_num_rhs_evals(void *mem, long *nfe) {
 #else
 static inline int chs_erk_get_num_rhs_evals(void *mem, long *nfe) {
   return ERKStepGetNumRhsEvals(mem, nfe);
+}
+#endif
+
+
+/* SUNDIALS 6.4.1 ERKStep reuses the last stage's RHS as f(t_{n+1}, y_{n+1}) whenever
+ * c[s-1] == 1, also for methods that are not first-same-as-last (erkStep_FullRHS, mode
+ * ARK_FULLRHS_END): classical RK4 then degrades to order 3 with 3 evaluations per step, Verner
+ * 8(5,6) loses its order too. With a post-process-step function set, ARKODE calls the full RHS in
+ * ARK_FULLRHS_START mode, which always evaluates f. SUNDIALS 7 checks the coefficients. Call
+ * after setting table B on an ERKStep memory; returns the ARKODE flag. */
+#if CHS_SUNDIALS_AT_LEAST(7, 0)
+static inline int chs_erk_fix_last_stage_reuse(void *arkode, ARKodeButcherTable B) {
+  (void)arkode;
+  (void)B;
+  return 0;
+}
+#else
+static inline int chs_erk_noop_postprocess(sunrealtype t, N_Vector y, void *data) {
+  (void)t;
+  (void)y;
+  (void)data;
+  return 0;
+}
+
+static inline int chs_erk_fix_last_stage_reuse(void *arkode, ARKodeButcherTable B) {
+  int s = B->stages;
+  if (B->c[s - 1] != 1) {
+    return 0;
+  }
+  for (int j = 0; j < s; j++) {
+    if (B->A[s - 1][j] != B->b[j]) {
+      return ERKStepSetPostprocessStepFn(arkode, chs_erk_noop_postprocess);
+    }
+  }
+  return 0;
 }
 #endif
 

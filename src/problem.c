@@ -171,3 +171,10 @@ const CHSProblemDims *CHSProblem_GetDims(CHSProblem prob) {
 const char *CHSProblem_GetName(CHSProblem prob) {
   return prob->ops->name;
 }
+
+int CHSProblem_Reference(CHSProblem prob, sunrealtype t, sunrealtype *q, sunrealtype *p) {
+  if (!prob->ops->reference) {
+    return CHS_ERR_UNSUPPORTED;
+  }
+  return prob->ops->reference(prob->data, t, q, p) == 0 ? CHS_SUCCESS : CHS_ERR_CALLBACK;
+}

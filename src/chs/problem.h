@@ -85,6 +85,9 @@ void *CHSProblem_GetData(CHSProblem prob);
 const CHSProblemDims *CHSProblem_GetDims(CHSProblem prob);
 const char *CHSProblem_GetName(CHSProblem prob);
 
+/* The problem's reference solution at t (CHS_ERR_UNSUPPORTED when it has none). */
+int CHSProblem_Reference(CHSProblem prob, sunrealtype t, sunrealtype *q, sunrealtype *p);
+
 /* Registry of built-in problems. */
 int CHSProblemRegistry_Count(void);
 const CHSProblemOps *CHSProblemRegistry_Get(int i);

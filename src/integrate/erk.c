@@ -39,7 +39,19 @@ typedef struct {
   void *arkode;
   CHSFormulation f;
   int fixed;
+  char arkode_msg[256]; /* last ARKODE error message (SUNDIALS 6) */
 } erk_mem;
+
+#if !CHS_SUNDIALS_AT_LEAST(7, 0)
+static void erk_capture_error(int code, const char *module, const char *function, char *msg,
+                              void *data) {
+  (void)code;
+  (void)module;
+  (void)function;
+  erk_mem *e = data;
+  snprintf(e->arkode_msg, sizeof e->arkode_msg, "%s", msg);
+}
+#endif
 
 static const char *erk_method_name(int i) {
   if (i < ERK_NALIAS) {
@@ -98,33 +110,6 @@ static ARKodeButcherTable erk_table(const char *opt, int *embedded, CHSError *er
   return B;
 }
 
-#if !CHS_SUNDIALS_AT_LEAST(7, 0)
-/* SUNDIALS 6.4.1 ERKStep reuses the last stage's RHS as f(t_{n+1}, y_{n+1}) whenever
- * c[s-1] == 1, also for methods that are not first-same-as-last (erkStep_FullRHS, mode
- * ARK_FULLRHS_END): classical RK4 then degrades to order 3 with 3 evaluations per step. With a
- * post-process-step function set, ARKODE calls the full RHS in ARK_FULLRHS_START mode, which
- * always evaluates f. SUNDIALS 7 checks the coefficients properly. */
-static int erk_noop_postprocess(sunrealtype t, N_Vector y, void *data) {
-  (void)t;
-  (void)y;
-  (void)data;
-  return 0;
-}
-
-static int erk_needs_fsal_workaround(ARKodeButcherTable B) {
-  int s = B->stages;
-  if (B->c[s - 1] != 1) {
-    return 0;
-  }
-  for (int j = 0; j < s; j++) {
-    if (B->A[s - 1][j] != B->b[j]) {
-      return 1;
-    }
-  }
-  return 0;
-}
-#endif
-
 static void erk_destroy(void *mem) {
   erk_mem *e = mem;
   if (e) {
@@ -158,6 +143,11 @@ static int erk_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   e->fixed = fixed;
   e->arkode = ERKStepCreate(CHSFormulation_Rhs, t0, y0, CHSFormulation_GetContext(f));
   int rc = e->arkode ? 0 : -1;
+#if !CHS_SUNDIALS_AT_LEAST(7, 0)
+  if (rc == 0) {
+    rc = ERKStepSetErrHandlerFn(e->arkode, erk_capture_error, e);
+  }
+#endif
   if (rc == 0) {
     rc = ERKStepSetTable(e->arkode, B);
   }
@@ -168,11 +158,9 @@ static int erk_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
     rc = fixed ? chs_erk_set_fixed_step(e->arkode, ctl->h)
                : chs_erk_sstolerances(e->arkode, ctl->rtol, ctl->atol);
   }
-#if !CHS_SUNDIALS_AT_LEAST(7, 0)
-  if (rc == 0 && erk_needs_fsal_workaround(B)) {
-    rc = ERKStepSetPostprocessStepFn(e->arkode, erk_noop_postprocess);
+  if (rc == 0) {
+    rc = chs_erk_fix_last_stage_reuse(e->arkode, B);
   }
-#endif
   if (rc == 0) {
     rc = chs_erk_set_max_num_steps(e->arkode, ctl->max_steps > 0 ? ctl->max_steps : 500000);
   }
@@ -196,8 +184,9 @@ static int erk_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret
   if (rc < 0) {
     char *flag = chs_erk_get_return_flag_name(rc);
     const CHSError *why = CHSFormulation_GetLastFailure(e->f);
-    chs_error_set(err, CHS_ERR_SOLVER, "ERKStep failed at t = %.17g with %s%s%s",
-                  (double)*tret, flag ? flag : "an error", why->msg[0] ? ": " : "", why->msg);
+    const char *detail = why->msg[0] ? why->msg : e->arkode_msg;
+    chs_error_set(err, CHS_ERR_SOLVER, "ERKStep failed at t = %.17g with %s%s%.400s",
+                  (double)*tret, flag ? flag : "an error", detail[0] ? ": " : "", detail);
     free(flag);
     return CHS_ERR_SOLVER;
   }

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Command-line contract of `chs` (DESIGN "Command-line contract"): exit statuses, messages that
+# name the bad value, JSON keys, the seed 000 Sec. 6 comparison, and failure behaviour (exit 3,
+# complete CSV rows only, no NaN, no temporary files left).
+# usage: cli_test.sh PATH_TO_CHS
+set -uo pipefail
+chs=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+# expect STATUS NEEDLE -- ARGS...: exit status and a stderr message containing NEEDLE.
+expect() {
+  local want=$1 needle=$2
+  shift 3
+  "$chs" "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  if [[ $got -ne $want ]]; then
+    bad "chs $* -> exit $got, want $want ($(head -c 300 "$tmp/err"))"
+  elif [[ -n $needle ]] && ! grep -qF -- "$needle" "$tmp/err"; then
+    bad "chs $* -> message does not name '$needle': $(head -c 300 "$tmp/err")"
+  else
+    ok
+  fi
+}
+
+run=(run --problem pendulum --formulation dirac --method erk:rk4)
+# Bad input: exit 2, message naming the bad value.
+expect 2 nosuch -- run --problem nosuch --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 nosuch -- run --problem pendulum --formulation nosuch --method erk:rk4 --h 0.1 --tf 1
+expect 2 nosuch -- "${run[@]:0:5}" --method erk:nosuch --h 0.1 --tf 1
+expect 2 bogus -- "${run[@]:0:5}" --method bogus:x --h 0.1 --tf 1
+expect 2 "-0.1" -- "${run[@]}" --h -0.1 --tf 1
+expect 2 "--h: 0" -- "${run[@]}" --h 0 --tf 1
+expect 2 "abc" -- "${run[@]}" --h abc --tf 1
+expect 2 "nan" -- "${run[@]}" --h nan --tf 1
+expect 2 "-1" -- "${run[@]}" --h 0.1 --tf -1
+expect 2 "length=nan" -- run --problem pendulum:length=nan --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 "length" -- run --problem pendulum:length=-1 --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 "foo" -- run --problem pendulum:foo=1 --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 "residual" -- run --problem pendulum:x=0.5 --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 "residual" -- run --problem pendulum:px=1 --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 "--bogus" -- "${run[@]}" --h 0.1 --tf 1 --bogus 3
+expect 2 "--rtol" -- "${run[@]}" --h 0.1 --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "rk4" -- "${run[@]}" --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "nosuch" -- compare --problem pendulum --formulations dirac,nosuch --method erk:rk4 --h 0.1 --tf 1
+expect 2 "" -- frobnicate
+expect 0 "" -- --help
+expect 0 "" -- run --help
+if "$chs" --version | grep -qE 'SUNDIALS [0-9]+\.[0-9]+'; then ok; else bad "--version"; fi
+if "$chs" list problems | grep -q '^pendulum'; then ok; else bad "list problems"; fi
+if "$chs" list formulations | grep -q '^dirac'; then ok; else bad "list formulations"; fi
+if "$chs" list methods | grep -q 'erk:rk4'; then ok; else bad "list methods"; fi
+
+# JSON: every key of the contract; seed 000 Sec. 6 (RK4, h = 0.1, t in [0, 100]).
+keys="problem formulation method sundials_version t_final steps rhs_evals jac_evals proj_position
+proj_momentum energy_err_max energy_err_final pos_res_max pos_res_final mom_res_max mom_res_final
+int_err_final int_err_max wall_s"
+"$chs" run --problem pendulum --formulation dirac --method erk:rk4 --h 0.1 --tf 100 --json >"$tmp/dirac.json"
+"$chs" run --problem pendulum --formulation standard --method erk:rk4 --h 0.1 --tf 100 --json >"$tmp/std.json"
+for k in $keys; do
+  if [[ $(grep -c "\"$k\":" "$tmp/dirac.json") -eq 1 ]]; then ok; else bad "JSON key $k"; fi
+done
+nkeys=$(grep -c '^  "[a-z_]*":' "$tmp/dirac.json")
+if [[ $nkeys -eq 19 ]]; then ok; else bad "JSON has $nkeys keys, the contract has 19"; fi
+val() { sed -n "s/^  \"$2\": \\(.*\\),\\{0,1\\}\$/\\1/p" "$1" | tr -d ','; }
+ed=$(val "$tmp/dirac.json" int_err_final)
+es=$(val "$tmp/std.json" int_err_final)
+if awk -v d="$ed" -v s="$es" 'BEGIN { exit !(d < 1 && s > d) }'; then ok; else
+  bad "seed 000 Sec. 6: want dirac int_err_final < 1 < standard's; got dirac $ed, standard $es"
+fi
+if [[ $(val "$tmp/dirac.json" steps) -eq 1000 ]]; then ok; else bad "steps != 1000"; fi
+if grep -qi nan "$tmp/dirac.json" "$tmp/std.json"; then bad "NaN in JSON"; else ok; fi
+
+# CSV: header plus one row per output time.
+"$chs" "${run[@]}" --h 0.1 --tf 1 --out "$tmp/run.csv" >/dev/null
+rows=$(($(wc -l <"$tmp/run.csv") - 1))
+if [[ $rows -eq 11 ]]; then ok; else bad "CSV has $rows rows, want 11 (t = 0, 0.1, ..., 1)"; fi
+if head -1 "$tmp/run.csv" | grep -q '^t,q1,q2,p1,p2,energy,energy_err,pos_res,mom_res,int_err$'; then ok; else bad "CSV header"; fi
+
+# A run that fails numerically: exit 3, message, CSV with complete rows only, no NaN, no temp file.
+"$chs" run --problem pendulum --formulation standard --method erk:rk4 --h 2.5 --tf 1000 \
+  --out "$tmp/fail.csv" >"$tmp/out" 2>"$tmp/err"
+st=$?
+if [[ $st -eq 3 ]]; then ok; else bad "blow-up run exit $st, want 3: $(cat "$tmp/err")"; fi
+if [[ -s $tmp/err ]]; then ok; else bad "blow-up run printed no message"; fi
+if [[ -f $tmp/fail.csv ]] && awk -F, 'NR == 1 { n = NF } NF != n { exit 1 }' "$tmp/fail.csv"; then ok; else
+  bad "failed run left an incomplete CSV"
+fi
+if grep -qiE 'nan|inf' "$tmp/fail.csv" "$tmp/out"; then bad "NaN/Inf written"; else ok; fi
+if ls "$tmp" | grep -q '\.tmp\.'; then bad "temporary CSV left behind"; else ok; fi
+# Singular Gram matrix: the pendulum at its pivot (length 1e-300, so the state is consistent):
+# the RHS fails recoverably, ERKStep cannot recover, chs exits 3 naming the cause.
+expect 3 "singular Gram" -- run --problem pendulum:x=0,y=0,py=0,length=1e-300 --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+# Unwritable output path: exit 2, nothing written.
+expect 2 "/nonexistent/dir/x.csv" -- "${run[@]}" --h 0.1 --tf 1 --out /nonexistent/dir/x.csv
+
+echo "cli: $pass passed, $fail failed"
+[[ $fail -eq 0 ]]
