@@ -65,8 +65,8 @@ void cli_print_run_usage(FILE *out, const char *cmd, const char *formulation_fla
           "  --out FILE.csv   one row per output time: t, q, p, energy and errors\n"
           "  --json           one JSON object on stdout\n"
           "  (chs list problems|formulations|methods shows the names)\n",
-          cmd, formulation_flag,
-          strcmp(formulation_flag, "--formulation") == 0 ? "F" : "F1,F2,...", formulation_flag,
+          cmd, formulation_flag, strcmp(formulation_flag, "--formulation") == 0 ? "F" : "F1,F2,...",
+          formulation_flag,
           strcmp(formulation_flag, "--formulation") == 0
               ? "formulation: standard, dirac"
               : "comma-separated formulations (default: every registered one)");
@@ -190,8 +190,8 @@ void cli_run_options(const cli_options *o, CHSRunOptions *ro) {
   ro->every = o->every;
 }
 
-int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor,
-                  void *ctx, CHSProblem prob, cli_result *res) {
+int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor, void *ctx,
+                  CHSProblem prob, cli_result *res) {
   memset(res, 0, sizeof *res);
   snprintf(res->problem, sizeof res->problem, "%s", o->problem);
   snprintf(res->formulation, sizeof res->formulation, "%s", formulation);

@@ -49,8 +49,8 @@ typedef struct {
   int rc;
   CHSError err;
 } cli_result;
-int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor,
-                  void *ctx, CHSProblem prob, cli_result *res);
+int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor, void *ctx,
+                  CHSProblem prob, cli_result *res);
 
 /* JSON helpers: numbers print with 17 significant digits, non-finite or n/a as null. */
 void json_string(FILE *out, const char *s);

@@ -42,9 +42,9 @@ static void print_table(const cli_options *o, const cli_result *res, int count) 
     printf("rtol = %g, atol = %g", o->rtol, o->atol);
   }
   printf(", t in [0, %g]\n\n", o->tf);
-  printf("%-12s %8s %10s %13s %13s %13s %11s %11s %10s %9s\n", "formulation", "steps",
-         "rhs_evals", "int_err_final", "int_err_max", "energy_err_mx", "|g| final", "|psi| final",
-         "wall_s", "s/eval");
+  printf("%-12s %8s %10s %13s %13s %13s %11s %11s %10s %9s\n", "formulation", "steps", "rhs_evals",
+         "int_err_final", "int_err_max", "energy_err_mx", "|g| final", "|psi| final", "wall_s",
+         "s/eval");
   double base = 0;
   for (int i = 0; i < count; i++) {
     const cli_result *r = &res[i];

@@ -48,8 +48,7 @@ int cmd_run(int argc, char **argv) {
     return cli_fail(&err);
   }
   if (!CHSFormulationRegistry_Find(o.formulation)) {
-    fprintf(stderr, "chs: unknown formulation '%s' (see `chs list formulations`)\n",
-            o.formulation);
+    fprintf(stderr, "chs: unknown formulation '%s' (see `chs list formulations`)\n", o.formulation);
     CHSProblem_Destroy(&prob);
     return CHS_EXIT_USAGE;
   }

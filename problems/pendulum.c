@@ -121,9 +121,8 @@ static int pendulum_setup_reference(pendulum *P, CHSError *err) {
   sunrealtype omax = fabs(P->omega0) + 2 * sqrt(P->w2) + 1e-300;
   sunrealtype h = P->period > 0 ? P->period / 1024 : 2 * M_PI / omax / 1024;
   if (!P->arkode || !B || ERKStepSetTable(P->arkode, B) != 0 ||
-      chs_erk_fix_last_stage_reuse(P->arkode, B) != 0 ||
-      chs_erk_set_user_data(P->arkode, P) != 0 || chs_erk_set_fixed_step(P->arkode, h) != 0 ||
-      chs_erk_set_max_num_steps(P->arkode, -1) != 0) {
+      chs_erk_fix_last_stage_reuse(P->arkode, B) != 0 || chs_erk_set_user_data(P->arkode, P) != 0 ||
+      chs_erk_set_fixed_step(P->arkode, h) != 0 || chs_erk_set_max_num_steps(P->arkode, -1) != 0) {
     ARKodeButcherTable_Free(B);
     return chs_error_set(err, CHS_ERR_SOLVER, "pendulum: cannot set up the reference integrator");
   }

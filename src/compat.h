@@ -10,8 +10,8 @@
 #include <sundials/sundials_context.h>
 #include <arkode/arkode_erkstep.h>
 
-#define CHS_SUNDIALS_AT_LEAST(maj, min)                                                         \
-  (SUNDIALS_VERSION_MAJOR > (maj) ||                                                            \
+#define CHS_SUNDIALS_AT_LEAST(maj, min)                                                            \
+  (SUNDIALS_VERSION_MAJOR > (maj) ||                                                               \
    (SUNDIALS_VERSION_MAJOR == (maj) && SUNDIALS_VERSION_MINOR >= (min)))
 
 #if CHS_SUNDIALS_AT_LEAST(7, 0)
@@ -72,7 +72,6 @@ static inline int chs_erk_get_num_rhs_evals(void *mem, long *nfe) {
   return ERKStepGetNumRhsEvals(mem, nfe);
 }
 #endif
-
 
 /* SUNDIALS 6.4.1 ERKStep reuses the last stage's RHS as f(t_{n+1}, y_{n+1}) whenever
  * c[s-1] == 1, also for methods that are not first-same-as-last (erkStep_FullRHS, mode

@@ -22,8 +22,7 @@ static int chs_energy(CHSSystem *s, const sunrealtype *q, const sunrealtype *p, 
   return rc == 0 ? (isfinite(*H) ? 0 : CHS_ERR_NONFINITE) : CHS_ERR_CALLBACK;
 }
 
-int CHSProblem_Energy(CHSProblem prob, const sunrealtype *q, const sunrealtype *p,
-                      sunrealtype *H) {
+int CHSProblem_Energy(CHSProblem prob, const sunrealtype *q, const sunrealtype *p, sunrealtype *H) {
   CHSSystem s;
   CHS_CALL(chs_system_init(&s, prob, NULL, NULL));
   int rc = chs_energy(&s, q, p, H);
@@ -76,12 +75,11 @@ int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord
   rec->t = t;
   if (CHSFormulation_ToPhysical(d->f, y, d->q, d->p) != 0 || !chs_all_finite(d->q, n) ||
       !chs_all_finite(d->p, n)) {
-    return chs_error_set(err, CHS_ERR_NONFINITE, "%s: the solution is not finite at t = %g",
-                         fname, (double)t);
+    return chs_error_set(err, CHS_ERR_NONFINITE, "%s: the solution is not finite at t = %g", fname,
+                         (double)t);
   }
   sunrealtype H;
-  if (chs_energy(s, d->q, d->p, &H) != 0 ||
-      s->ops->constraint(s->data, d->q, s->wm[0]) != 0 ||
+  if (chs_energy(s, d->q, d->p, &H) != 0 || s->ops->constraint(s->data, d->q, s->wm[0]) != 0 ||
       s->ops->jacobian(s->data, d->q, s->G) != 0) {
     return chs_error_set(err, CHS_ERR_NONFINITE,
                          "%s: energy or constraints cannot be evaluated at t = %g", fname,
@@ -101,8 +99,7 @@ int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord
   rec->p = d->p;
   if (d->s.has_reference) {
     if (s->ops->reference(s->data, t, d->qr, d->pr) != 0) {
-      return chs_error_set(err, CHS_ERR_CALLBACK, "reference solution failed at t = %g",
-                           (double)t);
+      return chs_error_set(err, CHS_ERR_CALLBACK, "reference solution failed at t = %g", (double)t);
     }
     for (sunindextype i = 0; i < n; i++) {
       d->diff[i] = d->q[i] - d->qr[i];

@@ -5,8 +5,8 @@
 #include <nvector/nvector_serial.h>
 #include "impl.h"
 
-int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, CHSProblem prob,
-                                 SUNContext sunctx, CHSFormulation *out, CHSError *err) {
+int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, CHSProblem prob, SUNContext sunctx,
+                                 CHSFormulation *out, CHSError *err) {
   *out = NULL;
   if (!ops || !ops->rhs || !ops->state_size || !prob || !sunctx) {
     return chs_error_set(err, CHS_ERR_ARG, "CHSFormulation_Create: NULL argument");
@@ -36,8 +36,8 @@ int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, CHSProblem prob,
   return CHS_SUCCESS;
 }
 
-int CHSFormulation_Create(const char *name, CHSProblem prob, SUNContext sunctx,
-                          CHSFormulation *out, CHSError *err) {
+int CHSFormulation_Create(const char *name, CHSProblem prob, SUNContext sunctx, CHSFormulation *out,
+                          CHSError *err) {
   const CHSFormulationOps *ops = CHSFormulationRegistry_Find(name);
   if (!ops) {
     *out = NULL;

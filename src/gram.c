@@ -30,8 +30,7 @@ int chs_gram_create(sunindextype m, SUNContext ctx, CHSGram **out, CHSError *err
   g->ls = g->Q && g->b ? SUNLinSol_Dense(g->b, g->Q, ctx) : NULL;
   if (!g->Q || !g->b || !g->x || !g->ls || SUNLinSolInitialize(g->ls) != 0) {
     chs_gram_destroy(&g);
-    return chs_error_set(err, CHS_ERR_MEM, "cannot create the dense Gram solver (m=%ld)",
-                         (long)m);
+    return chs_error_set(err, CHS_ERR_MEM, "cannot create the dense Gram solver (m=%ld)", (long)m);
   }
   *out = g;
   return CHS_SUCCESS;

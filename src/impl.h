@@ -17,12 +17,12 @@ int chs_error_set(CHSError *err, int code, const char *fmt, ...)
 int chs_error_vset(CHSError *err, int code, const char *fmt, va_list ap);
 
 /* Return early with the code when a call fails. */
-#define CHS_CALL(expr)                                                                          \
-  do {                                                                                          \
-    int chs_call_rc_ = (expr);                                                                  \
-    if (chs_call_rc_ != 0) {                                                                    \
-      return chs_call_rc_;                                                                      \
-    }                                                                                           \
+#define CHS_CALL(expr)                                                                             \
+  do {                                                                                             \
+    int chs_call_rc_ = (expr);                                                                     \
+    if (chs_call_rc_ != 0) {                                                                       \
+      return chs_call_rc_;                                                                         \
+    }                                                                                              \
   } while (0)
 
 int chs_all_finite(const sunrealtype *x, sunindextype n);
@@ -31,20 +31,20 @@ sunrealtype chs_norm2(const sunrealtype *x, sunindextype n);
 /* ------------------------------------------------------------------ registries
  * Defines Prefix_Count/_Get/_Find over a static table of `const Type *` whose items have a
  * `key` member naming them. */
-#define CHS_DEFINE_REGISTRY(Type, Prefix, table, key)                                           \
-  int Prefix##_Count(void) {                                                                    \
-    return (int)(sizeof table / sizeof table[0]);                                               \
-  }                                                                                             \
-  const Type *Prefix##_Get(int i) {                                                             \
-    return i >= 0 && i < Prefix##_Count() ? table[i] : NULL;                                    \
-  }                                                                                             \
-  const Type *Prefix##_Find(const char *name) {                                                 \
-    for (int i = 0; name && i < Prefix##_Count(); i++) {                                        \
-      if (strcmp(table[i]->key, name) == 0) {                                                   \
-        return table[i];                                                                        \
-      }                                                                                         \
-    }                                                                                           \
-    return NULL;                                                                                \
+#define CHS_DEFINE_REGISTRY(Type, Prefix, table, key)                                              \
+  int Prefix##_Count(void) {                                                                       \
+    return (int)(sizeof table / sizeof table[0]);                                                  \
+  }                                                                                                \
+  const Type *Prefix##_Get(int i) {                                                                \
+    return i >= 0 && i < Prefix##_Count() ? table[i] : NULL;                                       \
+  }                                                                                                \
+  const Type *Prefix##_Find(const char *name) {                                                    \
+    for (int i = 0; name && i < Prefix##_Count(); i++) {                                           \
+      if (strcmp(table[i]->key, name) == 0) {                                                      \
+        return table[i];                                                                           \
+      }                                                                                            \
+    }                                                                                              \
+    return NULL;                                                                                   \
   }
 
 /* ------------------------------------------------------------------ problem */
@@ -80,8 +80,8 @@ typedef struct CHSSystem {
   CHSJacKind jac_kind;
   sunindextype gsize; /* m*n (dense) or nnz (CSR) */
   const sunindextype *rowptr, *colind;
-  sunrealtype *G, *Gd;   /* G(q) and Gdot(q, v) at the current point */
-  sunrealtype *MinvGt;   /* dense n x m scratch for the Gram assembly (column j = M^{-1} g_j) */
+  sunrealtype *G, *Gd; /* G(q) and Gdot(q, v) at the current point */
+  sunrealtype *MinvGt; /* dense n x m scratch for the Gram assembly (column j = M^{-1} g_j) */
   CHSGram *gram;
   sunrealtype *wn[CHS_SCRATCH_N]; /* scratch of length n */
   sunrealtype *wm[CHS_SCRATCH_M]; /* scratch of length m */
@@ -95,8 +95,7 @@ void chs_system_free(CHSSystem *s);
 void chs_mass_inv(const CHSSystem *s, const sunrealtype *p, sunrealtype *v);
 /* out = J u (length m) and out = J^T w (length n) for J stored like G. */
 void chs_jac_mv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *u, sunrealtype *out);
-void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w,
-                 sunrealtype *out);
+void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w, sunrealtype *out);
 /* Evaluate G(q) into s->G, assemble Q = G M^{-1} G^T and factor it (counted).
  * 0, CHS_RECOVERABLE (singular Q or callback out of domain), or < 0. */
 int chs_system_gram_at(CHSSystem *s, const sunrealtype *q);
@@ -106,7 +105,7 @@ int chs_system_gram_at(CHSSystem *s, const sunrealtype *q);
  *   psi = G v, r = Gdot(q,v) v + G M^{-1} F, lambda = Q^{-1} r.
  * Pointers refer to the system's scratch space (valid until the next call). */
 typedef struct CHSKinematics {
-  sunrealtype *v, *F, *Minv_F; /* length n */
+  sunrealtype *v, *F, *Minv_F;   /* length n */
   sunrealtype *psi, *r, *lambda; /* length m */
 } CHSKinematics;
 int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,

@@ -48,8 +48,8 @@ int CHSParams_Parse(const char *text, CHSParams *out, CHSError *err) {
   for (char *tok = strtok_r(p->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(tok, '=');
     if (!eq) {
-      int rc = chs_error_set(err, CHS_ERR_ARG, "parameter '%s' has no value (expected key=value)",
-                             tok);
+      int rc =
+          chs_error_set(err, CHS_ERR_ARG, "parameter '%s' has no value (expected key=value)", tok);
       CHSParams_Destroy(&p);
       return rc;
     }
@@ -159,8 +159,8 @@ int CHSParams_CheckAllUsed(CHSParams params, const char *context, CHSError *err)
   }
   for (int i = 0; i < params->count; i++) {
     if (!params->items[i].used) {
-      return chs_error_set(err, CHS_ERR_ARG, "unknown parameter '%s' for %s",
-                           params->items[i].key, context);
+      return chs_error_set(err, CHS_ERR_ARG, "unknown parameter '%s' for %s", params->items[i].key,
+                           context);
     }
   }
   return CHS_SUCCESS;

@@ -40,8 +40,7 @@ static int chs_check_dims(const char *name, const CHSProblemDims *d, CHSError *e
                          (long)d->n, (long)d->m);
   }
   if (d->jac_kind == CHS_JAC_CSR) {
-    if (!d->rowptr || !d->colind || d->nnz <= 0 || d->rowptr[0] != 0 ||
-        d->rowptr[d->m] != d->nnz) {
+    if (!d->rowptr || !d->colind || d->nnz <= 0 || d->rowptr[0] != 0 || d->rowptr[d->m] != d->nnz) {
       return chs_error_set(err, CHS_ERR_ARG, "problem '%s': invalid CSR pattern of G", name);
     }
     for (sunindextype i = 0; i < d->m; i++) {
@@ -73,8 +72,9 @@ static int chs_check_initial_state(CHSProblem prob, CHSError *err) {
     rc = chs_error_set(err, CHS_ERR_ARG, "problem '%s': initial state is not finite", name);
     goto done;
   }
-  if (prob->ops->constraint(prob->data, q, g) != 0 || prob->ops->jacobian(prob->data, q, s.G) != 0 ||
-      !chs_all_finite(g, m) || !chs_all_finite(s.G, s.gsize)) {
+  if (prob->ops->constraint(prob->data, q, g) != 0 ||
+      prob->ops->jacobian(prob->data, q, s.G) != 0 || !chs_all_finite(g, m) ||
+      !chs_all_finite(s.G, s.gsize)) {
     rc = chs_error_set(err, CHS_ERR_ARG,
                        "problem '%s': constraints cannot be evaluated at the initial state", name);
     goto done;

@@ -30,8 +30,8 @@ static int chs_check_options(const CHSRunOptions *o, CHSError *err) {
     return chs_error_set(err, CHS_ERR_ARG, "step size h = %g must be positive and finite",
                          (double)o->ctl.h);
   }
-  if (o->ctl.h == 0 && !(o->ctl.rtol > 0 && o->ctl.atol > 0 && isfinite(o->ctl.rtol) &&
-                         isfinite(o->ctl.atol))) {
+  if (o->ctl.h == 0 &&
+      !(o->ctl.rtol > 0 && o->ctl.atol > 0 && isfinite(o->ctl.rtol) && isfinite(o->ctl.atol))) {
     return chs_error_set(err, CHS_ERR_ARG,
                          "need --h > 0, or --rtol > 0 and --atol > 0 (got rtol = %g, atol = %g)",
                          (double)o->ctl.rtol, (double)o->ctl.atol);
@@ -49,8 +49,8 @@ typedef struct {
   double wall; /* seconds spent inside the integrator (diagnostics and output excluded) */
 } chs_observer;
 
-static int chs_advance(CHSIntegrator it, sunrealtype tout, int one_step, N_Vector y,
-                       sunrealtype *t, chs_observer *ob, CHSError *err) {
+static int chs_advance(CHSIntegrator it, sunrealtype tout, int one_step, N_Vector y, sunrealtype *t,
+                       chs_observer *ob, CHSError *err) {
   double t0 = chs_now();
   int rc = one_step ? CHSIntegrator_OneStep(it, tout, y, t, err)
                     : CHSIntegrator_Evolve(it, tout, y, t, err);

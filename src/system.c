@@ -174,8 +174,7 @@ void chs_jac_mv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *u, 
   }
 }
 
-void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w,
-                 sunrealtype *out) {
+void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w, sunrealtype *out) {
   sunindextype n = s->n, m = s->m;
   memset(out, 0, (size_t)n * sizeof *out);
   if (s->jac_kind == CHS_JAC_DENSE) {

@@ -19,8 +19,8 @@ typedef struct CHSRecord {
   sunrealtype pos_res;    /* |g(q)|_2 */
   sunrealtype mom_res;    /* |G(q) M^{-1} p|_2 */
   int has_reference;
-  sunrealtype int_err;        /* |(q,p) - (q,p)_ref|_2, valid when has_reference */
-  const sunrealtype *q, *p;   /* physical state, valid until the next call */
+  sunrealtype int_err;      /* |(q,p) - (q,p)_ref|_2, valid when has_reference */
+  const sunrealtype *q, *p; /* physical state, valid until the next call */
 } CHSRecord;
 
 typedef struct CHSDiagnosticsSummary {
@@ -43,8 +43,7 @@ void CHSDiagnostics_GetSummary(CHSDiagnostics d, CHSDiagnosticsSummary *s);
 void CHSDiagnostics_Destroy(CHSDiagnostics *d);
 
 /* Building blocks (physical variables): H, |g|_2 and |psi|_2 of a problem at (q, p). */
-int CHSProblem_Energy(CHSProblem prob, const sunrealtype *q, const sunrealtype *p,
-                      sunrealtype *H);
+int CHSProblem_Energy(CHSProblem prob, const sunrealtype *q, const sunrealtype *p, sunrealtype *H);
 
 #ifdef __cplusplus
 }

@@ -46,10 +46,10 @@ typedef struct CHSFormulationOps {
 } CHSFormulationOps;
 
 /* Create by registry name for a problem (the problem must outlive the formulation). */
-int CHSFormulation_Create(const char *name, CHSProblem prob, SUNContext sunctx,
-                          CHSFormulation *out, CHSError *err);
-int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, CHSProblem prob,
-                                 SUNContext sunctx, CHSFormulation *out, CHSError *err);
+int CHSFormulation_Create(const char *name, CHSProblem prob, SUNContext sunctx, CHSFormulation *out,
+                          CHSError *err);
+int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, CHSProblem prob, SUNContext sunctx,
+                                 CHSFormulation *out, CHSError *err);
 void CHSFormulation_Destroy(CHSFormulation *f);
 
 /* ARKRhsFn / CVRhsFn; user_data must be the CHSFormulation. */

@@ -22,9 +22,9 @@ typedef struct CHSStepControl {
 
 typedef struct CHSIntegratorStats {
   long steps;
-  long rhs_evals;        /* evaluations of the formulation's right-hand side */
-  long jac_evals;        /* -1 when not applicable */
-  long err_test_fails;   /* -1 when not applicable */
+  long rhs_evals;      /* evaluations of the formulation's right-hand side */
+  long jac_evals;      /* -1 when not applicable */
+  long err_test_fails; /* -1 when not applicable */
 } CHSIntegratorStats;
 
 typedef struct CHSIntegratorOps {

@@ -36,9 +36,9 @@ typedef struct CHSProblemDims {
   CHSMassKind mass_kind;
   const sunrealtype *mass; /* NULL (identity), n diagonal entries, or n*n row-major SPD */
   CHSJacKind jac_kind;
-  sunindextype nnz;             /* CSR only */
-  const sunindextype *rowptr;   /* CSR only, m+1 entries */
-  const sunindextype *colind;   /* CSR only, nnz entries */
+  sunindextype nnz;           /* CSR only */
+  const sunindextype *rowptr; /* CSR only, m+1 entries */
+  const sunindextype *colind; /* CSR only, nnz entries */
 } CHSProblemDims;
 
 typedef struct CHSProblemOps {
@@ -52,15 +52,14 @@ typedef struct CHSProblemOps {
   int (*create)(CHSParams params, void **data, CHSProblemDims *dims, CHSError *err);
   void (*destroy)(void *data); /* required */
 
-  int (*potential)(void *data, const sunrealtype *q, sunrealtype *V);      /* required */
-  int (*force)(void *data, const sunrealtype *q, sunrealtype *F);          /* required, -grad V */
-  int (*constraint)(void *data, const sunrealtype *q, sunrealtype *g);     /* required */
-  int (*jacobian)(void *data, const sunrealtype *q, sunrealtype *G);       /* required */
+  int (*potential)(void *data, const sunrealtype *q, sunrealtype *V);  /* required */
+  int (*force)(void *data, const sunrealtype *q, sunrealtype *F);      /* required, -grad V */
+  int (*constraint)(void *data, const sunrealtype *q, sunrealtype *g); /* required */
+  int (*jacobian)(void *data, const sunrealtype *q, sunrealtype *G);   /* required */
   int (*jacobian_dot)(void *data, const sunrealtype *q, const sunrealtype *u,
                       sunrealtype *Gdot); /* required */
   /* Optional: Hu = (hess V)(q) u. NULL means V is at most linear. */
-  int (*hessian_potential)(void *data, const sunrealtype *q, const sunrealtype *u,
-                           sunrealtype *Hu);
+  int (*hessian_potential)(void *data, const sunrealtype *q, const sunrealtype *u, sunrealtype *Hu);
   /* Optional: out = grad_q ( w^T Gdot(q,u) u ) at fixed u, w. NULL: quadratic constraints. */
   int (*constraint_third)(void *data, const sunrealtype *q, const sunrealtype *u,
                           const sunrealtype *w, sunrealtype *out);

@@ -28,8 +28,8 @@ typedef struct CHSRunSummary {
   long rhs_evals;     /* counted by the formulation (includes any extra evaluations) */
   long proj_position; /* -1: no projector */
   long proj_momentum; /* -1: no projector */
-  double wall_s; /* time inside the integrator only (diagnostics and output excluded) */
-  int completed; /* 1 when tf was reached */
+  double wall_s;      /* time inside the integrator only (diagnostics and output excluded) */
+  int completed;      /* 1 when tf was reached */
 } CHSRunSummary;
 
 void CHSRunOptions_Default(CHSRunOptions *opt);

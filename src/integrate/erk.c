@@ -16,14 +16,11 @@
 
 /* ARKODE ERK tables known to every supported SUNDIALS (6.4+). */
 static const char *const erk_tables[] = {
-    "ARKODE_HEUN_EULER_2_1_2",      "ARKODE_BOGACKI_SHAMPINE_4_2_3",
-    "ARKODE_ARK324L2SA_ERK_4_2_3",  "ARKODE_ZONNEVELD_5_3_4",
-    "ARKODE_ARK436L2SA_ERK_6_3_4",  "ARKODE_SAYFY_ABURUB_6_3_4",
-    "ARKODE_CASH_KARP_6_4_5",       "ARKODE_FEHLBERG_6_4_5",
-    "ARKODE_DORMAND_PRINCE_7_4_5",  "ARKODE_ARK548L2SA_ERK_8_4_5",
-    "ARKODE_VERNER_8_5_6",          "ARKODE_FEHLBERG_13_7_8",
-    "ARKODE_KNOTH_WOLKE_3_3",       "ARKODE_ARK437L2SA_ERK_7_3_4",
-    "ARKODE_ARK548L2SAb_ERK_8_4_5",
+    "ARKODE_HEUN_EULER_2_1_2",     "ARKODE_BOGACKI_SHAMPINE_4_2_3", "ARKODE_ARK324L2SA_ERK_4_2_3",
+    "ARKODE_ZONNEVELD_5_3_4",      "ARKODE_ARK436L2SA_ERK_6_3_4",   "ARKODE_SAYFY_ABURUB_6_3_4",
+    "ARKODE_CASH_KARP_6_4_5",      "ARKODE_FEHLBERG_6_4_5",         "ARKODE_DORMAND_PRINCE_7_4_5",
+    "ARKODE_ARK548L2SA_ERK_8_4_5", "ARKODE_VERNER_8_5_6",           "ARKODE_FEHLBERG_13_7_8",
+    "ARKODE_KNOTH_WOLKE_3_3",      "ARKODE_ARK437L2SA_ERK_7_3_4",   "ARKODE_ARK548L2SAb_ERK_8_4_5",
 };
 static const struct {
   const char *alias, *table;
@@ -64,8 +61,8 @@ static ARKodeButcherTable erk_rk4(void) {
   const sunrealtype c[4] = {0, 0.5, 0.5, 1};
   const sunrealtype A[16] = {0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 1, 0};
   const sunrealtype b[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
-  return ARKodeButcherTable_Create(4, 4, 0, (sunrealtype *)c, (sunrealtype *)A,
-                                   (sunrealtype *)b, NULL);
+  return ARKodeButcherTable_Create(4, 4, 0, (sunrealtype *)c, (sunrealtype *)A, (sunrealtype *)b,
+                                   NULL);
 }
 
 /* Table for a method option; *embedded tells whether it can run adaptively. */
@@ -95,8 +92,7 @@ static ARKodeButcherTable erk_table(const char *opt, int *embedded, CHSError *er
       known = known || strcmp(erk_tables[i], full) == 0;
     }
     if (!known) {
-      chs_error_set(err, CHS_ERR_NOTFOUND, "unknown method 'erk:%s' (see `chs list methods`)",
-                    opt);
+      chs_error_set(err, CHS_ERR_NOTFOUND, "unknown method 'erk:%s' (see `chs list methods`)", opt);
       return NULL;
     }
 #endif
@@ -167,8 +163,8 @@ static int erk_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   ARKodeButcherTable_Free(B);
   if (rc != 0) {
     erk_destroy(e);
-    return chs_error_set(err, CHS_ERR_SOLVER, "ERKStep set-up failed for erk:%s (flag %d)",
-                         options, rc);
+    return chs_error_set(err, CHS_ERR_SOLVER, "ERKStep set-up failed for erk:%s (flag %d)", options,
+                         rc);
   }
   *out = e;
   return CHS_SUCCESS;
@@ -185,8 +181,8 @@ static int erk_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret
     char *flag = chs_erk_get_return_flag_name(rc);
     const CHSError *why = CHSFormulation_GetLastFailure(e->f);
     const char *detail = why->msg[0] ? why->msg : e->arkode_msg;
-    chs_error_set(err, CHS_ERR_SOLVER, "ERKStep failed at t = %.17g with %s%s%.400s",
-                  (double)*tret, flag ? flag : "an error", detail[0] ? ": " : "", detail);
+    chs_error_set(err, CHS_ERR_SOLVER, "ERKStep failed at t = %.17g with %s%s%.400s", (double)*tret,
+                  flag ? flag : "an error", detail[0] ? ": " : "", detail);
     free(flag);
     return CHS_ERR_SOLVER;
   }
