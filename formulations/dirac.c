@@ -13,11 +13,6 @@
  * with the already factored Q and three products with G or Gdot. */
 #include "../src/impl.h"
 
-static sunindextype dirac_size(sunindextype n, sunindextype m) {
-  (void)m;
-  return 2 * n;
-}
-
 static int dirac_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrealtype *ydot) {
   (void)t;
   CHSSystem *s = &f->sys;
@@ -55,6 +50,5 @@ const CHSFormulationOps chs_formulation_dirac = {
     .summary = "Hamilton-Dirac equations (g and psi are first integrals)",
     .source = "seed 000 (17), (31), (35); seed 001 (21), (44)",
     .flags = CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KEEPS_PSI,
-    .state_size = dirac_size,
     .rhs = dirac_rhs,
 };

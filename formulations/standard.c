@@ -7,11 +7,6 @@
 #include <string.h>
 #include "../src/impl.h"
 
-static sunindextype standard_size(sunindextype n, sunindextype m) {
-  (void)m;
-  return 2 * n;
-}
-
 static int standard_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrealtype *ydot) {
   (void)t;
   CHSSystem *s = &f->sys;
@@ -32,6 +27,5 @@ const CHSFormulationOps chs_formulation_standard = {
     .summary = "underlying ODE by index reduction (naive; manifold unstable)",
     .source = "seed 000 (27), (38); seed 001 (15), (42)",
     .flags = CHS_FORM_ODE,
-    .state_size = standard_size,
     .rhs = standard_rhs,
 };

@@ -8,7 +8,7 @@
 int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, CHSProblem prob, SUNContext sunctx,
                                  CHSFormulation *out, CHSError *err) {
   *out = NULL;
-  if (!ops || !ops->rhs || !ops->state_size || !prob || !sunctx) {
+  if (!ops || !ops->rhs || !prob || !sunctx) {
     return chs_error_set(err, CHS_ERR_ARG, "CHSFormulation_Create: NULL argument");
   }
   CHSFormulation f = calloc(1, sizeof *f);
@@ -23,7 +23,7 @@ int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, CHSProblem prob, 
     free(f);
     return rc;
   }
-  f->size = ops->state_size(f->sys.n, f->sys.m);
+  f->size = ops->state_size ? ops->state_size(f->sys.n, f->sys.m) : 2 * f->sys.n;
   if (ops->init) {
     rc = ops->init(f, err);
     if (rc != 0) {

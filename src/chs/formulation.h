@@ -32,7 +32,7 @@ typedef struct CHSFormulationOps {
   const char *summary; /* one line for `chs list formulations` */
   const char *source;  /* paper and equations, e.g. "seed 000 (31), (35)" */
   unsigned flags;
-  /* State size for a problem with n coordinates and m constraints. */
+  /* State size for a problem with n coordinates and m constraints; NULL: 2n, y = (q, p). */
   sunindextype (*state_size)(sunindextype n, sunindextype m);
   /* Optional: allocate/free private workspace (CHSFormulation_GetPrivate). */
   int (*init)(CHSFormulation f, CHSError *err);
