@@ -64,6 +64,7 @@ int CHSFormulation_Rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data
   const sunrealtype *ya = N_VGetArrayPointer(y);
   sunrealtype *yd = N_VGetArrayPointer(ydot);
   f->n_rhs++;
+  CHSError_Clear(&f->failure); /* the failure reported is the last evaluation's */
   if (!chs_all_finite(ya, f->size)) {
     return CHSFormulation_SetFailure(f, CHS_RECOVERABLE, "%s: non-finite state at t = %g",
                                      f->ops->name, (double)t);
@@ -73,7 +74,7 @@ int CHSFormulation_Rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data
     rc = CHSFormulation_SetFailure(f, CHS_RECOVERABLE, "%s: non-finite right-hand side at t = %g",
                                    f->ops->name, (double)t);
   }
-  if (rc != 0 && f->failure.code == CHS_SUCCESS) {
+  if (rc != 0 && f->failure.code == CHS_SUCCESS) { /* no specific message yet */
     CHSFormulation_SetFailure(f, rc, "%s: right-hand side failed at t = %g (%s)", f->ops->name,
                               (double)t,
                               rc > 0 ? "singular Gram matrix G M^-1 G^T or state outside the "

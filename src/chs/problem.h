@@ -92,8 +92,8 @@ int CHSProblemRegistry_Count(void);
 const CHSProblemOps *CHSProblemRegistry_Get(int i);
 const CHSProblemOps *CHSProblemRegistry_Find(const char *name);
 
-/* Tolerance for accepting an initial state: |g|_2 and |G M^{-1} p|_2 at most this times the
- * problem's scale (1 + |q|_2, 1 + |p|_2). */
+/* Tolerance for accepting an initial state: |g|_2 <= tol * max(1, |q|_2^2) and
+ * |G M^{-1} p|_2 <= tol * max(1, |q|_2 |M^{-1} p|_2) (the scales of quadratic constraints). */
 #define CHS_CONSISTENCY_TOL 1e-10
 
 #ifdef __cplusplus

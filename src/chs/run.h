@@ -19,7 +19,8 @@ typedef struct CHSRunOptions {
   long every; /* >= 1 */
 } CHSRunOptions;
 
-/* Called at t0 and at every output time; a nonzero return stops the run with that code. */
+/* Called at t0 and at every output time; a nonzero return stops the run: a negative return is
+ * passed on as the run's code, a positive one becomes CHS_ERR_IO (output failed). */
 typedef int (*CHSMonitorFn)(const CHSRecord *rec, void *ctx);
 
 typedef struct CHSRunSummary {
