@@ -178,6 +178,20 @@ int cli_check_run_options(const cli_options *o) {
   return 0;
 }
 
+int cli_check_formulation(const char *spec) {
+  char name[64];
+  const char *params = NULL;
+  CHSError err;
+  CHSError_Clear(&err);
+  if (CHSSpec_Split(spec, name, sizeof name, &params, &err) != 0) {
+    return usage_error("bad formulation '%s'", spec);
+  }
+  if (!CHSFormulationRegistry_Find(name)) {
+    return usage_error("unknown formulation '%s' (see `chs list formulations`)", name);
+  }
+  return 0;
+}
+
 void cli_run_options(const cli_options *o, CHSRunOptions *ro) {
   CHSRunOptions_Default(ro);
   ro->method = o->method;

@@ -38,13 +38,16 @@ int cli_check_run_options(const cli_options *o);
 void cli_run_options(const cli_options *o, CHSRunOptions *ro);
 void cli_print_run_usage(FILE *out, const char *cmd, const char *formulation_flag);
 
+/* 0 when spec's name ("name[:k=v,...]") is a registered formulation; else message, exit 2. */
+int cli_check_formulation(const char *spec);
+
 /* Print "chs: message" on stderr and return the exit status for code. */
 int cli_fail(const CHSError *err);
 int cli_exit_status(int code);
 
 /* One integration as `chs run` does it (monitor may be NULL). */
 typedef struct {
-  char problem[256], formulation[64], method[128];
+  char problem[256], formulation[128], method[128];
   CHSRunSummary sum;
   int rc;
   CHSError err;

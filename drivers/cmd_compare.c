@@ -5,11 +5,13 @@
 
 #define MAX_FORMS 32
 
-static int split_formulations(const char *list, char names[][64], int *count) {
+/* Split "F1,F2:k=v,k=v,F3" at commas; a piece that looks like k=v (has '=' but no ':') continues
+ * the previous formulation's parameters. */
+static int split_formulations(const char *list, char names[][128], int *count) {
   *count = 0;
   if (!list) {
     for (int i = 0; i < CHSFormulationRegistry_Count() && *count < MAX_FORMS; i++) {
-      snprintf(names[(*count)++], 64, "%s", CHSFormulationRegistry_Get(i)->name);
+      snprintf(names[(*count)++], 128, "%s", CHSFormulationRegistry_Get(i)->name);
     }
     return 0;
   }
@@ -17,18 +19,32 @@ static int split_formulations(const char *list, char names[][64], int *count) {
   while (*s) {
     const char *comma = strchr(s, ',');
     size_t len = comma ? (size_t)(comma - s) : strlen(s);
-    if (len == 0 || len >= 64 || *count >= MAX_FORMS) {
+    char piece[128];
+    if (len == 0 || len >= sizeof piece) {
       fprintf(stderr, "chs: bad value for --formulations: '%s'\n", list);
       return CHS_EXIT_USAGE;
     }
-    memcpy(names[*count], s, len);
-    names[*count][len] = '\0';
-    if (!CHSFormulationRegistry_Find(names[*count])) {
-      fprintf(stderr, "chs: unknown formulation '%s' (see `chs list formulations`)\n",
-              names[*count]);
-      return CHS_EXIT_USAGE;
+    memcpy(piece, s, len);
+    piece[len] = '\0';
+    int continues = *count > 0 && strchr(piece, '=') && !strchr(piece, ':');
+    if (continues) {
+      size_t used = strlen(names[*count - 1]);
+      if (used + 1 + len >= 128) {
+        fprintf(stderr, "chs: bad value for --formulations: '%s'\n", list);
+        return CHS_EXIT_USAGE;
+      }
+      names[*count - 1][used] = ',';
+      memcpy(names[*count - 1] + used + 1, piece, len + 1);
+    } else {
+      if (*count >= MAX_FORMS) {
+        fprintf(stderr, "chs: too many formulations in '%s'\n", list);
+        return CHS_EXIT_USAGE;
+      }
+      if (cli_check_formulation(piece) != 0) {
+        return CHS_EXIT_USAGE;
+      }
+      snprintf(names[(*count)++], 128, "%s", piece);
     }
-    (*count)++;
     s += len + (comma ? 1 : 0);
   }
   return 0;
@@ -88,7 +104,7 @@ int cmd_compare(int argc, char **argv) {
     fprintf(stderr, "chs: --out is not supported by compare (use chs run per formulation)\n");
     return CHS_EXIT_USAGE;
   }
-  char names[MAX_FORMS][64];
+  char names[MAX_FORMS][128];
   int count = 0;
   if ((rc = split_formulations(o.formulation, names, &count)) != 0) {
     return rc;

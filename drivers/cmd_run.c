@@ -47,8 +47,7 @@ int cmd_run(int argc, char **argv) {
   if (CHSProblem_Create(o.problem, &prob, &err) != 0) {
     return cli_fail(&err);
   }
-  if (!CHSFormulationRegistry_Find(o.formulation)) {
-    fprintf(stderr, "chs: unknown formulation '%s' (see `chs list formulations`)\n", o.formulation);
+  if (cli_check_formulation(o.formulation) != 0) {
     CHSProblem_Destroy(&prob);
     return CHS_EXIT_USAGE;
   }

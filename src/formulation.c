@@ -5,8 +5,8 @@
 #include <nvector/nvector_serial.h>
 #include "impl.h"
 
-int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, CHSProblem prob, SUNContext sunctx,
-                                 CHSFormulation *out, CHSError *err) {
+int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, const char *params, CHSProblem prob,
+                                 SUNContext sunctx, CHSFormulation *out, CHSError *err) {
   *out = NULL;
   if (!ops || !ops->rhs || !prob || !sunctx) {
     return chs_error_set(err, CHS_ERR_ARG, "CHSFormulation_Create: NULL argument");
@@ -24,27 +24,35 @@ int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, CHSProblem prob, 
     return rc;
   }
   f->size = ops->state_size ? ops->state_size(f->sys.n, f->sys.m) : 2 * f->sys.n;
-  if (ops->init) {
-    rc = ops->init(f, err);
-    if (rc != 0) {
-      chs_system_free(&f->sys);
-      free(f);
-      return rc;
-    }
+  CHSParams kv = NULL;
+  rc = CHSParams_Parse(params, &kv, err);
+  if (rc == 0 && ops->init) {
+    rc = ops->init(f, kv, err);
+  }
+  if (rc == 0) {
+    rc = CHSParams_CheckAllUsed(kv, ops->name, err);
+  }
+  CHSParams_Destroy(&kv);
+  if (rc != 0) {
+    CHSFormulation_Destroy(&f);
+    return rc;
   }
   *out = f;
   return CHS_SUCCESS;
 }
 
-int CHSFormulation_Create(const char *name, CHSProblem prob, SUNContext sunctx, CHSFormulation *out,
+int CHSFormulation_Create(const char *spec, CHSProblem prob, SUNContext sunctx, CHSFormulation *out,
                           CHSError *err) {
+  char name[64];
+  const char *params = NULL;
+  *out = NULL;
+  CHS_CALL(CHSSpec_Split(spec, name, sizeof name, &params, err));
   const CHSFormulationOps *ops = CHSFormulationRegistry_Find(name);
   if (!ops) {
-    *out = NULL;
     return chs_error_set(err, CHS_ERR_NOTFOUND,
                          "unknown formulation '%s' (see `chs list formulations`)", name);
   }
-  return CHSFormulation_CreateFromOps(ops, prob, sunctx, out, err);
+  return CHSFormulation_CreateFromOps(ops, params, prob, sunctx, out, err);
 }
 
 void CHSFormulation_Destroy(CHSFormulation *f) {

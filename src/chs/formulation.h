@@ -34,8 +34,10 @@ typedef struct CHSFormulationOps {
   unsigned flags;
   /* State size for a problem with n coordinates and m constraints; NULL: 2n, y = (q, p). */
   sunindextype (*state_size)(sunindextype n, sunindextype m);
-  /* Optional: allocate/free private workspace (CHSFormulation_GetPrivate). */
-  int (*init)(CHSFormulation f, CHSError *err);
+  /* Optional: read parameters ("baumgarte:alpha=2" passes alpha=2; every key must be read, see
+   * CHSParams) and allocate private workspace (CHSFormulation_SetPrivate). A formulation without
+   * init accepts no parameters. */
+  int (*init)(CHSFormulation f, CHSParams params, CHSError *err);
   void (*free)(CHSFormulation f);
   /* ydot = f(t, y); 0, > 0 recoverable (message via CHSFormulation_SetFailure), < 0 fatal. */
   int (*rhs)(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrealtype *ydot);
@@ -45,11 +47,11 @@ typedef struct CHSFormulationOps {
                        sunrealtype *y);
 } CHSFormulationOps;
 
-/* Create by registry name for a problem (the problem must outlive the formulation). */
-int CHSFormulation_Create(const char *name, CHSProblem prob, SUNContext sunctx, CHSFormulation *out,
+/* Create from "name[:k=v,...]" in the registry, for a problem that outlives the formulation. */
+int CHSFormulation_Create(const char *spec, CHSProblem prob, SUNContext sunctx, CHSFormulation *out,
                           CHSError *err);
-int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, CHSProblem prob, SUNContext sunctx,
-                                 CHSFormulation *out, CHSError *err);
+int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, const char *params, CHSProblem prob,
+                                 SUNContext sunctx, CHSFormulation *out, CHSError *err);
 void CHSFormulation_Destroy(CHSFormulation *f);
 
 /* ARKRhsFn / CVRhsFn; user_data must be the CHSFormulation. */
