@@ -5,60 +5,16 @@
  *   - adaptive erk:dp5: tightening rtol = atol from 1e-6 to 1e-9 reduces the error >= 100x;
  *   - on the double pendulum (no reference) RK4 has order 4 by Richardson's ratio
  *     |y_h - y_{h/2}| / |y_{h/2} - y_{h/4}| ~ 2^4. */
-#include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <cmocka.h>
-
 #include <nvector/nvector_serial.h>
-#include "../src/compat.h"
-#include "chs/chs.h"
-
-#define CHECK_LE(a, b)                                                                             \
-  do {                                                                                             \
-    double chk_a_ = (double)(a), chk_b_ = (double)(b);                                             \
-    if (!(chk_a_ <= chk_b_)) {                                                                     \
-      print_error("%s:%d: %s = %.6e  >  %s = %.6e\n", __FILE__, __LINE__, #a, chk_a_, #b, chk_b_); \
-      fail();                                                                                      \
-    }                                                                                              \
-  } while (0)
-
-#define CHECK_NEAR(a, b, tol)                                                                      \
-  do {                                                                                             \
-    double chk_a_ = (double)(a), chk_b_ = (double)(b), chk_t_ = (double)(tol);                     \
-    if (!(fabs(chk_a_ - chk_b_) <= chk_t_)) {                                                      \
-      print_error("%s:%d: %s = %.6f is not within %.3g of %.6f\n", __FILE__, __LINE__, #a, chk_a_, \
-                  chk_t_, chk_b_);                                                                 \
-      fail();                                                                                      \
-    }                                                                                              \
-  } while (0)
-
-static SUNContext ctx;
-
-static int group_setup(void **state) {
-  (void)state;
-  return chs_context_create(&ctx);
-}
-
-static int group_teardown(void **state) {
-  (void)state;
-  return SUNContext_Free(&ctx);
-}
+#include "test_util.h"
 
 /* One CHSRun to tf; returns the summary (asserting success). Output only at tf (every huge). */
 static CHSRunSummary run(const char *problem, const char *form, const char *method, double h,
                          double rtol, double tf) {
-  CHSProblem prob = NULL;
-  CHSFormulation f = NULL;
+  CHSProblem prob = new_problem(problem);
+  CHSFormulation f = new_formulation(form, prob, test_context());
   CHSError err;
   CHSError_Clear(&err);
-  assert_int_equal(CHSProblem_Create(problem, &prob, &err), 0);
-  assert_int_equal(CHSFormulation_Create(form, prob, ctx, &f, &err), 0);
   CHSRunOptions opt;
   CHSRunOptions_Default(&opt);
   opt.method = method;
@@ -166,33 +122,21 @@ static void integrate_to(CHSFormulation f, const char *method, double h, double 
   N_VDestroy(y);
 }
 
-static double dist(const double *a, const double *b, int n) {
-  double s = 0;
-  for (int i = 0; i < n; i++) {
-    s += (a[i] - b[i]) * (a[i] - b[i]);
-  }
-  return sqrt(s);
-}
-
 static void test_rk4_richardson_double_pendulum(void **state) {
   (void)state;
   const char *forms[] = {"standard", "dirac"};
   const char *specs[] = {"double-pendulum", "double-pendulum:m1=1,m2=3,sparse=0"};
   for (int si = 0; si < 2; si++) {
-    CHSProblem prob = NULL;
-    CHSError err;
-    CHSError_Clear(&err);
-    assert_int_equal(CHSProblem_Create(specs[si], &prob, &err), 0);
+    CHSProblem prob = new_problem(specs[si]);
     assert_null(CHSProblem_GetOps(prob)->reference);
     for (int fi = 0; fi < 2; fi++) {
-      CHSFormulation f = NULL;
-      assert_int_equal(CHSFormulation_Create(forms[fi], prob, ctx, &f, &err), 0);
+      CHSFormulation f = new_formulation(forms[fi], prob, test_context());
       double y[3][8];
       const double h = 0.04, tf = 2.0;
       for (int k = 0; k < 3; k++) {
         integrate_to(f, "erk:rk4", h / (double)(1 << k), tf, y[k]);
       }
-      double d1 = dist(y[0], y[1], 8), d2 = dist(y[1], y[2], 8);
+      double d1 = diff2(y[0], y[1], 8), d2 = diff2(y[1], y[2], 8);
       print_message("double pendulum %s %-8s rk4: |y_h - y_h/2| = %.3e, |y_h/2 - y_h/4| = "
                     "%.3e, ratio %.2f, order %.3f\n",
                     specs[si], forms[fi], d1, d2, d1 / d2, log2(d1 / d2));

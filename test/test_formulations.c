@@ -7,115 +7,16 @@
  *   - dense and CSR storage of G give the same right-hand sides;
  *   - the problem callbacks are mutually consistent (finite differences);
  *   - a singular Gram matrix is a recoverable failure with a message. */
-#include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <cmocka.h>
-
 #include <nvector/nvector_serial.h>
-#include "../src/compat.h"
-#include "chs/chs.h"
+#include "test_util.h"
 
 #define NSAMPLES 20
 
 /* ------------------------------------------------------------------ helpers */
 
-#define CHECK_LE(a, b)                                                                             \
-  do {                                                                                             \
-    double chk_a_ = (double)(a), chk_b_ = (double)(b);                                             \
-    if (!(chk_a_ <= chk_b_)) {                                                                     \
-      print_error("%s:%d: %s = %.6e  >  %s = %.6e\n", __FILE__, __LINE__, #a, chk_a_, #b, chk_b_); \
-      fail();                                                                                      \
-    }                                                                                              \
-  } while (0)
-
-#define CHECK_GT(a, b)                                                                             \
-  do {                                                                                             \
-    double chk_a_ = (double)(a), chk_b_ = (double)(b);                                             \
-    if (!(chk_a_ > chk_b_)) {                                                                      \
-      print_error("%s:%d: %s = %.6e  <=  %s = %.6e\n", __FILE__, __LINE__, #a, chk_a_, #b,         \
-                  chk_b_);                                                                         \
-      fail();                                                                                      \
-    }                                                                                              \
-  } while (0)
-
-/* Reproducible random numbers (splitmix64), independent of the C library. */
-static uint64_t rng_state;
-static void rng_seed(uint64_t s) {
-  rng_state = s;
-}
-static double rng_uniform(double lo, double hi) {
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return lo + (hi - lo) * ((double)(z >> 11) * 0x1.0p-53);
-}
-
-static double norm_inf(const double *x, int n) {
-  double r = 0;
-  for (int i = 0; i < n; i++) {
-    r = fmax(r, fabs(x[i]));
-  }
-  return r;
-}
-
-static double norm2(const double *x, int n) {
-  double r = 0;
-  for (int i = 0; i < n; i++) {
-    r += x[i] * x[i];
-  }
-  return sqrt(r);
-}
-
-static double diff_inf(const double *x, const double *y, int n) {
-  double r = 0;
-  for (int i = 0; i < n; i++) {
-    r = fmax(r, fabs(x[i] - y[i]));
-  }
-  return r;
-}
-
-static SUNContext ctx;
-
-static int group_setup(void **state) {
-  (void)state;
-  return chs_context_create(&ctx);
-}
-
-static int group_teardown(void **state) {
-  (void)state;
-  return SUNContext_Free(&ctx);
-}
-
-static CHSProblem new_problem(const char *spec) {
-  CHSProblem prob = NULL;
-  CHSError err;
-  CHSError_Clear(&err);
-  int rc = CHSProblem_Create(spec, &prob, &err);
-  if (rc != 0) {
-    print_error("CHSProblem_Create(%s): %s\n", spec, err.msg);
-  }
-  assert_int_equal(rc, 0);
-  assert_non_null(prob);
-  return prob;
-}
-
-static CHSFormulation new_formulation(const char *name, CHSProblem prob) {
-  CHSFormulation f = NULL;
-  CHSError err;
-  CHSError_Clear(&err);
-  int rc = CHSFormulation_Create(name, prob, ctx, &f, &err);
-  if (rc != 0) {
-    print_error("CHSFormulation_Create(%s): %s\n", name, err.msg);
-  }
-  assert_int_equal(rc, 0);
-  assert_non_null(f);
+/* A formulation of prob on the group's context; the formulations tested here have y = (q, p). */
+static CHSFormulation new_qp_formulation(const char *name, CHSProblem prob) {
+  CHSFormulation f = new_formulation(name, prob, test_context());
   assert_int_equal(CHSFormulation_GetStateSize(f), 2 * CHSProblem_GetDims(prob)->n);
   return f;
 }
@@ -123,7 +24,7 @@ static CHSFormulation new_formulation(const char *name, CHSProblem prob) {
 /* ydot = f(y) through the public ARKRhsFn; returns its code. */
 static int eval_rhs(CHSFormulation f, const double *y, double *ydot) {
   sunindextype N = CHSFormulation_GetStateSize(f);
-  N_Vector vy = N_VNew_Serial(N, ctx), vd = N_VNew_Serial(N, ctx);
+  N_Vector vy = N_VNew_Serial(N, test_context()), vd = N_VNew_Serial(N, test_context());
   assert_non_null(vy);
   assert_non_null(vd);
   memcpy(N_VGetArrayPointer(vy), y, (size_t)N * sizeof *y);
@@ -218,8 +119,8 @@ static void check_state_consistent(CHSProblem prob, const double *y) {
 
 static void compare_std_dirac(const char *spec, const double *y) {
   CHSProblem prob = new_problem(spec);
-  CHSFormulation fs = new_formulation("standard", prob);
-  CHSFormulation fd = new_formulation("dirac", prob);
+  CHSFormulation fs = new_qp_formulation("standard", prob);
+  CHSFormulation fd = new_qp_formulation("dirac", prob);
   int N = (int)CHSFormulation_GetStateSize(fs);
   double ds[8], dd[8];
   check_state_consistent(prob, y);
@@ -246,8 +147,8 @@ static void test_std_dirac_agree_pendulum(void **state) {
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     CHSProblem prob = new_problem(cases[c].spec);
-    CHSFormulation fs = new_formulation("standard", prob);
-    CHSFormulation fd = new_formulation("dirac", prob);
+    CHSFormulation fs = new_qp_formulation("standard", prob);
+    CHSFormulation fd = new_qp_formulation("dirac", prob);
     for (int k = 0; k < NSAMPLES; k++) {
       double y[4], ds[4], dd[4], ref[4];
       double th = rng_uniform(-M_PI, M_PI), om = rng_uniform(-3, 3);
@@ -320,8 +221,8 @@ static void test_dirac_invariants_off_manifold(void **state) {
   for (size_t c = 0; c < 2; c++) {
     rng_seed(2001);
     CHSProblem prob = new_problem(specs[c]);
-    CHSFormulation fd = new_formulation("dirac", prob);
-    CHSFormulation fs = new_formulation("standard", prob);
+    CHSFormulation fd = new_qp_formulation("dirac", prob);
+    CHSFormulation fs = new_qp_formulation("standard", prob);
     const CHSProblemOps *ops = CHSProblem_GetOps(prob);
     const CHSProblemDims *d = CHSProblem_GetDims(prob);
     void *data = CHSProblem_GetData(prob);
@@ -420,8 +321,8 @@ static void test_pendulum_closed_forms(void **state) {
   (void)state;
   rng_seed(3001);
   CHSProblem prob = new_problem("pendulum:length=1,gravity=1,mass=1");
-  CHSFormulation fs = new_formulation("standard", prob);
-  CHSFormulation fd = new_formulation("dirac", prob);
+  CHSFormulation fs = new_qp_formulation("standard", prob);
+  CHSFormulation fd = new_qp_formulation("dirac", prob);
   double max_off = 0, r35 = 0, r44 = 0, r38 = 0;
   for (int k = 0; k < NSAMPLES; k++) {
     double rad = rng_uniform(0.3, 2), ang = rng_uniform(-M_PI, M_PI);
@@ -479,7 +380,7 @@ static void test_dense_vs_csr(void **state) {
     assert_int_equal(CHSProblem_GetDims(pc)->jac_kind, CHS_JAC_CSR);
     for (size_t fi = 0; fi < 2; fi++) {
       rng_seed(4001);
-      CHSFormulation fd = new_formulation(forms[fi], pd), fc = new_formulation(forms[fi], pc);
+      CHSFormulation fd = new_qp_formulation(forms[fi], pd), fc = new_qp_formulation(forms[fi], pc);
       for (int k = 0; k < 2 * NSAMPLES; k++) {
         double y[8], a[8], b[8];
         if (k < NSAMPLES) {
@@ -631,7 +532,7 @@ static void test_finite_differences(void **state) {
 
 static void check_singular(const char *spec, const char *form, const double *y) {
   CHSProblem prob = new_problem(spec);
-  CHSFormulation f = new_formulation(form, prob);
+  CHSFormulation f = new_qp_formulation(form, prob);
   int N = (int)CHSFormulation_GetStateSize(f);
   double yd[8];
   assert_int_equal(CHSFormulation_GetLastFailure(f)->msg[0], '\0');
@@ -677,7 +578,7 @@ static void test_nonfinite_state(void **state) {
   CHSProblem prob = new_problem("pendulum");
   const char *forms[] = {"standard", "dirac"};
   for (int i = 0; i < 2; i++) {
-    CHSFormulation f = new_formulation(forms[i], prob);
+    CHSFormulation f = new_qp_formulation(forms[i], prob);
     double y[4] = {1, 0, NAN, -2}, yd[4];
     assert_true(eval_rhs(f, y, yd) > 0);
     assert_non_null(strstr(CHSFormulation_GetLastFailure(f)->msg, "non-finite"));

@@ -1,15 +1,5 @@
 /* Parameter lists "k=v,..." and the validation of problem specifications. */
-#include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <cmocka.h>
-
-#include "chs/chs.h"
+#include "test_util.h"
 
 static void assert_msg_contains(const CHSError *err, const char *needle) {
   if (!strstr(err->msg, needle)) {
