@@ -35,7 +35,7 @@ static int baumgarte_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, 
   sunindextype n = s->n;
   CHSKinematics k;
   CHS_CALL(chs_system_kinematics(s, y, y + n, &k));
-  sunrealtype *g = s->wm[4], *rhs = s->wm[5], *lam = s->wm[6], *Gtl = s->wn[3];
+  sunrealtype *g = s->wm[4], *rhs = s->wm[5], *lam = s->wm[6];
   if (s->ops->constraint(s->data, y, g) != 0) {
     return CHS_RECOVERABLE;
   }
@@ -43,11 +43,7 @@ static int baumgarte_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, 
     rhs[i] = k.r[i] + 2 * b->alpha * k.psi[i] + b->beta * b->beta * g[i];
   }
   CHS_CALL(chs_gram_solve(s->gram, rhs, lam));
-  chs_jac_tmv(s, s->G, lam, Gtl);
-  for (sunindextype i = 0; i < n; i++) {
-    ydot[i] = k.v[i];
-    ydot[n + i] = k.F[i] - Gtl[i];
-  }
+  chs_system_field(s, &k, lam, 0, NULL, NULL, ydot);
   return 0;
 }
 

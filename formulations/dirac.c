@@ -36,12 +36,7 @@ static int dirac_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunr
   for (sunindextype i = 0; i < m; i++) {
     z[i] = k.lambda[i] - z[i];
   }
-  sunrealtype *Gtz = s->wn[3];
-  chs_jac_tmv(s, s->G, z, Gtz);
-  for (sunindextype i = 0; i < n; i++) {
-    ydot[i] = k.v[i] - a[i];
-    ydot[n + i] = k.F[i] - Gtz[i] + b[i];
-  }
+  chs_system_field(s, &k, z, -1, a, b, ydot);
   return 0;
 }
 

@@ -75,7 +75,7 @@ static int total_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunr
   (void)t;
   CHSSystem *s = &f->sys;
   total_ws *ws = CHSFormulation_GetPrivate(f);
-  sunindextype n = s->n, m = s->m;
+  sunindextype n = s->n;
   const sunrealtype *q = y;
   CHSKinematics k;
   CHS_CALL(chs_system_kinematics(s, q, y + n, &k));
@@ -116,12 +116,10 @@ static int total_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunr
   CHS_CALL(total_add_gdot_t(s, ws, q, ws->b, mu, -1, tmp2));
   CHS_CALL(total_add_gdot_t(s, ws, q, ws->c, k.lambda, -1, tmp2));
 
-  chs_jac_tmv(s, s->G, k.lambda, tmp);
   for (sunindextype i = 0; i < n; i++) {
-    ydot[i] = k.v[i] + 2 * gradp[i];
-    ydot[n + i] = k.F[i] - tmp[i] - ws->acc[i];
+    ws->acc[i] = -ws->acc[i];
   }
-  (void)m;
+  chs_system_field(s, &k, k.lambda, 2, gradp, ws->acc, ydot);
   return 0;
 }
 

@@ -111,6 +111,12 @@ typedef struct CHSKinematics {
 int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
                           CHSKinematics *k);
 
+/* The common shape of the natural formulations' fields:
+ *   ydot = (v + cq dq, F - G^T mult + dp)     (dq, dp may be NULL: zero).
+ * Uses scratch s->wn[6]. */
+void chs_system_field(CHSSystem *s, const CHSKinematics *k, const sunrealtype *mult, sunrealtype cq,
+                      const sunrealtype *dq, const sunrealtype *dp, sunrealtype *ydot);
+
 /* ------------------------------------------------------------------ formulation */
 struct CHSFormulation_ {
   const CHSFormulationOps *ops;

@@ -252,3 +252,14 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
   }
   return chs_gram_solve(s->gram, k->r, k->lambda);
 }
+
+void chs_system_field(CHSSystem *s, const CHSKinematics *k, const sunrealtype *mult, sunrealtype cq,
+                      const sunrealtype *dq, const sunrealtype *dp, sunrealtype *ydot) {
+  sunindextype n = s->n;
+  sunrealtype *Gtm = s->wn[6];
+  chs_jac_tmv(s, s->G, mult, Gtm);
+  for (sunindextype i = 0; i < n; i++) {
+    ydot[i] = k->v[i] + (dq ? cq * dq[i] : 0);
+    ydot[n + i] = k->F[i] - Gtm[i] + (dp ? dp[i] : 0);
+  }
+}
