@@ -1,34 +1,33 @@
-/* The Gram matrix Q = G M^{-1} G^T of the constraints, factored through a SUNDIALS dense linear
- * solver (LU with partial pivoting) once per evaluation point and solved many times.
- * Band and KLU solvers for chains and sparse constraints plug in here (issue: structured Gram). */
+/* The Gram matrix Q = G M^{-1} G^T of the constraints: stored in a SUNDIALS dense SUNMatrix,
+ * factored once per evaluation point (LU with partial pivoting) and solved many times.
+ *
+ * The factorization and the solves call SUNDIALS' dense kernels (SUNDlsMat_denseGETRF/GETRS, the
+ * code SUNLinSol_Dense runs) directly on the matrix columns: going through SUNLinSolSolve costs
+ * two N_Vector copies and a dispatch per solve, which for the small m of a pendulum was the
+ * larger part of the Hamilton-Dirac equations' extra cost (two extra solves per evaluation).
+ * Band and KLU solvers for chains and general sparse constraints plug in here. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <nvector/nvector_serial.h>
-#include <sunlinsol/sunlinsol_dense.h>
+#include <sundials/sundials_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include "impl.h"
 
 struct CHSGram {
   sunindextype m;
   SUNMatrix Q;
-  SUNLinearSolver ls;
-  N_Vector b, x;
-  sunrealtype diag_max; /* max |Q_ii| before factoring, for the singularity test */
+  sunindextype *pivots;
   int factored;
 };
 
 int chs_gram_create(sunindextype m, SUNContext ctx, CHSGram **out, CHSError *err) {
   CHSGram *g = calloc(1, sizeof *g);
-  if (!g) {
-    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  if (g) {
+    g->m = m;
+    g->Q = SUNDenseMatrix(m, m, ctx);
+    g->pivots = calloc((size_t)m, sizeof *g->pivots);
   }
-  g->m = m;
-  g->Q = SUNDenseMatrix(m, m, ctx);
-  g->b = N_VNew_Serial(m, ctx);
-  g->x = N_VNew_Serial(m, ctx);
-  g->ls = g->Q && g->b ? SUNLinSol_Dense(g->b, g->Q, ctx) : NULL;
-  if (!g->Q || !g->b || !g->x || !g->ls || SUNLinSolInitialize(g->ls) != 0) {
+  if (!g || !g->Q || !g->pivots) {
     chs_gram_destroy(&g);
     return chs_error_set(err, CHS_ERR_MEM, "cannot create the dense Gram solver (m=%ld)", (long)m);
   }
@@ -40,20 +39,11 @@ void chs_gram_destroy(CHSGram **gram) {
   if (!gram || !*gram) {
     return;
   }
-  CHSGram *g = *gram;
-  if (g->ls) {
-    SUNLinSolFree(g->ls);
+  if ((*gram)->Q) {
+    SUNMatDestroy((*gram)->Q);
   }
-  if (g->Q) {
-    SUNMatDestroy(g->Q);
-  }
-  if (g->b) {
-    N_VDestroy(g->b);
-  }
-  if (g->x) {
-    N_VDestroy(g->x);
-  }
-  free(g);
+  free((*gram)->pivots);
+  free(*gram);
   *gram = NULL;
 }
 
@@ -65,20 +55,20 @@ sunrealtype *chs_gram_matrix_data(CHSGram *gram) {
 int chs_gram_factor(CHSGram *g) {
   sunrealtype *a = SUNDenseMatrix_Data(g->Q);
   sunindextype m = g->m;
-  g->diag_max = 0;
+  sunrealtype diag_max = 0;
   for (sunindextype i = 0; i < m; i++) {
     if (!isfinite(a[i * m + i])) {
       return CHS_RECOVERABLE;
     }
-    g->diag_max = fmax(g->diag_max, fabs(a[i * m + i]));
+    diag_max = fmax(diag_max, fabs(a[i * m + i]));
   }
-  if (!(g->diag_max > 0) || SUNLinSolSetup(g->ls, g->Q) != 0) {
+  if (!(diag_max > 0) || SUNDlsMat_denseGETRF(SUNDenseMatrix_Cols(g->Q), m, m, g->pivots) != 0) {
     return CHS_RECOVERABLE;
   }
-  /* LU succeeded; reject pivots at round-off level relative to Q's scale (numerically singular,
-   * e.g. a pendulum at the pivot point). */
+  /* Reject pivots at round-off level relative to Q's scale: numerically singular (e.g. a
+   * pendulum at its pivot point, or two atoms on top of each other). */
   for (sunindextype i = 0; i < m; i++) {
-    if (!(fabs(a[i * m + i]) > 64 * SUN_UNIT_ROUNDOFF * g->diag_max)) {
+    if (!(fabs(a[i * m + i]) > 64 * SUN_UNIT_ROUNDOFF * diag_max)) {
       return CHS_RECOVERABLE;
     }
   }
@@ -90,10 +80,9 @@ int chs_gram_solve(CHSGram *g, const sunrealtype *b, sunrealtype *x) {
   if (!g->factored) {
     return CHS_ERR_SOLVER;
   }
-  memcpy(N_VGetArrayPointer(g->b), b, (size_t)g->m * sizeof *b);
-  if (SUNLinSolSolve(g->ls, g->Q, g->x, g->b, 0) != 0) {
-    return CHS_RECOVERABLE;
+  if (x != b) {
+    memcpy(x, b, (size_t)g->m * sizeof *x);
   }
-  memcpy(x, N_VGetArrayPointer(g->x), (size_t)g->m * sizeof *x);
-  return chs_all_finite(x, g->m) ? CHS_SUCCESS : CHS_RECOVERABLE;
+  SUNDlsMat_denseGETRS(SUNDenseMatrix_Cols(g->Q), g->m, g->pivots, x);
+  return CHS_SUCCESS; /* a non-finite solution shows in the right-hand side, which is checked */
 }

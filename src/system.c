@@ -134,7 +134,9 @@ void chs_mass_inv(const CHSSystem *s, const sunrealtype *p, sunrealtype *v) {
   sunindextype n = s->n;
   switch (s->mass_kind) {
   case CHS_MASS_IDENTITY:
-    memcpy(v, p, (size_t)n * sizeof *v);
+    for (sunindextype i = 0; i < n; i++) {
+      v[i] = p[i];
+    }
     break;
   case CHS_MASS_DIAGONAL:
     for (sunindextype i = 0; i < n; i++) {
@@ -157,9 +159,10 @@ void chs_jac_mv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *u, 
   sunindextype n = s->n, m = s->m;
   if (s->jac_kind == CHS_JAC_DENSE) {
     for (sunindextype i = 0; i < m; i++) {
+      const sunrealtype *row = J + i * n;
       sunrealtype acc = 0;
       for (sunindextype j = 0; j < n; j++) {
-        acc += J[i * n + j] * u[j];
+        acc += row[j] * u[j];
       }
       out[i] = acc;
     }
@@ -176,14 +179,20 @@ void chs_jac_mv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *u, 
 
 void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w, sunrealtype *out) {
   sunindextype n = s->n, m = s->m;
-  memset(out, 0, (size_t)n * sizeof *out);
   if (s->jac_kind == CHS_JAC_DENSE) {
-    for (sunindextype i = 0; i < m; i++) {
+    for (sunindextype j = 0; j < n; j++) {
+      out[j] = J[j] * w[0];
+    }
+    for (sunindextype i = 1; i < m; i++) {
+      const sunrealtype *row = J + i * n;
       for (sunindextype j = 0; j < n; j++) {
-        out[j] += J[i * n + j] * w[i];
+        out[j] += row[j] * w[i];
       }
     }
   } else {
+    for (sunindextype j = 0; j < n; j++) {
+      out[j] = 0;
+    }
     for (sunindextype i = 0; i < m; i++) {
       for (sunindextype k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
         out[s->colind[k]] += J[k] * w[i];
@@ -192,37 +201,53 @@ void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w,
   }
 }
 
-/* Callback results: 0 ok, > 0 out of domain (recoverable), < 0 fatal; non-finite output is a
- * recoverable failure too (the integrator may retry from a better point). */
-static int chs_cb(int rc, const sunrealtype *out, sunindextype len) {
-  if (rc != 0) {
-    return rc > 0 ? CHS_RECOVERABLE : CHS_ERR_CALLBACK;
-  }
-  return chs_all_finite(out, len) ? 0 : CHS_RECOVERABLE;
+/* Callback results: 0 ok, > 0 out of domain (recoverable), < 0 fatal. Non-finite values are not
+ * scanned for here: they reach Q (whose factorization rejects them) or the right-hand side
+ * (CHSFormulation_Rhs rejects a non-finite ydot as a recoverable failure). */
+static int chs_cb(int rc) {
+  return rc == 0 ? 0 : (rc > 0 ? CHS_RECOVERABLE : CHS_ERR_CALLBACK);
 }
 
 int chs_system_gram_at(CHSSystem *s, const sunrealtype *q) {
   sunindextype n = s->n, m = s->m;
-  CHS_CALL(chs_cb(s->ops->jacobian(s->data, q, s->G), s->G, s->gsize));
-  /* Column j of MinvGt = M^{-1} (row j of G). */
-  sunrealtype *row = s->wn[CHS_SCRATCH_N - 1];
-  sunrealtype *col = s->wn[CHS_SCRATCH_N - 2];
-  for (sunindextype j = 0; j < m; j++) {
-    if (s->jac_kind == CHS_JAC_DENSE) {
-      memcpy(row, s->G + j * n, (size_t)n * sizeof *row);
-    } else {
-      memset(row, 0, (size_t)n * sizeof *row);
-      for (sunindextype k = s->rowptr[j]; k < s->rowptr[j + 1]; k++) {
-        row[s->colind[k]] = s->G[k];
+  CHS_CALL(chs_cb(s->ops->jacobian(s->data, q, s->G)));
+  sunrealtype *Q = chs_gram_matrix_data(s->gram);
+  if (s->jac_kind == CHS_JAC_DENSE && s->mass_kind != CHS_MASS_DENSE) {
+    /* Q(i,j) = sum_k G(i,k) minv_k G(j,k), symmetric, column-major. */
+    for (sunindextype j = 0; j < m; j++) {
+      const sunrealtype *gj = s->G + j * n;
+      for (sunindextype i = j; i < m; i++) {
+        const sunrealtype *gi = s->G + i * n;
+        sunrealtype acc = 0;
+        if (s->mass_kind == CHS_MASS_IDENTITY) {
+          for (sunindextype k = 0; k < n; k++) {
+            acc += gi[k] * gj[k];
+          }
+        } else {
+          for (sunindextype k = 0; k < n; k++) {
+            acc += gi[k] * s->minv[k] * gj[k];
+          }
+        }
+        Q[j * m + i] = Q[i * m + j] = acc;
       }
     }
-    chs_mass_inv(s, row, col);
-    memcpy(s->MinvGt + j * n, col, (size_t)n * sizeof *col);
-  }
-  /* Q(i,j) = g_i . M^{-1} g_j, column-major into the Gram matrix. */
-  sunrealtype *Q = chs_gram_matrix_data(s->gram);
-  for (sunindextype j = 0; j < m; j++) {
-    chs_jac_mv(s, s->G, s->MinvGt + j * n, Q + j * m);
+  } else {
+    /* Column j of MinvGt = M^{-1} (row j of G); Q(:,j) = G MinvGt(:,j). */
+    sunrealtype *row = s->wn[CHS_SCRATCH_N - 1];
+    for (sunindextype j = 0; j < m; j++) {
+      if (s->jac_kind == CHS_JAC_DENSE) {
+        memcpy(row, s->G + j * n, (size_t)n * sizeof *row);
+      } else {
+        memset(row, 0, (size_t)n * sizeof *row);
+        for (sunindextype k = s->rowptr[j]; k < s->rowptr[j + 1]; k++) {
+          row[s->colind[k]] = s->G[k];
+        }
+      }
+      chs_mass_inv(s, row, s->MinvGt + j * n);
+    }
+    for (sunindextype j = 0; j < m; j++) {
+      chs_jac_mv(s, s->G, s->MinvGt + j * n, Q + j * m);
+    }
   }
   s->n_gram_factor++;
   return chs_gram_factor(s->gram);
@@ -230,7 +255,6 @@ int chs_system_gram_at(CHSSystem *s, const sunrealtype *q) {
 
 int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
                           CHSKinematics *k) {
-  sunindextype n = s->n;
   k->v = s->wn[0];
   k->F = s->wn[1];
   k->Minv_F = s->wn[2];
@@ -240,10 +264,10 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
   sunrealtype *tmp = s->wm[3];
 
   chs_mass_inv(s, p, k->v);
-  CHS_CALL(chs_cb(s->ops->force(s->data, q, k->F), k->F, n));
+  CHS_CALL(chs_cb(s->ops->force(s->data, q, k->F)));
   chs_mass_inv(s, k->F, k->Minv_F);
   CHS_CALL(chs_system_gram_at(s, q));
-  CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd), s->Gd, s->gsize));
+  CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd)));
   chs_jac_mv(s, s->G, k->v, k->psi);
   chs_jac_mv(s, s->Gd, k->v, k->r);
   chs_jac_mv(s, s->G, k->Minv_F, tmp);
