@@ -2,5 +2,6 @@
  * one file defining `const CHSFormulationOps symbol` plus one line here. */
 CHS_FORMULATION(chs_formulation_standard)
 CHS_FORMULATION(chs_formulation_dirac)
+CHS_FORMULATION(chs_formulation_extended)
 CHS_FORMULATION(chs_formulation_total)
 CHS_FORMULATION(chs_formulation_baumgarte)

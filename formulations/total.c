@@ -22,15 +22,10 @@
 #include <string.h>
 #include "../src/impl.h"
 
-typedef struct {
-  sunrealtype *Gd2;             /* scratch Gdot evaluations (gsize) */
-  sunrealtype *a, *b, *c, *acc; /* length n */
-} total_ws;
-
-static int total_init(CHSFormulation f, CHSParams params, CHSError *err) {
+int chs_total_init(CHSFormulation f, CHSParams params, CHSError *err) {
   (void)params;
   CHSSystem *s = &f->sys;
-  total_ws *w = calloc(1, sizeof *w);
+  chs_total_ws *w = calloc(1, sizeof *w);
   if (w) {
     w->Gd2 = calloc((size_t)s->gsize, sizeof(sunrealtype));
     w->a = calloc(4 * (size_t)s->n, sizeof(sunrealtype));
@@ -49,8 +44,8 @@ static int total_init(CHSFormulation f, CHSParams params, CHSError *err) {
   return CHS_SUCCESS;
 }
 
-static void total_free(CHSFormulation f) {
-  total_ws *w = CHSFormulation_GetPrivate(f);
+void chs_total_free(CHSFormulation f) {
+  chs_total_ws *w = CHSFormulation_GetPrivate(f);
   if (w) {
     free(w->Gd2);
     free(w->a);
@@ -59,8 +54,9 @@ static void total_free(CHSFormulation f) {
 }
 
 /* acc += sign * Gdot(q, u)^T w, evaluating Gdot at the new direction u. */
-static int total_add_gdot_t(CHSSystem *s, total_ws *ws, const sunrealtype *q, const sunrealtype *u,
-                            const sunrealtype *w, sunrealtype sign, sunrealtype *tmp) {
+static int total_add_gdot_t(CHSSystem *s, chs_total_ws *ws, const sunrealtype *q,
+                            const sunrealtype *u, const sunrealtype *w, sunrealtype sign,
+                            sunrealtype *tmp) {
   if (s->ops->jacobian_dot(s->data, q, u, ws->Gd2) != 0) {
     return CHS_RECOVERABLE;
   }
@@ -71,10 +67,9 @@ static int total_add_gdot_t(CHSSystem *s, total_ws *ws, const sunrealtype *q, co
   return 0;
 }
 
-static int total_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrealtype *ydot) {
-  (void)t;
+int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, CHSKinematics *kin) {
   CHSSystem *s = &f->sys;
-  total_ws *ws = CHSFormulation_GetPrivate(f);
+  chs_total_ws *ws = CHSFormulation_GetPrivate(f);
   sunindextype n = s->n;
   const sunrealtype *q = y;
   CHSKinematics k;
@@ -120,7 +115,15 @@ static int total_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunr
     ws->acc[i] = -ws->acc[i];
   }
   chs_system_field(s, &k, k.lambda, 2, gradp, ws->acc, ydot);
+  if (kin) {
+    *kin = k;
+  }
   return 0;
+}
+
+static int total_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrealtype *ydot) {
+  (void)t;
+  return chs_total_field(f, y, ydot, NULL);
 }
 
 const CHSFormulationOps chs_formulation_total = {
@@ -128,7 +131,7 @@ const CHSFormulationOps chs_formulation_total = {
     .summary = "total Hamiltonian H + lambda(q,p)^T g (manifold invariant, a saddle)",
     .source = "seed 001 (17), (43); seed 002 (3.9)-(3.10) with eta = 0",
     .flags = CHS_FORM_ODE,
-    .init = total_init,
-    .free = total_free,
+    .init = chs_total_init,
+    .free = chs_total_free,
     .rhs = total_rhs,
 };

@@ -76,6 +76,31 @@ static void to_dense(const CHSProblemDims *d, const double *vals, double *out) {
   }
 }
 
+/* Seed 000 (37), typed from the paper, with its multipliers (36):
+ * lambda = -(px^2 + py^2 - y)/(x^2 + y^2), mu = -(x px + y py)/(x^2 + y^2). */
+static void test_extended_closed_form_pendulum(void **state) {
+  (void)state;
+  fixture fx;
+  fx_open(&fx, "pendulum", "extended");
+  double worst = 0;
+  for (int k = 0; k < 20; k++) {
+    double x = rng_uniform(-1.5, 1.5), y = rng_uniform(-1.5, 1.5);
+    double px = rng_uniform(-2, 2), py = rng_uniform(-2, 2);
+    double r2 = x * x + y * y, lam = -(px * px + py * py - y) / r2, mu = -(x * px + y * py) / r2;
+    const double want[4] = {(2 - 1 / r2) * px + 2 * mu * x, (2 - 1 / r2) * py + 2 * mu * y,
+                            lam * x / r2 - 2 * mu * px - 2 * mu * mu * x,
+                            lam * y / r2 - 2 * mu * py - 2 * mu * mu * y - 0.5 * (1 + 1 / r2)};
+    const double s[4] = {x, y, px, py};
+    const double *got = fx_rhs(&fx, s);
+    for (int i = 0; i < 4; i++) {
+      worst = fmax(worst, fabs(got[i] - want[i]) / (1 + fabs(want[i])));
+    }
+  }
+  print_message("extended vs seed 000 (37): max rel. deviation %.3e\n", worst);
+  assert_true(worst < 1e-13);
+  fx_close(&fx);
+}
+
 /* H_T = H + lambda^T g for the double pendulum, assembled from the callbacks with a 2x2 solve. */
 static double total_hamiltonian(fixture *fx, const double *z) {
   const CHSProblemOps *ops = CHSProblem_GetOps(fx->prob);
@@ -253,6 +278,7 @@ int main(void) {
   rng_seed(20261121);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_total_closed_form_pendulum),
+      cmocka_unit_test(test_extended_closed_form_pendulum),
       cmocka_unit_test(test_total_is_hamiltonian),
       cmocka_unit_test(test_baumgarte_residual_dynamics),
       cmocka_unit_test(test_agree_with_standard),
