@@ -76,5 +76,6 @@ int csv_close(csv_writer *w, CHSError *err);
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

@@ -7,6 +7,7 @@ static const cli_command commands[] = {
     {"run", "integrate one problem with one formulation and method", cmd_run},
     {"compare", "integrate with several formulations, same method; table of errors and costs",
      cmd_compare},
+    {"bench", "benchmarks: `chs bench rhs` (cost of each formulation's RHS)", cmd_bench},
     {"list", "list problems, formulations, methods or experiments", cmd_list},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))

@@ -55,6 +55,11 @@ if "$chs" list problems | grep -q '^pendulum'; then ok; else bad "list problems"
 if "$chs" list formulations | grep -q '^dirac'; then ok; else bad "list formulations"; fi
 if "$chs" list methods | grep -q 'erk:rk4'; then ok; else bad "list methods"; fi
 
+# Benchmarks: a bad name or option is an input error; the JSON names every formulation.
+expect 2 "nosuch" -- bench nosuch
+expect 2 "--evals" -- bench rhs --evals 0
+if "$chs" bench rhs --evals 200 --json | grep -c '"ratio_to_standard"' | grep -qx "$(( $("$chs" list formulations | wc -l) * $("$chs" list problems | grep -c '^[a-z]') ))"; then ok; else bad "bench rhs --json"; fi
+
 # JSON: every key of the contract; seed 000 Sec. 6 (RK4, h = 0.1, t in [0, 100]).
 keys="problem formulation method sundials_version t_final steps rhs_evals jac_evals proj_position
 proj_momentum energy_err_max energy_err_final pos_res_max pos_res_final mom_res_max mom_res_final
