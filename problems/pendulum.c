@@ -1,7 +1,10 @@
 /* The planar pendulum in Cartesian coordinates (seed 000 Sec. 6, seed 001 Sec. 8).
  *
- *   H = |p|^2 / (2 mass) + mass * gravity * y,   g = 1/2 (x^2 + y^2 - length^2),
- *   G = (x, y),   Gdot(q, u) = (u_x, u_y).
+ *   H = |p|^2 / (2 mass) + mass * gravity * y,   g = gscale (x^2 + y^2 - length^2),
+ *   G = 2 gscale (x, y),   Gdot(q, u) = 2 gscale (u_x, u_y).
+ *
+ * gscale = 1/2 (default) is seed 000/001's phi; gscale = 1 is seed 002's g = q1^2 + q2^2 - 1.
+ * Seed 003's start is x=0,y=-1,px=2,py=0.
  *
  * With length = gravity = mass = 1 and the default state (1, 0, 0, -2) this is the papers'
  * example: H = |p|^2/2 + y, the pendulum rotates clockwise with period T ~ 3.31 (seed 000).
@@ -26,7 +29,7 @@
 #include "../src/impl.h"
 
 typedef struct {
-  sunrealtype length, gravity, mass;
+  sunrealtype length, gravity, mass, gscale;
   sunrealtype q0[2], p0[2];
   sunrealtype mass_diag[2];
   /* reference */
@@ -141,6 +144,7 @@ static int pendulum_create(CHSParams kv, void **data, CHSProblemDims *dims, CHSE
   CHS_CALL(CHSParams_GetRealMin(kv, "length", 1, 0, 1, &P->length, err));
   CHS_CALL(CHSParams_GetRealMin(kv, "gravity", 1, 0, 0, &P->gravity, err));
   CHS_CALL(CHSParams_GetRealMin(kv, "mass", 1, 0, 1, &P->mass, err));
+  CHS_CALL(CHSParams_GetRealMin(kv, "gscale", 0.5, 0, 1, &P->gscale, err));
   CHS_CALL(CHSParams_GetReal(kv, "x", P->length, &P->q0[0], err));
   CHS_CALL(CHSParams_GetReal(kv, "y", 0, &P->q0[1], err));
   CHS_CALL(CHSParams_GetReal(kv, "px", 0, &P->p0[0], err));
@@ -171,23 +175,23 @@ static int pendulum_force(void *data, const sunrealtype *q, sunrealtype *F) {
 
 static int pendulum_constraint(void *data, const sunrealtype *q, sunrealtype *g) {
   const pendulum *P = data;
-  g[0] = (q[0] * q[0] + q[1] * q[1] - P->length * P->length) / 2;
+  g[0] = P->gscale * (q[0] * q[0] + q[1] * q[1] - P->length * P->length);
   return 0;
 }
 
 static int pendulum_jacobian(void *data, const sunrealtype *q, sunrealtype *G) {
-  (void)data;
-  G[0] = q[0];
-  G[1] = q[1];
+  const pendulum *P = data;
+  G[0] = 2 * P->gscale * q[0];
+  G[1] = 2 * P->gscale * q[1];
   return 0;
 }
 
 static int pendulum_jacobian_dot(void *data, const sunrealtype *q, const sunrealtype *u,
                                  sunrealtype *Gd) {
-  (void)data;
+  const pendulum *P = data;
   (void)q;
-  Gd[0] = u[0];
-  Gd[1] = u[1];
+  Gd[0] = 2 * P->gscale * u[0];
+  Gd[1] = 2 * P->gscale * u[1];
   return 0;
 }
 
@@ -235,8 +239,8 @@ static int pendulum_reference(void *data, sunrealtype t, sunrealtype *q, sunreal
 const CHSProblemOps chs_problem_pendulum = {
     .abi_version = CHS_PROBLEM_ABI_VERSION,
     .name = "pendulum",
-    .summary = "planar pendulum, H = |p|^2/(2m) + m g y, g = (x^2+y^2-L^2)/2 (seed 000, 001)",
-    .params_doc = "length=1 gravity=1 mass=1 x=length y=0 px=0 py=-2",
+    .summary = "planar pendulum, H = |p|^2/(2m) + m g y, g = gscale (x^2+y^2-L^2) (seed 000-003)",
+    .params_doc = "length=1 gravity=1 mass=1 gscale=0.5 x=length y=0 px=0 py=-2",
     .create = pendulum_create,
     .destroy = pendulum_free,
     .potential = pendulum_potential,

@@ -77,6 +77,13 @@ es=$(val "$tmp/std.json" int_err_final)
 if awk -v d="$ed" -v s="$es" 'BEGIN { exit !(d < 1 && s > d) }'; then ok; else
   bad "seed 000 Sec. 6: want dirac int_err_final < 1 < standard's; got dirac $ed, standard $es"
 fi
+# The Hamilton-Dirac equations do not depend on how the constraint is scaled: seed 002's
+# g = x^2 + y^2 - 1 (gscale=1) gives the same trajectory as seed 000's (x^2 + y^2 - 1)/2.
+"$chs" run --problem pendulum:gscale=1 --formulation dirac --method erk:rk4 --h 0.1 --tf 100 --json >"$tmp/g1.json"
+e1=$(val "$tmp/g1.json" int_err_final)
+if awk -v a="$ed" -v b="$e1" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-10 * a) }'; then ok; else
+  bad "dirac depends on the constraint scaling: $ed vs $e1"
+fi
 if [[ $(val "$tmp/dirac.json" steps) -eq 1000 ]]; then ok; else bad "steps != 1000"; fi
 if grep -qi nan "$tmp/dirac.json" "$tmp/std.json"; then bad "NaN in JSON"; else ok; fi
 
