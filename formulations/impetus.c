@@ -1,0 +1,71 @@
+/* Impetus-striction formulation (seed 001 eq. (22)-(30); pendulum (50)).
+ *
+ * State y = (q, p*) with the impetuses p* = p + G^T lambda* (22): the strictions lambda* make
+ * the physical momentum p = p* - G^T lambda* tangent, G M^{-1} p = 0, so
+ *
+ *   lambda* = Q^{-1} G M^{-1} p*,   p = p* - G^T lambda*,   v = M^{-1} p,
+ *   q' = v,   p*' = F + Gdot(q, v)^T lambda*                      (30)
+ *
+ * (Gdot(q,v)^T lambda* = sum_i lambda*_i hess g_i v: the constraint forces use second
+ * derivatives of g). g is a first integral for ANY state: d/dt g = G v = 0. The impetuses
+ * themselves drift along the gauge directions G^T (seed 001 Sec. 8, eq. (51)); the observables
+ * (q, p) do not. ToPhysical returns (q, p*- G^T lambda*); FromPhysical sets p* = p. */
+#include "../src/impl.h"
+
+/* lambda* into s->wm[4], v into s->wn[4] (physical velocity), physical p into s->wn[3]. */
+static int impetus_physical(CHSSystem *s, const sunrealtype *q, const sunrealtype *pstar,
+                            sunrealtype **lam, sunrealtype **p, sunrealtype **v) {
+  sunindextype n = s->n;
+  *lam = s->wm[4];
+  *p = s->wn[3];
+  *v = s->wn[4];
+  sunrealtype *psi = s->wm[5], *Gtl = s->wn[5];
+  CHS_CALL(chs_system_gram_at(s, q));
+  chs_mass_inv(s, pstar, *v);
+  chs_jac_mv(s, s->G, *v, psi);
+  CHS_CALL(chs_gram_solve(s->gram, psi, *lam));
+  chs_jac_tmv(s, s->G, *lam, Gtl);
+  for (sunindextype i = 0; i < n; i++) {
+    (*p)[i] = pstar[i] - Gtl[i];
+  }
+  chs_mass_inv(s, *p, *v);
+  return 0;
+}
+
+static int impetus_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrealtype *ydot) {
+  (void)t;
+  CHSSystem *s = &f->sys;
+  sunindextype n = s->n;
+  sunrealtype *lam, *p, *v, *F = s->wn[1], *gl = s->wn[2];
+  CHS_CALL(impetus_physical(s, y, y + n, &lam, &p, &v));
+  if (s->ops->force(s->data, y, F) != 0 || s->ops->jacobian_dot(s->data, y, v, s->Gd) != 0) {
+    return CHS_RECOVERABLE;
+  }
+  chs_jac_tmv(s, s->Gd, lam, gl);
+  for (sunindextype i = 0; i < n; i++) {
+    ydot[i] = v[i];
+    ydot[n + i] = F[i] + gl[i];
+  }
+  return 0;
+}
+
+static int impetus_to_physical(CHSFormulation f, const sunrealtype *y, sunrealtype *q,
+                               sunrealtype *p) {
+  CHSSystem *s = &f->sys;
+  sunrealtype *lam, *pp, *v;
+  CHS_CALL(impetus_physical(s, y, y + s->n, &lam, &pp, &v));
+  for (sunindextype i = 0; i < s->n; i++) {
+    q[i] = y[i];
+    p[i] = pp[i];
+  }
+  return 0;
+}
+
+const CHSFormulationOps chs_formulation_impetus = {
+    .name = "impetus",
+    .summary = "impetus-striction formalism, state (q, p*), g a first integral",
+    .source = "seed 001 (22)-(30), (50)",
+    .flags = CHS_FORM_ODE | CHS_FORM_KEEPS_G,
+    .rhs = impetus_rhs,
+    .to_physical = impetus_to_physical,
+};
