@@ -128,6 +128,11 @@ int chs_total_init(CHSFormulation f, CHSParams params, CHSError *err);
 void chs_total_free(CHSFormulation f);
 int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, CHSKinematics *kin);
 
+/* The Hamilton-Dirac field (formulations/dirac.c), shared with the Faddeev-Jackiw system; w and z
+ * (may be NULL) receive w = Q^{-1} psi and z = lambda - Q^{-1} S w (scratch of the system). */
+int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, sunrealtype **w,
+                    sunrealtype **z);
+
 /* ------------------------------------------------------------------ formulation */
 struct CHSFormulation_ {
   const CHSFormulationOps *ops;
