@@ -6,7 +6,7 @@
 #include <time.h>
 #include <nvector/nvector_serial.h>
 #include "../src/compat.h"
-#include "cli.h"
+#include "reproduce.h"
 
 #define BENCH_REPEATS 7
 
@@ -16,80 +16,70 @@ static double bench_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-typedef struct {
-  CHSFormulation f;
-  N_Vector y, yd;
-  double best; /* seconds per evaluation */
-} bench_item;
+double cli_rhs_cost(CHSProblem prob, const char *name, long evals) {
+  SUNContext ctx = NULL;
+  CHSFormulation f = NULL;
+  N_Vector y = NULL, yd = NULL;
+  double best = -1;
+  if (chs_context_create(&ctx) != 0) {
+    return -1;
+  }
+  chs_context_silence(ctx);
+  if (CHSFormulation_Create(name, prob, ctx, &f, NULL) == 0 &&
+      CHSFormulation_NewInitialState(f, &y, NULL) == 0 && (yd = N_VClone(y)) != NULL) {
+    best = 1e300;
+    for (int r = 0; r < BENCH_REPEATS && best > 0; r++) {
+      double t0 = bench_now();
+      for (long k = 0; k < evals; k++) {
+        if (CHSFormulation_Rhs(0, y, yd, f) != 0) {
+          best = -1;
+          break;
+        }
+      }
+      double per = (bench_now() - t0) / (double)evals;
+      best = best > 0 && per < best ? per : best;
+    }
+  }
+  if (y) {
+    N_VDestroy(y);
+  }
+  if (yd) {
+    N_VDestroy(yd);
+  }
+  CHSFormulation_Destroy(&f);
+  SUNContext_Free(&ctx);
+  return best;
+}
 
 static int bench_problem(const char *problem, long evals, int json, int first) {
   CHSError err;
   CHSError_Clear(&err);
   CHSProblem prob = NULL;
-  SUNContext ctx = NULL;
   if (CHSProblem_Create(problem, &prob, &err) != 0) {
     return cli_fail(&err);
   }
-  if (chs_context_create(&ctx) != 0) {
-    CHSProblem_Destroy(&prob);
-    fprintf(stderr, "chs: cannot create a SUNContext\n");
-    return CHS_EXIT_NUMERIC;
-  }
-  chs_context_silence(ctx);
-  int nf = CHSFormulationRegistry_Count(), status = CHS_EXIT_OK;
-  bench_item *items = calloc((size_t)nf, sizeof *items);
-  for (int i = 0; items && i < nf; i++) {
-    items[i].best = 1e300;
-    if (CHSFormulation_Create(CHSFormulationRegistry_Get(i)->name, prob, ctx, &items[i].f, &err) !=
-            0 ||
-        CHSFormulation_NewInitialState(items[i].f, &items[i].y, &err) != 0) {
-      status = cli_fail(&err);
+  int status = CHS_EXIT_OK;
+  double base = 0;
+  for (int i = 0; i < CHSFormulationRegistry_Count(); i++) {
+    const char *name = CHSFormulationRegistry_Get(i)->name;
+    double per = cli_rhs_cost(prob, name, evals);
+    if (per <= 0) {
+      fprintf(stderr, "chs: %s failed at the initial state of %s\n", name, problem);
+      status = CHS_EXIT_NUMERIC;
       break;
     }
-    items[i].yd = N_VClone(items[i].y);
-  }
-  for (int r = 0; status == 0 && r < BENCH_REPEATS; r++) {
-    for (int i = 0; i < nf; i++) {
-      double t0 = bench_now();
-      for (long k = 0; k < evals; k++) {
-        if (CHSFormulation_Rhs(0, items[i].y, items[i].yd, items[i].f) != 0) {
-          fprintf(stderr, "chs: %s failed at the initial state of %s\n",
-                  CHSFormulationRegistry_Get(i)->name, problem);
-          status = CHS_EXIT_NUMERIC;
-          break;
-        }
-      }
-      double per = (bench_now() - t0) / (double)evals;
-      items[i].best = per < items[i].best ? per : items[i].best;
-    }
-  }
-  double base = status == 0 ? items[0].best : 0;
-  for (int i = 0; status == 0 && i < nf; i++) {
-    const char *name = CHSFormulationRegistry_Get(i)->name;
+    base = i == 0 ? per : base;
     if (json) {
       printf("%s\n    {\"problem\": ", first && i == 0 ? "" : ",");
       json_string(stdout, problem);
       printf(", \"formulation\": ");
       json_string(stdout, name);
-      printf(", \"ns_per_eval\": %.4g, \"ratio_to_standard\": %.4g}", items[i].best * 1e9,
-             items[i].best / base);
+      printf(", \"ns_per_eval\": %.4g, \"ratio_to_standard\": %.4g}", per * 1e9, per / base);
     } else {
-      printf("%-16s %-12s %10.1f %10.3f\n", i == 0 ? problem : "", name, items[i].best * 1e9,
-             items[i].best / base);
+      printf("%-16s %-12s %10.1f %10.3f\n", i == 0 ? problem : "", name, per * 1e9, per / base);
     }
   }
-  for (int i = 0; items && i < nf; i++) {
-    if (items[i].y) {
-      N_VDestroy(items[i].y);
-    }
-    if (items[i].yd) {
-      N_VDestroy(items[i].yd);
-    }
-    CHSFormulation_Destroy(&items[i].f);
-  }
-  free(items);
   CHSProblem_Destroy(&prob);
-  SUNContext_Free(&ctx);
   return status;
 }
 

@@ -1,6 +1,6 @@
 /* chs list problems|formulations|methods|experiments: read from the registries. */
 #include <string.h>
-#include "cli.h"
+#include "reproduce.h"
 
 int cmd_list(int argc, char **argv) {
   const char *what = argc > 1 ? argv[1] : NULL;
@@ -28,7 +28,10 @@ int cmd_list(int argc, char **argv) {
       }
     }
   } else if (strcmp(what, "experiments") == 0) {
-    fprintf(stderr, "chs: no experiments are registered in this version\n");
+    for (int i = 0; i < rep_experiment_count(); i++) {
+      const rep_experiment *ex = rep_experiment_get(i);
+      printf("%-28s %s [%s]\n", ex->name, ex->summary, ex->source);
+    }
   } else {
     fprintf(stderr, "chs: unknown list '%s' (problems, formulations, methods, experiments)\n",
             what);

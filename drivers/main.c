@@ -7,6 +7,8 @@ static const cli_command commands[] = {
     {"run", "integrate one problem with one formulation and method", cmd_run},
     {"compare", "integrate with several formulations, same method; table of errors and costs",
      cmd_compare},
+    {"reproduce", "the papers' experiments, their numbers beside ours, claims computed",
+     cmd_reproduce},
     {"bench", "benchmarks: `chs bench rhs` (cost of each formulation's RHS)", cmd_bench},
     {"list", "list problems, formulations, methods or experiments", cmd_list},
 };

@@ -60,6 +60,21 @@ expect 2 "nosuch" -- bench nosuch
 expect 2 "--evals" -- bench rhs --evals 0
 if "$chs" bench rhs --evals 200 --json | grep -c '"ratio_to_standard"' | grep -qx "$(( $("$chs" list formulations | wc -l) * $("$chs" list problems | grep -c '^[a-z]') ))"; then ok; else bad "bench rhs --json"; fi
 
+# Reproduction of seed 000 Sec. 6: JSON shape, Table 1 and the growth claims computed as holding,
+# plots written.
+expect 2 "nosuch" -- reproduce nosuch
+if "$chs" list experiments | grep -q '^seiler-dirac-pendulum'; then ok; else bad "list experiments"; fi
+"$chs" reproduce seiler-dirac-pendulum --json --plot-dir "$tmp/plots" >"$tmp/rep.json"
+for key in '"experiment": "seiler-dirac-pendulum"' '"rows": \[' '"claims": \[' '"quantity": ' '"paper": ' '"ours": '; do
+  if grep -q "$key" "$tmp/rep.json"; then ok; else bad "reproduce JSON lacks $key"; fi
+done
+for claim in 'Table 1 is reproduced' 'only the Hamilton-Dirac integration stays meaningful' \
+  'ham and dir: quadratic growth' 'dir: the constraint residuals grow linearly'; do
+  if grep -F "$claim" "$tmp/rep.json" | grep -q '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
+done
+if grep -qi '"ours": nan' "$tmp/rep.json"; then bad "NaN in reproduce JSON"; else ok; fi
+if [[ $(ls "$tmp/plots"/*.png 2>/dev/null | wc -l) -eq 4 ]]; then ok; else bad "reproduce wrote $(ls "$tmp/plots" | wc -l) files, want 4 PNG"; fi
+
 # JSON: every key of the contract; seed 000 Sec. 6 (RK4, h = 0.1, t in [0, 100]).
 keys="problem formulation method sundials_version t_final steps rhs_evals jac_evals proj_position
 proj_momentum energy_err_max energy_err_final pos_res_max pos_res_final mom_res_max mom_res_final

@@ -1,0 +1,281 @@
+/* chs reproduce EXPERIMENT [--json] [--plot-dir DIR]: the papers' experiments with their numbers
+ * beside ours and every claim computed from the run. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "reproduce.h"
+
+#define CHS_EXPERIMENT(sym) extern const rep_experiment sym;
+#include "experiments/list.h"
+#undef CHS_EXPERIMENT
+
+static const rep_experiment *const experiments[] = {
+#define CHS_EXPERIMENT(sym) &sym,
+#include "experiments/list.h"
+#undef CHS_EXPERIMENT
+};
+#define NEXPERIMENTS ((int)(sizeof experiments / sizeof experiments[0]))
+
+int rep_experiment_count(void) {
+  return NEXPERIMENTS;
+}
+const rep_experiment *rep_experiment_get(int i) {
+  return i >= 0 && i < NEXPERIMENTS ? experiments[i] : NULL;
+}
+
+static void *grow(void *p, int *cap, int need, size_t size) {
+  if (need <= *cap) {
+    return p;
+  }
+  int ncap = *cap ? 2 * *cap : 16;
+  void *q = realloc(p, (size_t)ncap * size);
+  if (q) {
+    *cap = ncap;
+  }
+  return q;
+}
+
+void rep_row_add(rep_report *r, double paper, double ours, const char *fmt, ...) {
+  rep_row *rows = grow(r->rows, &r->caprows, r->nrows + 1, sizeof *rows);
+  if (!rows) {
+    return;
+  }
+  r->rows = rows;
+  rep_row *row = &r->rows[r->nrows++];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(row->quantity, sizeof row->quantity, fmt, ap);
+  va_end(ap);
+  row->paper = paper;
+  row->ours = ours;
+}
+
+void rep_claim_add(rep_report *r, int holds, const char *claim, const char *fmt, ...) {
+  rep_claim *c = grow(r->claims, &r->capclaims, r->nclaims + 1, sizeof *c);
+  if (!c) {
+    return;
+  }
+  r->claims = c;
+  rep_claim *cl = &r->claims[r->nclaims++];
+  snprintf(cl->claim, sizeof cl->claim, "%s", claim);
+  cl->holds = holds;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cl->evidence, sizeof cl->evidence, fmt, ap);
+  va_end(ap);
+}
+
+void rep_note(rep_report *r, const char *fmt, ...) {
+  size_t used = strlen(r->notes);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->notes + used, sizeof r->notes - used, fmt, ap);
+  va_end(ap);
+}
+
+int rep_series_monitor(const CHSRecord *rec, void *ctx) {
+  rep_series *s = ctx;
+  if (s->n == s->cap) {
+    long cap = s->cap ? 2 * s->cap : 1024;
+    double **cols[6] = {&s->t, &s->q2, &s->int_err, &s->energy_err, &s->pos_res, &s->mom_res};
+    for (int i = 0; i < 6; i++) {
+      double *p = realloc(*cols[i], (size_t)cap * sizeof(double));
+      if (!p) {
+        return CHS_ERR_MEM;
+      }
+      *cols[i] = p;
+    }
+    s->cap = cap;
+  }
+  s->t[s->n] = rec->t;
+  s->q2[s->n] = rec->q[1];
+  s->int_err[s->n] = rec->has_reference ? rec->int_err : NAN;
+  s->energy_err[s->n] = rec->energy_err;
+  s->pos_res[s->n] = rec->pos_res;
+  s->mom_res[s->n] = rec->mom_res;
+  s->n++;
+  return 0;
+}
+
+void rep_series_free(rep_series *s) {
+  free(s->t);
+  free(s->q2);
+  free(s->int_err);
+  free(s->energy_err);
+  free(s->pos_res);
+  free(s->mom_res);
+  memset(s, 0, sizeof *s);
+}
+
+double rep_growth_exponent(const rep_series *s, const double *e, double lo, double hi) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  long k = 0;
+  for (long i = 0; i < s->n; i++) {
+    if (s->t[i] >= lo && s->t[i] <= hi && e[i] > 0 && isfinite(e[i])) {
+      double x = log(s->t[i]), y = log(e[i]);
+      sx += x;
+      sy += y;
+      sxx += x * x;
+      sxy += x * y;
+      k++;
+    }
+  }
+  if (k < 3) {
+    return NAN;
+  }
+  return (k * sxy - sx * sy) / (k * sxx - sx * sx);
+}
+
+double rep_first_exceeding(const rep_series *s, const double *e, double level) {
+  for (long i = 0; i < s->n; i++) {
+    if (e[i] > level) {
+      return s->t[i];
+    }
+  }
+  return NAN;
+}
+
+int rep_plot(const char *dir, const char *name, const char *header, const double *const *cols,
+             int ncols, long nrows, const char *script) {
+  char dat[4096], png[4096];
+  snprintf(dat, sizeof dat, "%s/%s.dat", dir, name);
+  snprintf(png, sizeof png, "%s/%s.png", dir, name);
+  FILE *fp = fopen(dat, "w");
+  if (!fp) {
+    fprintf(stderr, "chs: cannot write %s\n", dat);
+    return -1;
+  }
+  fprintf(fp, "# %s\n", header);
+  for (long i = 0; i < nrows; i++) {
+    for (int c = 0; c < ncols; c++) {
+      double x = cols[c][i];
+      if (isfinite(x)) {
+        fprintf(fp, c ? " %.10g" : "%.10g", x);
+      } else {
+        fprintf(fp, c ? " NaN" : "NaN"); /* gnuplot's missing value, data file only */
+      }
+    }
+    fputc('\n', fp);
+  }
+  if (fclose(fp) != 0) {
+    return -1;
+  }
+  FILE *gp = popen("gnuplot 2>&1", "w");
+  if (!gp) {
+    fprintf(stderr, "chs: cannot run gnuplot (apt-get install gnuplot-nox)\n");
+    return -1;
+  }
+  fprintf(gp, "set terminal pngcairo size 900,600\nset output '%s'\nDATA = '%s'\n%s\n", png, dat,
+          script);
+  int rc = pclose(gp);
+  if (rc != 0) {
+    fprintf(stderr, "chs: gnuplot failed for %s (is gnuplot installed?)\n", png);
+    return -1;
+  }
+  return 0;
+}
+
+static void print_json(const rep_experiment *ex, const rep_report *r) {
+  printf("{\n  \"experiment\": ");
+  json_string(stdout, ex->name);
+  printf(",\n  \"rows\": [");
+  for (int i = 0; i < r->nrows; i++) {
+    printf("%s\n    {\"quantity\": ", i ? "," : "");
+    json_string(stdout, r->rows[i].quantity);
+    printf(", \"paper\": ");
+    json_real(stdout, r->rows[i].paper, isfinite(r->rows[i].paper));
+    printf(", \"ours\": ");
+    json_real(stdout, r->rows[i].ours, isfinite(r->rows[i].ours));
+    printf("}");
+  }
+  printf("\n  ],\n  \"claims\": [");
+  for (int i = 0; i < r->nclaims; i++) {
+    printf("%s\n    {\"claim\": ", i ? "," : "");
+    json_string(stdout, r->claims[i].claim);
+    printf(", \"holds\": %s, \"evidence\": ", r->claims[i].holds ? "true" : "false");
+    json_string(stdout, r->claims[i].evidence);
+    printf("}");
+  }
+  printf("\n  ],\n  \"notes\": ");
+  json_string(stdout, r->notes);
+  printf("\n}\n");
+}
+
+static void print_table(const rep_experiment *ex, const rep_report *r) {
+  printf("%s  (%s)\n%s\n\n%-58s %12s %12s\n", ex->name, ex->source, ex->summary, "quantity",
+         "paper", "ours");
+  for (int i = 0; i < r->nrows; i++) {
+    char p[32] = "-", o[32] = "n/a";
+    if (isfinite(r->rows[i].paper)) {
+      snprintf(p, sizeof p, "%.3g", r->rows[i].paper);
+    }
+    if (isfinite(r->rows[i].ours)) {
+      snprintf(o, sizeof o, "%.3g", r->rows[i].ours);
+    }
+    printf("%-58s %12s %12s\n", r->rows[i].quantity, p, o);
+  }
+  printf("\nclaims:\n");
+  for (int i = 0; i < r->nclaims; i++) {
+    printf("  [%s] %s\n         %s\n", r->claims[i].holds ? "holds" : "FAILS", r->claims[i].claim,
+           r->claims[i].evidence);
+  }
+  if (r->notes[0]) {
+    printf("\nnotes:\n%s\n", r->notes);
+  }
+}
+
+int cmd_reproduce(int argc, char **argv) {
+  const char *name = NULL, *plot_dir = NULL;
+  int json = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--json") == 0) {
+      json = 1;
+    } else if (strcmp(argv[i], "--plot-dir") == 0 && i + 1 < argc) {
+      plot_dir = argv[++i];
+    } else if (strcmp(argv[i], "--help") == 0) {
+      printf("usage: chs reproduce EXPERIMENT [--json] [--plot-dir DIR]\n\nexperiments:\n");
+      for (int k = 0; k < NEXPERIMENTS; k++) {
+        printf("  %-28s %s\n", experiments[k]->name, experiments[k]->summary);
+      }
+      return CHS_EXIT_OK;
+    } else if (!name && argv[i][0] != '-') {
+      name = argv[i];
+    } else {
+      fprintf(stderr, "chs: unknown reproduce option '%s'\n", argv[i]);
+      return CHS_EXIT_USAGE;
+    }
+  }
+  const rep_experiment *ex = NULL;
+  for (int k = 0; name && k < NEXPERIMENTS; k++) {
+    if (strcmp(experiments[k]->name, name) == 0) {
+      ex = experiments[k];
+    }
+  }
+  if (!ex) {
+    fprintf(stderr, "chs: unknown experiment '%s' (see `chs list experiments`)\n",
+            name ? name : "");
+    return CHS_EXIT_USAGE;
+  }
+  if (plot_dir && mkdir(plot_dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "chs: cannot create --plot-dir %s\n", plot_dir);
+    return CHS_EXIT_USAGE;
+  }
+  rep_report r;
+  memset(&r, 0, sizeof r);
+  r.plot_dir = plot_dir;
+  CHSError err;
+  CHSError_Clear(&err);
+  int rc = ex->run(&r, &err);
+  if (rc == 0) {
+    if (json) {
+      print_json(ex, &r);
+    } else {
+      print_table(ex, &r);
+    }
+  }
+  free(r.rows);
+  free(r.claims);
+  return rc == 0 ? CHS_EXIT_OK : cli_fail(&err);
+}

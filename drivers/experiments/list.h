@@ -1,0 +1,2 @@
+/* The one list of experiments of `chs reproduce`: CHS_EXPERIMENT(symbol) per line. */
+CHS_EXPERIMENT(chs_experiment_seiler_dirac_pendulum)

@@ -1,0 +1,68 @@
+/* `chs reproduce`: experiments of the papers, each one file in drivers/experiments/ listed once in
+ * drivers/experiments/list.h. An experiment fills a report: rows (a quantity, the paper's value
+ * when it prints one, ours) and claims whose `holds` is computed from the run. */
+#ifndef CHS_REPRODUCE_H
+#define CHS_REPRODUCE_H
+
+#include <math.h>
+#include "cli.h"
+
+typedef struct {
+  char quantity[160];
+  double paper; /* NAN: the paper gives no number */
+  double ours;
+} rep_row;
+
+typedef struct {
+  char claim[240];
+  int holds;
+  char evidence[400];
+} rep_claim;
+
+typedef struct {
+  rep_row *rows;
+  int nrows, caprows;
+  rep_claim *claims;
+  int nclaims, capclaims;
+  const char *plot_dir; /* NULL: no plots */
+  char notes[2048];     /* where and why ours differ, printed under the table */
+} rep_report;
+
+typedef struct {
+  const char *name;
+  const char *source;
+  const char *summary;
+  int (*run)(rep_report *r, CHSError *err);
+} rep_experiment;
+
+void rep_row_add(rep_report *r, double paper, double ours, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void rep_claim_add(rep_report *r, int holds, const char *claim, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void rep_note(rep_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+int rep_experiment_count(void);
+const rep_experiment *rep_experiment_get(int i);
+
+/* Time series of one run (every output time). */
+typedef struct {
+  long n, cap;
+  double *t, *q2, *int_err, *energy_err, *pos_res, *mom_res;
+} rep_series;
+int rep_series_monitor(const CHSRecord *rec, void *ctx); /* CHSMonitorFn collecting records */
+void rep_series_free(rep_series *s);
+/* Least-squares slope of log e against log t over lo <= t <= hi (e > 0); NAN if < 3 points. */
+double rep_growth_exponent(const rep_series *s, const double *e, double lo, double hi);
+/* First output time with e > level, or NAN. */
+double rep_first_exceeding(const rep_series *s, const double *e, double level);
+
+/* Seconds per right-hand-side evaluation of formulation `name` at prob's initial state (best of
+ * several repetitions of evals calls); < 0 on failure. Shared with `chs bench rhs`. */
+double cli_rhs_cost(CHSProblem prob, const char *name, long evals);
+
+/* Plots: writes DIR/NAME.dat (columns given) and DIR/NAME.png through gnuplot with `script`
+ * (plot commands referring to the data file as '$DATA'). Returns 0, or -1 with a message. */
+int rep_plot(const char *dir, const char *name, const char *header, const double *const *cols,
+             int ncols, long nrows, const char *script);
+
+#endif
