@@ -8,6 +8,7 @@
 
 #include <sundials/sundials_config.h>
 #include <sundials/sundials_context.h>
+#include <arkode/arkode_arkstep.h>
 #include <arkode/arkode_erkstep.h>
 
 #define CHS_SUNDIALS_AT_LEAST(maj, min)                                                            \
@@ -60,6 +61,49 @@ static inline void chs_context_silence(SUNContext ctx) {
 #define chs_erk_get_num_steps ERKStepGetNumSteps
 #define chs_erk_get_num_err_test_fails ERKStepGetNumErrTestFails
 #define chs_erk_get_return_flag_name ERKStepGetReturnFlagName
+#endif
+
+/* The same for ARKStep (implicit methods). */
+#if CHS_SUNDIALS_AT_LEAST(7, 1)
+#define chs_ark_free ARKodeFree
+#define chs_ark_sstolerances ARKodeSStolerances
+#define chs_ark_set_fixed_step ARKodeSetFixedStep
+#define chs_ark_set_stop_time ARKodeSetStopTime
+#define chs_ark_set_user_data ARKodeSetUserData
+#define chs_ark_set_max_num_steps ARKodeSetMaxNumSteps
+#define chs_ark_set_linear_solver ARKodeSetLinearSolver
+#define chs_ark_set_nonlin_conv_coef ARKodeSetNonlinConvCoef
+#define chs_ark_set_max_nonlin_iters ARKodeSetMaxNonlinIters
+#define chs_ark_evolve ARKodeEvolve
+#define chs_ark_get_num_steps ARKodeGetNumSteps
+#define chs_ark_get_num_jac_evals ARKodeGetNumJacEvals
+#define chs_ark_get_num_nonlin_iters ARKodeGetNumNonlinSolvIters
+#define chs_ark_get_return_flag_name ARKodeGetReturnFlagName
+#else
+#define chs_ark_free ARKStepFree
+#define chs_ark_sstolerances ARKStepSStolerances
+#define chs_ark_set_fixed_step ARKStepSetFixedStep
+#define chs_ark_set_stop_time ARKStepSetStopTime
+#define chs_ark_set_user_data ARKStepSetUserData
+#define chs_ark_set_max_num_steps ARKStepSetMaxNumSteps
+#define chs_ark_set_linear_solver ARKStepSetLinearSolver
+#define chs_ark_set_nonlin_conv_coef ARKStepSetNonlinConvCoef
+#define chs_ark_set_max_nonlin_iters ARKStepSetMaxNonlinIters
+#define chs_ark_evolve ARKStepEvolve
+#define chs_ark_get_num_steps ARKStepGetNumSteps
+#define chs_ark_get_num_jac_evals ARKStepGetNumJacEvals
+#define chs_ark_get_num_nonlin_iters ARKStepGetNumNonlinSolvIters
+#define chs_ark_get_return_flag_name ARKStepGetReturnFlagName
+#endif
+#if CHS_SUNDIALS_AT_LEAST(7, 2)
+static inline int chs_ark_get_num_rhs_evals(void *mem, long *nfi) {
+  return ARKodeGetNumRhsEvals(mem, 1, nfi);
+}
+#else
+static inline int chs_ark_get_num_rhs_evals(void *mem, long *nfi) {
+  long nfe = 0;
+  return ARKStepGetNumRhsEvals(mem, &nfe, nfi);
+}
 #endif
 
 /* ERKStepGetNumRhsEvals is deprecated in 7.2 for ARKodeGetNumRhsEvals. */

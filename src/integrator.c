@@ -4,9 +4,11 @@
 #include "impl.h"
 
 extern const CHSIntegratorOps chs_integrator_erk;
+extern const CHSIntegratorOps chs_integrator_dirk;
 
 static const CHSIntegratorOps *const chs_integrators[] = {
     &chs_integrator_erk,
+    &chs_integrator_dirk,
 };
 
 CHS_DEFINE_REGISTRY(CHSIntegratorOps, CHSIntegratorRegistry, chs_integrators, family)

@@ -55,6 +55,11 @@ if "$chs" list problems | grep -q '^pendulum'; then ok; else bad "list problems"
 if "$chs" list formulations | grep -q '^dirac'; then ok; else bad "list formulations"; fi
 if "$chs" list methods | grep -q 'erk:rk4'; then ok; else bad "list methods"; fi
 
+# Implicit methods report Jacobian evaluations; unknown tables are input errors on every version.
+if "$chs" run --problem pendulum --formulation dirac --method dirk:midpoint --h 0.05 --tf 1 --json | grep -qE '"jac_evals": [1-9]'; then ok; else bad "dirk:midpoint jac_evals"; fi
+expect 2 "dirk:bogus" -- "${run[@]:0:5}" --method dirk:bogus --h 0.1 --tf 1
+if [[ $("$chs" "${run[@]:0:5}" --method erk:bogus --h 0.1 --tf 1 2>&1 | wc -l) -eq 1 ]]; then ok; else bad "unknown ERK table printed more than one line"; fi
+
 # Benchmarks: a bad name or option is an input error; the JSON names every formulation.
 expect 2 "nosuch" -- bench nosuch
 expect 2 "--evals" -- bench rhs --evals 0

@@ -79,6 +79,26 @@ static void test_dp5_order(void **state) {
   check_fixed_order("pendulum:x=0.6,y=-0.8,px=0,py=0", "erk:dp5", 0.1, 5.0, 5.0, 6);
 }
 
+/* ARKStep with the implicit midpoint rule (Newton to 1e-10): order 2 for both formulations. */
+static void test_implicit_midpoint_order(void **state) {
+  (void)state;
+  const char *forms[] = {"standard", "dirac"};
+  for (int fi = 0; fi < 2; fi++) {
+    double e[3];
+    for (int k = 0; k < 3; k++) {
+      CHSRunSummary s = run("pendulum", forms[fi], "dirk:midpoint", 0.05 / (1 << k), 0, 5.0);
+      assert_int_equal(s.stats.steps, 100 << k);
+      assert_true(s.stats.jac_evals > 0);
+      e[k] = s.diag.int_err_final;
+    }
+    double p1 = log2(e[0] / e[1]), p2 = log2(e[1] / e[2]);
+    print_message("implicit midpoint %s: errors %.3e %.3e %.3e, orders %.3f %.3f\n", forms[fi],
+                  e[0], e[1], e[2], p1, p2);
+    CHECK_NEAR(p1, 2.0, 0.2);
+    CHECK_NEAR(p2, 2.0, 0.2);
+  }
+}
+
 static void test_dp5_adaptive(void **state) {
   (void)state;
   const char *forms[] = {"standard", "dirac"};
@@ -153,6 +173,7 @@ int main(void) {
       cmocka_unit_test(test_rk4_order),
       cmocka_unit_test(test_dp5_order),
       cmocka_unit_test(test_dp5_adaptive),
+      cmocka_unit_test(test_implicit_midpoint_order),
       cmocka_unit_test(test_rk4_richardson_double_pendulum),
   };
   return cmocka_run_group_tests_name("convergence", tests, group_setup, group_teardown);

@@ -14,14 +14,29 @@
 #include "../compat.h"
 #include "../impl.h"
 
-/* ARKODE ERK tables known to every supported SUNDIALS (6.4+). */
-static const char *const erk_tables[] = {
-    "ARKODE_HEUN_EULER_2_1_2",     "ARKODE_BOGACKI_SHAMPINE_4_2_3", "ARKODE_ARK324L2SA_ERK_4_2_3",
-    "ARKODE_ZONNEVELD_5_3_4",      "ARKODE_ARK436L2SA_ERK_6_3_4",   "ARKODE_SAYFY_ABURUB_6_3_4",
-    "ARKODE_CASH_KARP_6_4_5",      "ARKODE_FEHLBERG_6_4_5",         "ARKODE_DORMAND_PRINCE_7_4_5",
-    "ARKODE_ARK548L2SA_ERK_8_4_5", "ARKODE_VERNER_8_5_6",           "ARKODE_FEHLBERG_13_7_8",
-    "ARKODE_KNOTH_WOLKE_3_3",      "ARKODE_ARK437L2SA_ERK_7_3_4",   "ARKODE_ARK548L2SAb_ERK_8_4_5",
-};
+/* The ARKODE ERK tables of the SUNDIALS chs runs on: enumerated by ARKODE itself from 7.1 on,
+ * the 6.4 list before. Names are checked against this list before ARKODE loads them (ARKODE
+ * prints to stderr on unknown names). */
+static const char *erk_table_name(int i) {
+#if CHS_SUNDIALS_AT_LEAST(7, 1)
+  if (i < 0 || i > ARKODE_MAX_ERK_NUM - ARKODE_MIN_ERK_NUM) {
+    return NULL;
+  }
+  return ARKodeButcherTable_ERKIDToName((ARKODE_ERKTableID)(ARKODE_MIN_ERK_NUM + i));
+#else
+  static const char *const tables[] = {
+      "ARKODE_HEUN_EULER_2_1_2",      "ARKODE_BOGACKI_SHAMPINE_4_2_3",
+      "ARKODE_ARK324L2SA_ERK_4_2_3",  "ARKODE_ZONNEVELD_5_3_4",
+      "ARKODE_ARK436L2SA_ERK_6_3_4",  "ARKODE_SAYFY_ABURUB_6_3_4",
+      "ARKODE_CASH_KARP_6_4_5",       "ARKODE_FEHLBERG_6_4_5",
+      "ARKODE_DORMAND_PRINCE_7_4_5",  "ARKODE_ARK548L2SA_ERK_8_4_5",
+      "ARKODE_VERNER_8_5_6",          "ARKODE_FEHLBERG_13_7_8",
+      "ARKODE_KNOTH_WOLKE_3_3",       "ARKODE_ARK437L2SA_ERK_7_3_4",
+      "ARKODE_ARK548L2SAb_ERK_8_4_5",
+  };
+  return i >= 0 && i < (int)(sizeof tables / sizeof tables[0]) ? tables[i] : NULL;
+#endif
+}
 static const struct {
   const char *alias, *table;
 } erk_aliases[] = {
@@ -30,7 +45,6 @@ static const struct {
     {"dp5", "ARKODE_DORMAND_PRINCE_7_4_5"},
 };
 #define ERK_NALIAS ((int)(sizeof erk_aliases / sizeof erk_aliases[0]))
-#define ERK_NTABLE ((int)(sizeof erk_tables / sizeof erk_tables[0]))
 
 typedef struct {
   void *arkode;
@@ -54,7 +68,7 @@ static const char *erk_method_name(int i) {
   if (i < ERK_NALIAS) {
     return erk_aliases[i].alias;
   }
-  return i - ERK_NALIAS < ERK_NTABLE ? erk_tables[i - ERK_NALIAS] : NULL;
+  return erk_table_name(i - ERK_NALIAS);
 }
 
 static ARKodeButcherTable erk_rk4(void) {
@@ -85,17 +99,14 @@ static ARKodeButcherTable erk_table(const char *opt, int *embedded, CHSError *er
   if (!name) {
     snprintf(full, sizeof full, "%s%s", strncmp(opt, "ARKODE_", 7) == 0 ? "" : "ARKODE_", opt);
     name = full;
-#if !CHS_SUNDIALS_AT_LEAST(7, 0)
-    /* SUNDIALS 6 prints to stderr on unknown names: check the list first. */
     int known = 0;
-    for (int i = 0; i < ERK_NTABLE; i++) {
-      known = known || strcmp(erk_tables[i], full) == 0;
+    for (int i = 0; !known && erk_table_name(i); i++) {
+      known = strcmp(erk_table_name(i), full) == 0;
     }
     if (!known) {
       chs_error_set(err, CHS_ERR_NOTFOUND, "unknown method 'erk:%s' (see `chs list methods`)", opt);
       return NULL;
     }
-#endif
   }
   ARKodeButcherTable B = ARKodeButcherTable_LoadERKByName(name);
   if (!B) {

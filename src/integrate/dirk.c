@@ -1,0 +1,227 @@
+/* Diagonally implicit Runge-Kutta methods through ARKODE ARKStep (implicit part only), Newton
+ * iteration with SUNDIALS' dense linear solver and ARKODE's difference-quotient Jacobian.
+ *
+ *   dirk:midpoint  the implicit midpoint rule (c = 1/2, a = 1/2, b = 1), as a custom table:
+ *                  symplectic for canonical Hamiltonian systems when the stage equation is
+ *                  solved exactly (seed 000 Sec. 7, seed 002 Sec. 3-4); fixed step only
+ *   dirk:NAME      any ARKODE DIRK table, e.g. dirk:ARKODE_SDIRK_2_1_2
+ *
+ * With a fixed step --h, the Newton iteration is stopped by ARKODE's test against the tolerances
+ * rtol/atol (default 1e-10 both when not given; up to 50 modified-Newton iterations) times the
+ * nonlinear convergence coefficient (ARKODE default 0.1). */
+#include <stdlib.h>
+#include <string.h>
+#include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include "../compat.h"
+#include "../impl.h"
+
+typedef struct {
+  void *arkode;
+  CHSFormulation f;
+  SUNMatrix A;
+  SUNLinearSolver LS;
+  char arkode_msg[256];
+} dirk_mem;
+
+#if !CHS_SUNDIALS_AT_LEAST(7, 0)
+static void dirk_capture_error(int code, const char *module, const char *function, char *msg,
+                               void *data) {
+  (void)code;
+  (void)module;
+  (void)function;
+  snprintf(((dirk_mem *)data)->arkode_msg, sizeof((dirk_mem *)data)->arkode_msg, "%s", msg);
+}
+#endif
+
+/* ARKODE's DIRK tables (enumerated by ARKODE from 7.1 on, the 6.4 list before), after the
+ * custom "midpoint". Names are checked here before ARKODE loads them (it prints on unknown
+ * names). */
+static const char *dirk_method_name(int i) {
+  if (i == 0) {
+    return "midpoint";
+  }
+  i--;
+#if CHS_SUNDIALS_AT_LEAST(7, 1)
+  if (i < 0 || i > ARKODE_MAX_DIRK_NUM - ARKODE_MIN_DIRK_NUM) {
+    return NULL;
+  }
+  return ARKodeButcherTable_DIRKIDToName((ARKODE_DIRKTableID)(ARKODE_MIN_DIRK_NUM + i));
+#else
+  static const char *const tables[] = {
+      "ARKODE_SDIRK_2_1_2",
+      "ARKODE_BILLINGTON_3_3_2",
+      "ARKODE_TRBDF2_3_3_2",
+      "ARKODE_KVAERNO_4_2_3",
+      "ARKODE_ARK324L2SA_DIRK_4_2_3",
+      "ARKODE_CASH_5_2_4",
+      "ARKODE_CASH_5_3_4",
+      "ARKODE_SDIRK_5_3_4",
+      "ARKODE_KVAERNO_5_3_4",
+      "ARKODE_ARK436L2SA_DIRK_6_3_4",
+      "ARKODE_KVAERNO_7_4_5",
+      "ARKODE_ARK548L2SA_DIRK_8_4_5",
+      "ARKODE_ARK437L2SA_DIRK_7_3_4",
+      "ARKODE_ARK548L2SAb_DIRK_8_4_5",
+      "ARKODE_ESDIRK324L2SA_4_2_3",
+      "ARKODE_ESDIRK325L2SA_5_2_3",
+      "ARKODE_ESDIRK32I5L2SA_5_2_3",
+      "ARKODE_ESDIRK436L2SA_6_3_4",
+      "ARKODE_ESDIRK43I6L2SA_6_3_4",
+      "ARKODE_QESDIRK436L2SA_6_3_4",
+  };
+  return i >= 0 && i < (int)(sizeof tables / sizeof tables[0]) ? tables[i] : NULL;
+#endif
+}
+
+static ARKodeButcherTable dirk_table(const char *opt, CHSError *err) {
+  if (!opt || !*opt) {
+    chs_error_set(err, CHS_ERR_ARG, "method dirk needs a table: dirk:midpoint, ...");
+    return NULL;
+  }
+  if (strcmp(opt, "midpoint") == 0) {
+    sunrealtype c = 0.5, A = 0.5, b = 1;
+    return ARKodeButcherTable_Create(1, 2, 0, &c, &A, &b, NULL);
+  }
+  char full[128];
+  snprintf(full, sizeof full, "%s%s", strncmp(opt, "ARKODE_", 7) == 0 ? "" : "ARKODE_", opt);
+  int known = 0;
+  for (int i = 1; !known && dirk_method_name(i); i++) {
+    known = strcmp(dirk_method_name(i), full) == 0;
+  }
+  ARKodeButcherTable B = known ? ARKodeButcherTable_LoadDIRKByName(full) : NULL;
+  if (!B) {
+    chs_error_set(err, CHS_ERR_NOTFOUND, "unknown method 'dirk:%s' (see `chs list methods`)", opt);
+  }
+  return B;
+}
+
+static void dirk_destroy(void *mem) {
+  dirk_mem *d = mem;
+  if (!d) {
+    return;
+  }
+  if (d->arkode) {
+    chs_ark_free(&d->arkode);
+  }
+  if (d->LS) {
+    SUNLinSolFree(d->LS);
+  }
+  if (d->A) {
+    SUNMatDestroy(d->A);
+  }
+  free(d);
+}
+
+static int dirk_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
+                       const CHSStepControl *ctl, void **out, CHSError *err) {
+  ARKodeButcherTable B = dirk_table(options, err);
+  if (!B) {
+    return err ? err->code : CHS_ERR_NOTFOUND;
+  }
+  int fixed = ctl->h > 0;
+  if (!fixed && !B->d) {
+    ARKodeButcherTable_Free(B);
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method dirk:%s has no embedded error estimate: use a fixed step --h",
+                         options);
+  }
+  dirk_mem *d = calloc(1, sizeof *d);
+  if (!d) {
+    ARKodeButcherTable_Free(B);
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  SUNContext ctx = CHSFormulation_GetContext(f);
+  sunindextype n = N_VGetLength(y0);
+  d->f = f;
+  d->arkode = ARKStepCreate(NULL, CHSFormulation_Rhs, t0, y0, ctx);
+  d->A = SUNDenseMatrix(n, n, ctx);
+  d->LS = d->A ? SUNLinSol_Dense(y0, d->A, ctx) : NULL;
+  int rc = d->arkode && d->LS ? 0 : -1;
+#if !CHS_SUNDIALS_AT_LEAST(7, 0)
+  if (rc == 0) {
+    rc = ARKStepSetErrHandlerFn(d->arkode, dirk_capture_error, d);
+  }
+#endif
+  if (rc == 0) {
+    rc = ARKStepSetTables(d->arkode, B->q, 0, B, NULL);
+  }
+  if (rc == 0) {
+    rc = chs_ark_set_user_data(d->arkode, f);
+  }
+  if (rc == 0) {
+    rc = chs_ark_sstolerances(d->arkode, ctl->rtol > 0 ? ctl->rtol : 1e-10,
+                              ctl->atol > 0 ? ctl->atol : 1e-10);
+  }
+  if (rc == 0) { /* modified Newton converges linearly: allow it to reach tight tolerances */
+    rc = chs_ark_set_max_nonlin_iters(d->arkode, 50);
+  }
+  if (rc == 0 && fixed) {
+    rc = chs_ark_set_fixed_step(d->arkode, ctl->h);
+  }
+  if (rc == 0) {
+    rc = chs_ark_set_linear_solver(d->arkode, d->LS, d->A);
+  }
+  if (rc == 0) {
+    rc = chs_ark_set_max_num_steps(d->arkode, ctl->max_steps > 0 ? ctl->max_steps : 500000);
+  }
+  ARKodeButcherTable_Free(B);
+  if (rc != 0) {
+    dirk_destroy(d);
+    return chs_error_set(err, CHS_ERR_SOLVER, "ARKStep set-up failed for dirk:%s (flag %d)",
+                         options, rc);
+  }
+  *out = d;
+  return CHS_SUCCESS;
+}
+
+static int dirk_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
+                       CHSError *err) {
+  dirk_mem *d = mem;
+  int rc = chs_ark_set_stop_time(d->arkode, tout);
+  if (rc == 0) {
+    rc = chs_ark_evolve(d->arkode, tout, y, tret, one_step ? ARK_ONE_STEP : ARK_NORMAL);
+  }
+  if (rc < 0) {
+    char *flag = chs_ark_get_return_flag_name(rc);
+    const CHSError *why = CHSFormulation_GetLastFailure(d->f);
+    const char *detail = why->msg[0] ? why->msg : d->arkode_msg;
+    chs_error_set(err, CHS_ERR_SOLVER, "ARKStep failed at t = %.17g with %s%s%.400s", (double)*tret,
+                  flag ? flag : "an error", detail[0] ? ": " : "", detail);
+    free(flag);
+    return CHS_ERR_SOLVER;
+  }
+  return CHS_SUCCESS;
+}
+
+static int dirk_stats(void *mem, CHSIntegratorStats *st) {
+  dirk_mem *d = mem;
+  long v = 0;
+  memset(st, 0, sizeof *st);
+  st->err_test_fails = -1;
+  if (chs_ark_get_num_steps(d->arkode, &v) == 0) {
+    st->steps = v;
+  }
+  if (chs_ark_get_num_rhs_evals(d->arkode, &v) == 0) {
+    st->rhs_evals = v;
+  }
+  st->jac_evals = chs_ark_get_num_jac_evals(d->arkode, &v) == 0 ? v : -1;
+  return 0;
+}
+
+static void *dirk_sundials_mem(void *mem) {
+  return ((dirk_mem *)mem)->arkode;
+}
+
+const CHSIntegratorOps chs_integrator_dirk = {
+    .family = "dirk",
+    .summary = "diagonally implicit RK through ARKODE ARKStep, Newton + dense LU (midpoint, "
+               "any ARKODE DIRK table)",
+    .method_name = dirk_method_name,
+    .create = dirk_create,
+    .evolve = dirk_evolve,
+    .get_stats = dirk_stats,
+    .sundials_mem = dirk_sundials_mem,
+    .destroy = dirk_destroy,
+};
