@@ -133,6 +133,16 @@ int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, C
 int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, sunrealtype **w,
                     sunrealtype **z);
 
+/* ------------------------------------------------------------------ integrator adapters
+ * Shared by src/integrate/ files: the SUNDIALS 6 error handler that stores ARKODE's message in a
+ * char[CHS_ARKODE_MSG_LEN] buffer (data), and the message of a failed evolve (returns
+ * CHS_ERR_SOLVER): "<who> failed at t = ... with <flag name>: <formulation's or ARKODE's why>". */
+#define CHS_ARKODE_MSG_LEN 256
+void chs_arkode_capture_error(int code, const char *module, const char *function, char *msg,
+                              void *data);
+int chs_arkode_failure(CHSError *err, const char *who, char *flag_name, sunrealtype t,
+                       CHSFormulation f, const char *arkode_msg);
+
 /* ------------------------------------------------------------------ formulation */
 struct CHSFormulation_ {
   const CHSFormulationOps *ops;

@@ -1,4 +1,5 @@
 /* Integrator objects: "family:options" dispatched to one ops table per family. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "impl.h"
@@ -71,4 +72,22 @@ void CHSIntegrator_Destroy(CHSIntegrator *it) {
     free(*it);
     *it = NULL;
   }
+}
+
+void chs_arkode_capture_error(int code, const char *module, const char *function, char *msg,
+                              void *data) {
+  (void)code;
+  (void)module;
+  (void)function;
+  snprintf((char *)data, CHS_ARKODE_MSG_LEN, "%s", msg);
+}
+
+int chs_arkode_failure(CHSError *err, const char *who, char *flag_name, sunrealtype t,
+                       CHSFormulation f, const char *arkode_msg) {
+  const CHSError *why = CHSFormulation_GetLastFailure(f);
+  const char *detail = why->msg[0] ? why->msg : arkode_msg;
+  chs_error_set(err, CHS_ERR_SOLVER, "%s failed at t = %.17g with %s%s%.400s", who, (double)t,
+                flag_name ? flag_name : "an error", detail[0] ? ": " : "", detail);
+  free(flag_name);
+  return CHS_ERR_SOLVER;
 }

@@ -22,18 +22,8 @@ typedef struct {
   CHSFormulation f;
   SUNMatrix A;
   SUNLinearSolver LS;
-  char arkode_msg[256];
+  char arkode_msg[CHS_ARKODE_MSG_LEN];
 } dirk_mem;
-
-#if !CHS_SUNDIALS_AT_LEAST(7, 0)
-static void dirk_capture_error(int code, const char *module, const char *function, char *msg,
-                               void *data) {
-  (void)code;
-  (void)module;
-  (void)function;
-  snprintf(((dirk_mem *)data)->arkode_msg, sizeof((dirk_mem *)data)->arkode_msg, "%s", msg);
-}
-#endif
 
 /* ARKODE's DIRK tables (enumerated by ARKODE from 7.1 on, the 6.4 list before), after the
  * custom "midpoint". Names are checked here before ARKODE loads them (it prints on unknown
@@ -141,7 +131,7 @@ static int dirk_create(const char *options, CHSFormulation f, N_Vector y0, sunre
   int rc = d->arkode && d->LS ? 0 : -1;
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)
   if (rc == 0) {
-    rc = ARKStepSetErrHandlerFn(d->arkode, dirk_capture_error, d);
+    rc = ARKStepSetErrHandlerFn(d->arkode, chs_arkode_capture_error, d->arkode_msg);
   }
 #endif
   if (rc == 0) {
@@ -184,13 +174,8 @@ static int dirk_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tre
     rc = chs_ark_evolve(d->arkode, tout, y, tret, one_step ? ARK_ONE_STEP : ARK_NORMAL);
   }
   if (rc < 0) {
-    char *flag = chs_ark_get_return_flag_name(rc);
-    const CHSError *why = CHSFormulation_GetLastFailure(d->f);
-    const char *detail = why->msg[0] ? why->msg : d->arkode_msg;
-    chs_error_set(err, CHS_ERR_SOLVER, "ARKStep failed at t = %.17g with %s%s%.400s", (double)*tret,
-                  flag ? flag : "an error", detail[0] ? ": " : "", detail);
-    free(flag);
-    return CHS_ERR_SOLVER;
+    return chs_arkode_failure(err, "ARKStep", chs_ark_get_return_flag_name(rc), *tret, d->f,
+                              d->arkode_msg);
   }
   return CHS_SUCCESS;
 }

@@ -50,19 +50,8 @@ typedef struct {
   void *arkode;
   CHSFormulation f;
   int fixed;
-  char arkode_msg[256]; /* last ARKODE error message (SUNDIALS 6) */
+  char arkode_msg[CHS_ARKODE_MSG_LEN]; /* last ARKODE error message (SUNDIALS 6) */
 } erk_mem;
-
-#if !CHS_SUNDIALS_AT_LEAST(7, 0)
-static void erk_capture_error(int code, const char *module, const char *function, char *msg,
-                              void *data) {
-  (void)code;
-  (void)module;
-  (void)function;
-  erk_mem *e = data;
-  snprintf(e->arkode_msg, sizeof e->arkode_msg, "%s", msg);
-}
-#endif
 
 static const char *erk_method_name(int i) {
   if (i < ERK_NALIAS) {
@@ -152,7 +141,7 @@ static int erk_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   int rc = e->arkode ? 0 : -1;
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)
   if (rc == 0) {
-    rc = ERKStepSetErrHandlerFn(e->arkode, erk_capture_error, e);
+    rc = ERKStepSetErrHandlerFn(e->arkode, chs_arkode_capture_error, e->arkode_msg);
   }
 #endif
   if (rc == 0) {
@@ -189,13 +178,8 @@ static int erk_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret
     rc = chs_erk_evolve(e->arkode, tout, y, tret, one_step ? ARK_ONE_STEP : ARK_NORMAL);
   }
   if (rc < 0) {
-    char *flag = chs_erk_get_return_flag_name(rc);
-    const CHSError *why = CHSFormulation_GetLastFailure(e->f);
-    const char *detail = why->msg[0] ? why->msg : e->arkode_msg;
-    chs_error_set(err, CHS_ERR_SOLVER, "ERKStep failed at t = %.17g with %s%s%.400s", (double)*tret,
-                  flag ? flag : "an error", detail[0] ? ": " : "", detail);
-    free(flag);
-    return CHS_ERR_SOLVER;
+    return chs_arkode_failure(err, "ERKStep", chs_erk_get_return_flag_name(rc), *tret, e->f,
+                              e->arkode_msg);
   }
   return CHS_SUCCESS;
 }
