@@ -86,6 +86,12 @@ for claim in 'the stabilising effect occurs at any step size' 'five orders of ma
   if grep -F "$claim" "$tmp/fj.json" | grep -q '"holds": true'; then ok; else bad "fj claim '$claim' does not hold"; fi
 done
 
+# Seed 002 Sec. 3: saddle vs centre under the implicit midpoint rule.
+"$chs" reproduce leimkuhler-reich-stability --json >"$tmp/lr.json"
+for claim in "simplified system's (eta = 0) constraint residuals grow very rapidly" "keeps the residuals bounded"; do
+  if grep -F "$claim" "$tmp/lr.json" | grep -q '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
+done
+
 # JSON: every key of the contract; seed 000 Sec. 6 (RK4, h = 0.1, t in [0, 100]).
 keys="problem formulation method sundials_version t_final steps rhs_evals jac_evals proj_position
 proj_momentum energy_err_max energy_err_final pos_res_max pos_res_final mom_res_max mom_res_final
