@@ -92,6 +92,12 @@ for claim in "simplified system's (eta = 0) constraint residuals grow very rapid
   if grep -F "$claim" "$tmp/lr.json" | grep -q '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
 done
 
+# Seed 001 Sec. 8: impetus growth at the rate (51) predicts.
+"$chs" reproduce seiler-impetus --json >"$tmp/imp.json"
+for claim in "n grows on average at the rate (51) predicts" "stays on its circle"; do
+  if grep -F "$claim" "$tmp/imp.json" | grep -q '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
+done
+
 # JSON: every key of the contract; seed 000 Sec. 6 (RK4, h = 0.1, t in [0, 100]).
 keys="problem formulation method sundials_version t_final steps rhs_evals jac_evals proj_position
 proj_momentum energy_err_max energy_err_final pos_res_max pos_res_final mom_res_max mom_res_final

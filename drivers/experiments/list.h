@@ -2,3 +2,4 @@
 CHS_EXPERIMENT(chs_experiment_seiler_dirac_pendulum)
 CHS_EXPERIMENT(chs_experiment_seiler_fj_pendulum)
 CHS_EXPERIMENT(chs_experiment_leimkuhler_reich_stability)
+CHS_EXPERIMENT(chs_experiment_seiler_impetus)
