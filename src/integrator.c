@@ -6,10 +6,12 @@
 
 extern const CHSIntegratorOps chs_integrator_erk;
 extern const CHSIntegratorOps chs_integrator_dirk;
+extern const CHSIntegratorOps chs_integrator_gauss;
 
 static const CHSIntegratorOps *const chs_integrators[] = {
     &chs_integrator_erk,
     &chs_integrator_dirk,
+    &chs_integrator_gauss,
 };
 
 CHS_DEFINE_REGISTRY(CHSIntegratorOps, CHSIntegratorRegistry, chs_integrators, family)

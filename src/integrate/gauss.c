@@ -1,0 +1,254 @@
+/* s-stage Gauss-Legendre Runge-Kutta methods (s = 1, 2, 3; order 2s) with fixed steps and the
+ * functional iteration of seed 002 Algorithm 2.1: the stage derivatives K_i are iterated,
+ * K_i <- f(y_n + h sum_j a_ij K_j), until the iteration stagnates at round-off (or, with --rtol,
+ * until max |dK| <= rtol (1 + |K|)). Solved to round-off the map is symplectic for canonical
+ * Hamiltonian systems (seed 002 Sec. 2.1: "must be iterated to convergence ... to insure that it
+ * defines a symplectic map") and preserves quadratic first integrals. gauss:1 is the implicit
+ * midpoint rule with functional iteration (seed 000 Sec. 7 solves it to 1e-5).
+ *
+ * A chs stepper (not SUNDIALS): ARKODE's implicit steppers use Newton; this family exists for
+ * the functional iteration the papers prescribe. Outputs are reached exactly by shortening the
+ * last step before an output time. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <nvector/nvector_serial.h>
+#include "../impl.h"
+
+#define GAUSS_MAX_ITER 200
+
+typedef struct {
+  int s;
+  sunrealtype a[9], b[3], c[3];
+} gauss_table;
+
+typedef struct {
+  CHSFormulation f;
+  gauss_table T;
+  sunrealtype h, tol, t;
+  sunindextype n;
+  N_Vector y, ystage, k; /* state, a stage argument, one stage derivative */
+  sunrealtype *K, *Knew; /* s * n stage derivatives */
+  long steps, rhs_evals, iterations;
+} gauss_mem;
+
+static int gauss_coefficients(int s, gauss_table *T) {
+  memset(T, 0, sizeof *T);
+  T->s = s;
+  const sunrealtype r3 = sqrt(3.0), r15 = sqrt(15.0);
+  if (s == 1) {
+    T->a[0] = 0.5;
+    T->b[0] = 1;
+    T->c[0] = 0.5;
+  } else if (s == 2) {
+    const sunrealtype a[4] = {0.25, 0.25 - r3 / 6, 0.25 + r3 / 6, 0.25};
+    memcpy(T->a, a, sizeof a);
+    T->b[0] = T->b[1] = 0.5;
+    T->c[0] = 0.5 - r3 / 6;
+    T->c[1] = 0.5 + r3 / 6;
+  } else if (s == 3) {
+    const sunrealtype a[9] = {
+        5.0 / 36, 2.0 / 9 - r15 / 15,  5.0 / 36 - r15 / 30, 5.0 / 36 + r15 / 24,
+        2.0 / 9,  5.0 / 36 - r15 / 24, 5.0 / 36 + r15 / 30, 2.0 / 9 + r15 / 15,
+        5.0 / 36};
+    memcpy(T->a, a, sizeof a);
+    T->b[0] = T->b[2] = 5.0 / 18;
+    T->b[1] = 4.0 / 9;
+    T->c[0] = 0.5 - r15 / 10;
+    T->c[1] = 0.5;
+    T->c[2] = 0.5 + r15 / 10;
+  } else {
+    return -1;
+  }
+  return 0;
+}
+
+static const char *gauss_method_name(int i) {
+  static const char *const names[] = {"1", "2", "3"};
+  return i >= 0 && i < 3 ? names[i] : NULL;
+}
+
+static void gauss_destroy(void *mem) {
+  gauss_mem *g = mem;
+  if (!g) {
+    return;
+  }
+  if (g->y) {
+    N_VDestroy(g->y);
+  }
+  if (g->ystage) {
+    N_VDestroy(g->ystage);
+  }
+  if (g->k) {
+    N_VDestroy(g->k);
+  }
+  free(g->K);
+  free(g);
+}
+
+static int gauss_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
+                        const CHSStepControl *ctl, void **out, CHSError *err) {
+  char *end = NULL;
+  long s = options ? strtol(options, &end, 10) : 0;
+  gauss_table T;
+  if (!options || end == options || *end != '\0' || gauss_coefficients((int)s, &T) != 0) {
+    return chs_error_set(err, CHS_ERR_NOTFOUND,
+                         "unknown method 'gauss:%s' (stages 1, 2 or 3: gauss:2)",
+                         options ? options : "");
+  }
+  if (!(ctl->h > 0)) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method gauss:%ld has no error estimate: use a fixed step --h", s);
+  }
+  gauss_mem *g = calloc(1, sizeof *g);
+  if (!g) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  g->f = f;
+  g->T = T;
+  g->h = ctl->h;
+  g->tol = ctl->rtol > 0 ? ctl->rtol : 0;
+  g->t = t0;
+  g->n = N_VGetLength(y0);
+  g->y = N_VClone(y0);
+  g->ystage = N_VClone(y0);
+  g->k = N_VClone(y0);
+  g->K = calloc(2 * (size_t)T.s * (size_t)g->n, sizeof(sunrealtype));
+  if (!g->y || !g->ystage || !g->k || !g->K) {
+    gauss_destroy(g);
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  g->Knew = g->K + T.s * g->n;
+  N_VScale(1, y0, g->y);
+  *out = g;
+  return CHS_SUCCESS;
+}
+
+/* K_i = f(t + c_i h, y + h sum_j a_ij K_j) for all i, from the current K, into Knew. */
+static int gauss_sweep(gauss_mem *g, sunrealtype h) {
+  sunindextype n = g->n;
+  int s = g->T.s;
+  const sunrealtype *y = N_VGetArrayPointer(g->y);
+  sunrealtype *ys = N_VGetArrayPointer(g->ystage);
+  for (int i = 0; i < s; i++) {
+    for (sunindextype l = 0; l < n; l++) {
+      sunrealtype acc = 0;
+      for (int j = 0; j < s; j++) {
+        acc += g->T.a[i * s + j] * g->K[j * n + l];
+      }
+      ys[l] = y[l] + h * acc;
+    }
+    int rc = CHSFormulation_Rhs(g->t + g->T.c[i] * h, g->ystage, g->k, g->f);
+    g->rhs_evals++;
+    if (rc != 0) {
+      return rc;
+    }
+    memcpy(g->Knew + i * n, N_VGetArrayPointer(g->k), (size_t)n * sizeof(sunrealtype));
+  }
+  return 0;
+}
+
+static int gauss_step(gauss_mem *g, sunrealtype h, CHSError *err) {
+  sunindextype n = g->n;
+  int s = g->T.s;
+  /* Predictor: all stage derivatives equal f(t_n, y_n) (or the previous step's last value). */
+  if (g->steps == 0) {
+    int rc = CHSFormulation_Rhs(g->t, g->y, g->k, g->f);
+    g->rhs_evals++;
+    if (rc != 0) {
+      return chs_error_set(err, CHS_ERR_SOLVER, "gauss:%d: right-hand side failed at t = %g: %s", s,
+                           (double)g->t, CHSFormulation_GetLastFailure(g->f)->msg);
+    }
+    for (int i = 0; i < s; i++) {
+      memcpy(g->K + i * n, N_VGetArrayPointer(g->k), (size_t)n * sizeof(sunrealtype));
+    }
+  }
+  sunrealtype prev = INFINITY;
+  int converged = 0;
+  for (int it = 0; it < GAUSS_MAX_ITER && !converged; it++) {
+    int rc = gauss_sweep(g, h);
+    if (rc != 0) {
+      return chs_error_set(err, CHS_ERR_SOLVER, "gauss:%d: right-hand side failed at t = %g: %s", s,
+                           (double)g->t, CHSFormulation_GetLastFailure(g->f)->msg);
+    }
+    g->iterations++;
+    sunrealtype delta = 0, scale = 0;
+    for (sunindextype l = 0; l < s * n; l++) {
+      delta = fmax(delta, fabs(g->Knew[l] - g->K[l]));
+      scale = fmax(scale, fabs(g->Knew[l]));
+    }
+    memcpy(g->K, g->Knew, (size_t)(s * n) * sizeof(sunrealtype));
+    if (g->tol > 0) {
+      converged = delta <= g->tol * (1 + scale);
+    } else {
+      /* round-off: the change is at the level of a few ulps, or stopped decreasing there */
+      converged = delta <= 4 * SUN_UNIT_ROUNDOFF * (1 + scale) ||
+                  (it > 2 && delta >= prev && delta <= 1e4 * SUN_UNIT_ROUNDOFF * (1 + scale));
+    }
+    if (!isfinite(delta) || (it > 5 && delta > 2 * prev && delta > 1e-3 * (1 + scale))) {
+      break; /* diverging */
+    }
+    prev = delta;
+  }
+  if (!converged) {
+    return chs_error_set(err, CHS_ERR_SOLVER,
+                         "gauss:%d: functional iteration did not converge at t = %g with h = %g "
+                         "(reduce --h)",
+                         s, (double)g->t, (double)h);
+  }
+  sunrealtype *y = N_VGetArrayPointer(g->y);
+  for (sunindextype l = 0; l < n; l++) {
+    sunrealtype acc = 0;
+    for (int j = 0; j < s; j++) {
+      acc += g->T.b[j] * g->K[j * n + l];
+    }
+    y[l] += h * acc;
+  }
+  g->t += h;
+  g->steps++;
+  return 0;
+}
+
+static int gauss_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
+                        CHSError *err) {
+  gauss_mem *g = mem;
+  int rc = 0;
+  while (rc == 0 && g->t < tout) {
+    sunrealtype h = g->h;
+    int last = g->t + h >= tout - 1e-9 * g->h;
+    if (last) {
+      h = tout - g->t;
+    }
+    rc = gauss_step(g, h, err);
+    if (rc == 0 && last) {
+      g->t = tout;
+    }
+    if (one_step) {
+      break;
+    }
+  }
+  *tret = g->t;
+  N_VScale(1, g->y, y);
+  return rc;
+}
+
+static int gauss_stats(void *mem, CHSIntegratorStats *st) {
+  gauss_mem *g = mem;
+  memset(st, 0, sizeof *st);
+  st->steps = g->steps;
+  st->rhs_evals = g->rhs_evals;
+  st->jac_evals = -1;
+  st->err_test_fails = -1;
+  return 0;
+}
+
+const CHSIntegratorOps chs_integrator_gauss = {
+    .family = "gauss",
+    .summary = "Gauss-Legendre s = 1, 2, 3 (order 2s) with functional iteration to round-off "
+               "(seed 002 Alg. 2.1; symplectic)",
+    .method_name = gauss_method_name,
+    .create = gauss_create,
+    .evolve = gauss_evolve,
+    .get_stats = gauss_stats,
+    .destroy = gauss_destroy,
+};
