@@ -181,3 +181,18 @@ void *CHSFormulation_GetPrivate(CHSFormulation f) {
 void CHSFormulation_SetPrivate(CHSFormulation f, void *priv) {
   f->priv = priv;
 }
+
+long CHSFormulation_GetNumRecharts(CHSFormulation f) {
+  return f->n_recharts;
+}
+
+int CHSFormulation_Rechart(CHSFormulation f, sunrealtype t, N_Vector y) {
+  if (!f->ops->rechart) {
+    return 0;
+  }
+  int rc = f->ops->rechart(f, t, N_VGetArrayPointer(y));
+  if (rc > 0) {
+    f->n_recharts++;
+  }
+  return rc;
+}

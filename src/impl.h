@@ -152,6 +152,7 @@ struct CHSFormulation_ {
   sunindextype size;
   void *priv;
   long n_rhs;
+  long n_recharts;
   CHSError failure;
 };
 

@@ -64,6 +64,10 @@ int CHSIntegrator_GetStats(CHSIntegrator it, CHSIntegratorStats *stats) {
   return it->ops->get_stats(it->mem, stats);
 }
 
+int CHSIntegrator_Reinit(CHSIntegrator it, sunrealtype t, N_Vector y) {
+  return it->ops->reinit ? it->ops->reinit(it->mem, t, y) : CHS_ERR_UNSUPPORTED;
+}
+
 void *CHSIntegrator_GetSundialsMem(CHSIntegrator it) {
   return it->ops->sundials_mem ? it->ops->sundials_mem(it->mem) : NULL;
 }

@@ -70,9 +70,26 @@ static int chs_observe(chs_observer *ob, sunrealtype t, N_Vector y, CHSError *er
   return CHS_SUCCESS;
 }
 
-static int chs_integrate(CHSIntegrator it, const CHSRunOptions *o, N_Vector y, chs_observer *ob,
-                         CHSError *err) {
+/* A charted formulation may change coordinates after any step: then restart the integrator. */
+static int chs_rechart(CHSFormulation f, CHSIntegrator it, sunrealtype t, N_Vector y,
+                       CHSError *err) {
+  int rc = CHSFormulation_Rechart(f, t, y);
+  if (rc < 0) {
+    return chs_error_set(err, CHS_ERR_SOLVER, "%s: change of coordinates failed at t = %g",
+                         f->ops->name, (double)t);
+  }
+  if (rc > 0 && CHSIntegrator_Reinit(it, t, y) != 0) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "%s changed coordinates at t = %g and the method cannot restart",
+                         f->ops->name, (double)t);
+  }
+  return CHS_SUCCESS;
+}
+
+static int chs_integrate(CHSFormulation f, CHSIntegrator it, const CHSRunOptions *o, N_Vector y,
+                         chs_observer *ob, CHSError *err) {
   sunrealtype t = o->t0;
+  int charted = f->ops->rechart != NULL; /* then step by step, re-charting after each step */
   if (o->ctl.h > 0) {
     sunrealtype dt = (sunrealtype)o->every * o->ctl.h;
     for (long k = 1; t < o->tf; k++) {
@@ -80,7 +97,14 @@ static int chs_integrate(CHSIntegrator it, const CHSRunOptions *o, N_Vector y, c
       if (tout > o->tf - 1e-9 * o->ctl.h) {
         tout = o->tf;
       }
-      CHS_CALL(chs_advance(it, tout, 0, y, &t, ob, err));
+      if (charted) {
+        while (t < tout - 1e-9 * o->ctl.h) {
+          CHS_CALL(chs_advance(it, tout, 1, y, &t, ob, err));
+          CHS_CALL(chs_rechart(f, it, t, y, err));
+        }
+      } else {
+        CHS_CALL(chs_advance(it, tout, 0, y, &t, ob, err));
+      }
       t = tout;
       CHS_CALL(chs_observe(ob, t, y, err));
     }
@@ -89,6 +113,9 @@ static int chs_integrate(CHSIntegrator it, const CHSRunOptions *o, N_Vector y, c
   long steps = 0;
   while (t < o->tf) {
     CHS_CALL(chs_advance(it, o->tf, 1, y, &t, ob, err));
+    if (charted) {
+      CHS_CALL(chs_rechart(f, it, t, y, err));
+    }
     if (++steps % o->every == 0 || t >= o->tf) {
       CHS_CALL(chs_observe(ob, t, y, err));
     }
@@ -117,7 +144,7 @@ int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, voi
   }
   CHSFormulation_ResetCounters(f);
   if (rc == 0) {
-    rc = chs_integrate(it, opt, y, &ob, err);
+    rc = chs_integrate(f, it, opt, y, &ob, err);
     sum->completed = rc == 0;
   }
   sum->wall_s = ob.wall;

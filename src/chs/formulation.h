@@ -45,6 +45,10 @@ typedef struct CHSFormulationOps {
   int (*to_physical)(CHSFormulation f, const sunrealtype *y, sunrealtype *q, sunrealtype *p);
   int (*from_physical)(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
                        sunrealtype *y);
+  /* Optional, for formulations in local coordinates (charts): called between steps; returns 1
+   * after rewriting y in new coordinates (the integrator is then restarted), 0 when y stays,
+   * < 0 on failure. */
+  int (*rechart)(CHSFormulation f, sunrealtype t, sunrealtype *y);
 } CHSFormulationOps;
 
 /* Create from "name[:k=v,...]" in the registry, for a problem that outlives the formulation. */
@@ -69,6 +73,10 @@ CHSProblem CHSFormulation_GetProblem(CHSFormulation f);
 SUNContext CHSFormulation_GetContext(CHSFormulation f);
 long CHSFormulation_GetNumRhsEvals(CHSFormulation f);
 long CHSFormulation_GetNumGramFactorizations(CHSFormulation f);
+/* Number of coordinate changes (charts) so far; 0 for formulations without charts. */
+long CHSFormulation_GetNumRecharts(CHSFormulation f);
+/* Give a charted formulation the chance to change coordinates at (t, y); 1 if it did. */
+int CHSFormulation_Rechart(CHSFormulation f, sunrealtype t, N_Vector y);
 /* The reason of the last failed RHS evaluation (empty when none). */
 const CHSError *CHSFormulation_GetLastFailure(CHSFormulation f);
 void CHSFormulation_ResetCounters(CHSFormulation f);

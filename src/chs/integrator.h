@@ -39,6 +39,8 @@ typedef struct CHSIntegratorOps {
                 CHSError *err);
   int (*get_stats)(void *mem, CHSIntegratorStats *stats);
   void *(*sundials_mem)(void *mem);
+  /* Optional: restart at (t, y) after the state changed discontinuously (a new chart). */
+  int (*reinit)(void *mem, sunrealtype t, N_Vector y);
   void (*destroy)(void *mem);
 } CHSIntegratorOps;
 
@@ -51,6 +53,8 @@ int CHSIntegrator_Evolve(CHSIntegrator it, sunrealtype tout, N_Vector y, sunreal
 int CHSIntegrator_OneStep(CHSIntegrator it, sunrealtype tstop, N_Vector y, sunrealtype *tret,
                           CHSError *err);
 int CHSIntegrator_GetStats(CHSIntegrator it, CHSIntegratorStats *stats);
+/* Restart at (t, y); CHS_ERR_UNSUPPORTED for families that cannot. */
+int CHSIntegrator_Reinit(CHSIntegrator it, sunrealtype t, N_Vector y);
 void *CHSIntegrator_GetSundialsMem(CHSIntegrator it);
 void CHSIntegrator_Destroy(CHSIntegrator *it);
 

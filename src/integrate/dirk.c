@@ -22,6 +22,7 @@ typedef struct {
   CHSFormulation f;
   SUNMatrix A;
   SUNLinearSolver LS;
+  long base_steps, base_rhs; /* counts before the last restart (ARKODE resets its own) */
   char arkode_msg[CHS_ARKODE_MSG_LEN];
 } dirk_mem;
 
@@ -186,13 +187,25 @@ static int dirk_stats(void *mem, CHSIntegratorStats *st) {
   memset(st, 0, sizeof *st);
   st->err_test_fails = -1;
   if (chs_ark_get_num_steps(d->arkode, &v) == 0) {
-    st->steps = v;
+    st->steps = v + d->base_steps;
   }
   if (chs_ark_get_num_rhs_evals(d->arkode, &v) == 0) {
-    st->rhs_evals = v;
+    st->rhs_evals = v + d->base_rhs;
   }
   st->jac_evals = chs_ark_get_num_jac_evals(d->arkode, &v) == 0 ? v : -1;
   return 0;
+}
+
+static int dirk_reinit(void *mem, sunrealtype t, N_Vector y) {
+  dirk_mem *d = mem;
+  long v = 0;
+  if (chs_ark_get_num_steps(d->arkode, &v) == 0) {
+    d->base_steps += v;
+  }
+  if (chs_ark_get_num_rhs_evals(d->arkode, &v) == 0) {
+    d->base_rhs += v;
+  }
+  return ARKStepReInit(d->arkode, NULL, CHSFormulation_Rhs, t, y) == 0 ? 0 : CHS_ERR_SOLVER;
 }
 
 static void *dirk_sundials_mem(void *mem) {
@@ -208,5 +221,6 @@ const CHSIntegratorOps chs_integrator_dirk = {
     .evolve = dirk_evolve,
     .get_stats = dirk_stats,
     .sundials_mem = dirk_sundials_mem,
+    .reinit = dirk_reinit,
     .destroy = dirk_destroy,
 };

@@ -50,6 +50,7 @@ typedef struct {
   void *arkode;
   CHSFormulation f;
   int fixed;
+  long base_steps, base_rhs;           /* counts before the last restart (ARKODE resets its own) */
   char arkode_msg[CHS_ARKODE_MSG_LEN]; /* last ARKODE error message (SUNDIALS 6) */
 } erk_mem;
 
@@ -190,16 +191,28 @@ static int erk_stats(void *mem, CHSIntegratorStats *st) {
   memset(st, 0, sizeof *st);
   st->jac_evals = -1;
   if (chs_erk_get_num_steps(e->arkode, &v) == 0) {
-    st->steps = v;
+    st->steps = v + e->base_steps;
   }
   if (chs_erk_get_num_rhs_evals(e->arkode, &v) == 0) {
-    st->rhs_evals = v;
+    st->rhs_evals = v + e->base_rhs;
   }
   st->err_test_fails = -1;
   if (!e->fixed && chs_erk_get_num_err_test_fails(e->arkode, &v) == 0) {
     st->err_test_fails = v;
   }
   return 0;
+}
+
+static int erk_reinit(void *mem, sunrealtype t, N_Vector y) {
+  erk_mem *e = mem;
+  long v = 0;
+  if (chs_erk_get_num_steps(e->arkode, &v) == 0) {
+    e->base_steps += v;
+  }
+  if (chs_erk_get_num_rhs_evals(e->arkode, &v) == 0) {
+    e->base_rhs += v;
+  }
+  return ERKStepReInit(e->arkode, CHSFormulation_Rhs, t, y) == 0 ? 0 : CHS_ERR_SOLVER;
 }
 
 static void *erk_sundials_mem(void *mem) {
@@ -214,5 +227,6 @@ const CHSIntegratorOps chs_integrator_erk = {
     .evolve = erk_evolve,
     .get_stats = erk_stats,
     .sundials_mem = erk_sundials_mem,
+    .reinit = erk_reinit,
     .destroy = erk_destroy,
 };

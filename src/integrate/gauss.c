@@ -232,6 +232,21 @@ static int gauss_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tr
   return rc;
 }
 
+static int gauss_reinit(void *mem, sunrealtype t, N_Vector y) {
+  gauss_mem *g = mem;
+  N_VScale(1, y, g->y);
+  g->t = t;
+  long steps = g->steps;
+  g->steps = 0; /* re-predict the stages from f(t, y) */
+  int rc = CHSFormulation_Rhs(t, g->y, g->k, g->f);
+  g->rhs_evals++;
+  for (int i = 0; rc == 0 && i < g->T.s; i++) {
+    memcpy(g->K + i * g->n, N_VGetArrayPointer(g->k), (size_t)g->n * sizeof(sunrealtype));
+  }
+  g->steps = steps;
+  return rc == 0 ? 0 : CHS_ERR_SOLVER;
+}
+
 static int gauss_stats(void *mem, CHSIntegratorStats *st) {
   gauss_mem *g = mem;
   memset(st, 0, sizeof *st);
@@ -250,5 +265,6 @@ const CHSIntegratorOps chs_integrator_gauss = {
     .create = gauss_create,
     .evolve = gauss_evolve,
     .get_stats = gauss_stats,
+    .reinit = gauss_reinit,
     .destroy = gauss_destroy,
 };
