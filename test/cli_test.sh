@@ -98,6 +98,12 @@ for claim in "n grows on average at the rate (51) predicts" "stays on its circle
   if grep -F "$claim" "$tmp/imp.json" | grep -q '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
 done
 
+# Seed 002 Sec. 2: canonical SSF, exact constraints, bounded energy in one chart.
+"$chs" reproduce leimkuhler-reich-ssf --json >"$tmp/ssf.json"
+for claim in "preserves the constraints exactly" "bounded energy error (one chart"; do
+  if grep -F "$claim" "$tmp/ssf.json" | grep -q '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
+done
+
 # JSON: every key of the contract; seed 000 Sec. 6 (RK4, h = 0.1, t in [0, 100]).
 keys="problem formulation method sundials_version t_final steps rhs_evals jac_evals proj_position
 proj_momentum energy_err_max energy_err_final pos_res_max pos_res_final mom_res_max mom_res_final
