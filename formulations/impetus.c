@@ -9,7 +9,14 @@
  * (Gdot(q,v)^T lambda* = sum_i lambda*_i hess g_i v: the constraint forces use second
  * derivatives of g). g is a first integral for ANY state: d/dt g = G v = 0. The impetuses
  * themselves drift along the gauge directions G^T (seed 001 Sec. 8, eq. (51)); the observables
- * (q, p) do not. ToPhysical returns (q, p*- G^T lambda*); FromPhysical sets p* = p. */
+ * (q, p) do not. ToPhysical returns (q, p*- G^T lambda*); FromPhysical sets p* = p.
+ *
+ * Gauge reset (seed 001 Sec. 8): with impetus:reset=R > 0, whenever |lambda*|_inf > R between
+ * steps, p* <- p* - G^T lambda* (the gauge transformation (31): no observable changes) and the
+ * integrator restarts; counted by CHSFormulation_GetNumRecharts. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include "../src/impl.h"
 
 /* lambda* into s->wm[4], v into s->wn[4] (physical velocity), physical p into s->wn[3]. */
@@ -30,6 +37,23 @@ static int impetus_physical(CHSSystem *s, const sunrealtype *q, const sunrealtyp
   }
   chs_mass_inv(s, *p, *v);
   return 0;
+}
+
+typedef struct {
+  sunrealtype reset; /* 0: never */
+} impetus_params;
+
+static int impetus_init(CHSFormulation f, CHSParams params, CHSError *err) {
+  impetus_params *ip = calloc(1, sizeof *ip);
+  if (!ip) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  CHSFormulation_SetPrivate(f, ip);
+  return CHSParams_GetRealMin(params, "reset", 0, 0, 0, &ip->reset, err);
+}
+
+static void impetus_free(CHSFormulation f) {
+  free(CHSFormulation_GetPrivate(f));
 }
 
 static int impetus_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrealtype *ydot) {
@@ -61,11 +85,34 @@ static int impetus_to_physical(CHSFormulation f, const sunrealtype *y, sunrealty
   return 0;
 }
 
+static int impetus_rechart(CHSFormulation f, sunrealtype t, sunrealtype *y) {
+  (void)t;
+  CHSSystem *s = &f->sys;
+  const impetus_params *ip = CHSFormulation_GetPrivate(f);
+  if (!(ip->reset > 0)) {
+    return 0;
+  }
+  sunrealtype *lam, *p, *v;
+  CHS_CALL(impetus_physical(s, y, y + s->n, &lam, &p, &v));
+  sunrealtype big = 0;
+  for (sunindextype i = 0; i < s->m; i++) {
+    big = fmax(big, fabs(lam[i]));
+  }
+  if (big <= ip->reset) {
+    return 0;
+  }
+  memcpy(y + s->n, p, (size_t)s->n * sizeof *p);
+  return 1;
+}
+
 const CHSFormulationOps chs_formulation_impetus = {
     .name = "impetus",
     .summary = "impetus-striction formalism, state (q, p*), g a first integral",
     .source = "seed 001 (22)-(30), (50)",
     .flags = CHS_FORM_ODE | CHS_FORM_KEEPS_G,
+    .init = impetus_init,
+    .free = impetus_free,
     .rhs = impetus_rhs,
     .to_physical = impetus_to_physical,
+    .rechart = impetus_rechart,
 };

@@ -94,7 +94,7 @@ done
 
 # Seed 001 Sec. 8: impetus growth at the rate (51) predicts.
 "$chs" reproduce seiler-impetus --json >"$tmp/imp.json"
-for claim in "n grows on average at the rate (51) predicts" "stays on its circle"; do
+for claim in "n grows on average at the rate (51) predicts" "stays on its circle" "resetting the impetuses"; do
   if grep -F "$claim" "$tmp/imp.json" | grep -q '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
 done
 
