@@ -26,15 +26,20 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
   chs_jac_tmv(s, s->G, w, Gtw);
   chs_mass_inv(s, Gtw, a);
   chs_jac_tmv(s, s->Gd, w, b);
-  chs_jac_mv(s, s->Gd, a, Sw);
-  chs_mass_inv(s, b, Minv_b);
-  chs_jac_mv(s, s->G, Minv_b, tmp);
-  for (sunindextype i = 0; i < m; i++) {
-    Sw[i] -= tmp[i];
-  }
-  CHS_CALL(chs_gram_solve(s->gram, Sw, z));
-  for (sunindextype i = 0; i < m; i++) {
-    z[i] = k.lambda[i] - z[i];
+  if (m == 1) {
+    /* S = K - K^T is antisymmetric: zero for a single constraint. */
+    z[0] = k.lambda[0];
+  } else {
+    chs_jac_mv(s, s->Gd, a, Sw);
+    chs_mass_inv(s, b, Minv_b);
+    chs_jac_mv(s, s->G, Minv_b, tmp);
+    for (sunindextype i = 0; i < m; i++) {
+      Sw[i] -= tmp[i];
+    }
+    CHS_CALL(chs_gram_solve(s->gram, Sw, z));
+    for (sunindextype i = 0; i < m; i++) {
+      z[i] = k.lambda[i] - z[i];
+    }
   }
   chs_system_field(s, &k, z, -1, a, b, ydot);
   if (wout) {

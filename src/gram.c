@@ -16,6 +16,7 @@
 struct CHSGram {
   sunindextype m;
   SUNMatrix Q;
+  sunrealtype *data, **cols; /* Q's storage, cached (constant for the matrix' lifetime) */
   sunindextype *pivots;
   int factored;
 };
@@ -25,6 +26,10 @@ int chs_gram_create(sunindextype m, SUNContext ctx, CHSGram **out, CHSError *err
   if (g) {
     g->m = m;
     g->Q = SUNDenseMatrix(m, m, ctx);
+    if (g->Q) {
+      g->data = SUNDenseMatrix_Data(g->Q);
+      g->cols = SUNDenseMatrix_Cols(g->Q);
+    }
     g->pivots = calloc((size_t)m, sizeof *g->pivots);
   }
   if (!g || !g->Q || !g->pivots) {
@@ -49,11 +54,11 @@ void chs_gram_destroy(CHSGram **gram) {
 
 sunrealtype *chs_gram_matrix_data(CHSGram *gram) {
   gram->factored = 0;
-  return SUNDenseMatrix_Data(gram->Q);
+  return gram->data;
 }
 
 int chs_gram_factor(CHSGram *g) {
-  sunrealtype *a = SUNDenseMatrix_Data(g->Q);
+  sunrealtype *a = g->data;
   sunindextype m = g->m;
   sunrealtype diag_max = 0;
   for (sunindextype i = 0; i < m; i++) {
@@ -62,7 +67,7 @@ int chs_gram_factor(CHSGram *g) {
     }
     diag_max = fmax(diag_max, fabs(a[i * m + i]));
   }
-  if (!(diag_max > 0) || SUNDlsMat_denseGETRF(SUNDenseMatrix_Cols(g->Q), m, m, g->pivots) != 0) {
+  if (!(diag_max > 0) || SUNDlsMat_denseGETRF(g->cols, m, m, g->pivots) != 0) {
     return CHS_RECOVERABLE;
   }
   /* Reject pivots at round-off level relative to Q's scale: numerically singular (e.g. a
@@ -83,6 +88,6 @@ int chs_gram_solve(CHSGram *g, const sunrealtype *b, sunrealtype *x) {
   if (x != b) {
     memcpy(x, b, (size_t)g->m * sizeof *x);
   }
-  SUNDlsMat_denseGETRS(SUNDenseMatrix_Cols(g->Q), g->m, g->pivots, x);
+  SUNDlsMat_denseGETRS(g->cols, g->m, g->pivots, x);
   return CHS_SUCCESS; /* a non-finite solution shows in the right-hand side, which is checked */
 }
