@@ -55,7 +55,8 @@ void cli_print_run_usage(FILE *out, const char *cmd, const char *formulation_fla
   fprintf(out,
           "usage: chs %s --problem P[:k=v,...] %s %s --method M\n"
           "              (--h H | --rtol R --atol A) --tf T [--every K] [--out FILE.csv]\n"
-          "              [--max-steps N] [--json]\n\n"
+          "              [--project momentum|position|both] [--project-tol EPS]\n"
+          "              [--project-every K] [--max-steps N] [--json]\n\n"
           "  --problem P      built-in problem and parameters, e.g. pendulum:length=2\n"
           "  %-16s %s\n"
           "  --method M       erk:rk4, erk:rkf45, erk:dp5, erk:<ARKODE ERK table>\n"
@@ -63,6 +64,8 @@ void cli_print_run_usage(FILE *out, const char *cmd, const char *formulation_fla
           "  --rtol/--atol    adaptive step size control (outputs every K steps)\n"
           "  --tf T           final time (from t = 0)\n"
           "  --out FILE.csv   one row per output time: t, q, p, energy and errors\n"
+          "  --project KIND   project after each step when |g| or |psi| > --project-tol\n"
+          "                   (default 0: always); --project-every K: only every K steps\n"
           "  --json           one JSON object on stdout\n"
           "  (chs list problems|formulations|methods shows the names)\n",
           cmd, formulation_flag, strcmp(formulation_flag, "--formulation") == 0 ? "F" : "F1,F2,...",
@@ -119,6 +122,8 @@ int cli_parse(int argc, char **argv, const char *formulation_flag, cli_options *
       rc = parse_real(a, v, &o->project_tol);
     } else if (strcmp(a, "--every") == 0) {
       rc = parse_long(a, v, &o->every);
+    } else if (strcmp(a, "--project-every") == 0) {
+      rc = parse_long(a, v, &o->project_every);
     } else if (strcmp(a, "--max-steps") == 0) {
       rc = parse_long(a, v, &o->max_steps);
     } else {
@@ -171,9 +176,16 @@ int cli_check_run_options(const cli_options *o) {
     snprintf(buf, sizeof buf, "%ld", o->max_steps);
     return usage_error("bad value for --max-steps: %s (must be >= 0)", buf);
   }
-  if (o->project) {
-    return usage_error("--project %s: projections are not available in this version of chs",
-                       o->project);
+  if (o->project && CHSProjector_KindFromName(o->project) < 0) {
+    return usage_error("bad value for --project: '%s' (momentum, position or both)", o->project);
+  }
+  if (!(o->project_tol >= 0)) {
+    snprintf(buf, sizeof buf, "%g", o->project_tol);
+    return usage_error("bad value for --project-tol: %s (must be >= 0)", buf);
+  }
+  if (o->project_every < 0) {
+    snprintf(buf, sizeof buf, "%ld", o->project_every);
+    return usage_error("bad value for --project-every: %s (must be >= 1)", buf);
   }
   return 0;
 }
@@ -202,6 +214,9 @@ void cli_run_options(const cli_options *o, CHSRunOptions *ro) {
   ro->t0 = 0;
   ro->tf = o->tf;
   ro->every = o->every;
+  ro->project = o->project ? CHSProjector_KindFromName(o->project) : CHS_PROJECT_NONE;
+  ro->project_tol = o->project_tol;
+  ro->project_every = o->project_every;
 }
 
 int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor, void *ctx,

@@ -25,7 +25,7 @@ typedef struct {
   const char *out;
   const char *project;
   double h, rtol, atol, tf, project_tol;
-  long every, max_steps;
+  long every, max_steps, project_every;
   int json, help;
   int have_h, have_rtol, have_atol, have_tf;
 } cli_options;

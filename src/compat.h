@@ -50,6 +50,7 @@ static inline void chs_context_silence(SUNContext ctx) {
 #define chs_erk_get_num_steps ARKodeGetNumSteps
 #define chs_erk_get_num_err_test_fails ARKodeGetNumErrTestFails
 #define chs_erk_get_return_flag_name ARKodeGetReturnFlagName
+#define chs_erk_set_postprocess ARKodeSetPostprocessStepFn
 #else
 #define chs_erk_free ERKStepFree
 #define chs_erk_sstolerances ERKStepSStolerances
@@ -61,6 +62,7 @@ static inline void chs_context_silence(SUNContext ctx) {
 #define chs_erk_get_num_steps ERKStepGetNumSteps
 #define chs_erk_get_num_err_test_fails ERKStepGetNumErrTestFails
 #define chs_erk_get_return_flag_name ERKStepGetReturnFlagName
+#define chs_erk_set_postprocess ERKStepSetPostprocessStepFn
 #endif
 
 /* The same for ARKStep (implicit methods). */
@@ -79,6 +81,7 @@ static inline void chs_context_silence(SUNContext ctx) {
 #define chs_ark_get_num_jac_evals ARKodeGetNumJacEvals
 #define chs_ark_get_num_nonlin_iters ARKodeGetNumNonlinSolvIters
 #define chs_ark_get_return_flag_name ARKodeGetReturnFlagName
+#define chs_ark_set_postprocess ARKodeSetPostprocessStepFn
 #else
 #define chs_ark_free ARKStepFree
 #define chs_ark_sstolerances ARKStepSStolerances
@@ -94,6 +97,7 @@ static inline void chs_context_silence(SUNContext ctx) {
 #define chs_ark_get_num_jac_evals ARKStepGetNumJacEvals
 #define chs_ark_get_num_nonlin_iters ARKStepGetNumNonlinSolvIters
 #define chs_ark_get_return_flag_name ARKStepGetReturnFlagName
+#define chs_ark_set_postprocess ARKStepSetPostprocessStepFn
 #endif
 #if CHS_SUNDIALS_AT_LEAST(7, 2)
 static inline int chs_ark_get_num_rhs_evals(void *mem, long *nfi) {

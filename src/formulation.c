@@ -59,6 +59,7 @@ void CHSFormulation_Destroy(CHSFormulation *f) {
   if (!f || !*f) {
     return;
   }
+  chs_projector_detach((*f)->projector);
   if ((*f)->ops->free) {
     (*f)->ops->free(*f);
   }

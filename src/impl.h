@@ -7,6 +7,7 @@
 #include <sundials/sundials_linearsolver.h>
 #include <sundials/sundials_matrix.h>
 #include "chs/chs.h"
+#include "chs/projection.h"
 
 /* ------------------------------------------------------------------ errors */
 int chs_error_set(CHSError *err, int code, const char *fmt, ...)
@@ -143,6 +144,9 @@ void chs_arkode_capture_error(int code, const char *module, const char *function
 int chs_arkode_failure(CHSError *err, const char *who, char *flag_name, sunrealtype t,
                        CHSFormulation f, const char *arkode_msg);
 
+/* Called by CHSFormulation_Destroy: the projector outlives nothing it points to. */
+void chs_projector_detach(CHSProjector proj);
+
 /* ------------------------------------------------------------------ formulation */
 struct CHSFormulation_ {
   const CHSFormulationOps *ops;
@@ -153,6 +157,7 @@ struct CHSFormulation_ {
   void *priv;
   long n_rhs;
   long n_recharts;
+  CHSProjector projector; /* attached by CHSProjector_Create, or NULL */
   CHSError failure;
 };
 

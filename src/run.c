@@ -139,6 +139,13 @@ int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, voi
   if (rc == 0) {
     rc = chs_observe(&ob, opt->t0, y, err);
   }
+  CHSProjector proj = NULL;
+  if (rc == 0 && opt->project != CHS_PROJECT_NONE) {
+    rc = CHSProjector_Create(f, opt->project, opt->project_tol, &proj, err);
+    if (rc == 0 && opt->project_every > 1) {
+      CHSProjector_SetEvery(proj, opt->project_every);
+    }
+  }
   if (rc == 0) {
     rc = CHSIntegrator_Create(opt->method, f, y, opt->t0, &opt->ctl, &it, err);
   }
@@ -155,7 +162,12 @@ int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, voi
   if (ob.diag) {
     CHSDiagnostics_GetSummary(ob.diag, &sum->diag);
   }
+  if (proj) {
+    sum->proj_position = CHSProjector_GetNumPosition(proj);
+    sum->proj_momentum = CHSProjector_GetNumMomentum(proj);
+  }
   CHSIntegrator_Destroy(&it);
+  CHSProjector_Destroy(&proj);
   CHSDiagnostics_Destroy(&ob.diag);
   if (y) {
     N_VDestroy(y);

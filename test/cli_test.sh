@@ -60,6 +60,12 @@ if "$chs" run --problem pendulum --formulation dirac --method dirk:midpoint --h 
 expect 2 "dirk:bogus" -- "${run[@]:0:5}" --method dirk:bogus --h 0.1 --tf 1
 if [[ $("$chs" "${run[@]:0:5}" --method erk:bogus --h 0.1 --tf 1 2>&1 | wc -l) -eq 1 ]]; then ok; else bad "unknown ERK table printed more than one line"; fi
 
+# Projections: bad kind is an input error; formulations with another state refuse (exit 2);
+# counts appear in the JSON.
+expect 2 "sideways" -- "${run[@]}" --h 0.1 --tf 1 --project sideways
+expect 2 "impetus" -- run --problem pendulum --formulation impetus --method erk:rk4 --h 0.1 --tf 1 --project momentum
+if "$chs" run --problem pendulum --formulation standard --method erk:rk4 --h 0.1 --tf 1 --project both --json | grep -q '"proj_momentum": 10'; then ok; else bad "projection counts in JSON"; fi
+
 # Benchmarks: a bad name or option is an input error; the JSON names every formulation.
 expect 2 "nosuch" -- bench nosuch
 expect 2 "--evals" -- bench rhs --evals 0

@@ -9,6 +9,7 @@
 #include "chs/formulation.h"
 #include "chs/integrator.h"
 #include "chs/diagnostics.h"
+#include "chs/projection.h"
 #include "chs/run.h"
 
 #ifdef __cplusplus

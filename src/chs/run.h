@@ -7,6 +7,7 @@
 
 #include "chs/diagnostics.h"
 #include "chs/integrator.h"
+#include "chs/projection.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,7 +17,10 @@ typedef struct CHSRunOptions {
   const char *method; /* "erk:rk4" */
   CHSStepControl ctl;
   sunrealtype t0, tf;
-  long every; /* >= 1 */
+  long every;              /* >= 1 */
+  int project;             /* CHS_PROJECT_NONE (default), _MOMENTUM, _POSITION, _BOTH */
+  sunrealtype project_tol; /* project a kind when its residual exceeds this (0: every step) */
+  long project_every;      /* project only every k-th step (0 or 1: every step) */
 } CHSRunOptions;
 
 /* Called at t0 and at every output time; a nonzero return stops the run: a negative return is

@@ -154,6 +154,9 @@ static int dirk_create(const char *options, CHSFormulation f, N_Vector y0, sunre
   if (rc == 0) {
     rc = chs_ark_set_linear_solver(d->arkode, d->LS, d->A);
   }
+  if (rc == 0 && CHSFormulation_GetProjector(f)) { /* endpoint projection after every step */
+    rc = chs_ark_set_postprocess(d->arkode, CHSProjector_ARKPostprocess);
+  }
   if (rc == 0) {
     rc = chs_ark_set_max_num_steps(d->arkode, ctl->max_steps > 0 ? ctl->max_steps : 500000);
   }

@@ -158,6 +158,9 @@ static int erk_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   if (rc == 0) {
     rc = chs_erk_fix_last_stage_reuse(e->arkode, B);
   }
+  if (rc == 0 && CHSFormulation_GetProjector(f)) { /* projection after every step */
+    rc = chs_erk_set_postprocess(e->arkode, CHSProjector_ARKPostprocess);
+  }
   if (rc == 0) {
     rc = chs_erk_set_max_num_steps(e->arkode, ctl->max_steps > 0 ? ctl->max_steps : 500000);
   }

@@ -206,6 +206,14 @@ static int gauss_step(gauss_mem *g, sunrealtype h, CHSError *err) {
   }
   g->t += h;
   g->steps++;
+  CHSProjector proj = CHSFormulation_GetProjector(g->f);
+  if (proj) { /* endpoint projection; the next step re-predicts from the projected state */
+    int rc = CHSProjector_Apply(proj, g->t, g->y);
+    if (rc != 0) {
+      return chs_error_set(err, CHS_ERR_SOLVER, "gauss:%d: projection failed at t = %g", s,
+                           (double)g->t);
+    }
+  }
   return 0;
 }
 

@@ -1,0 +1,61 @@
+/* Projections onto the constraint manifold as post-step hooks (seed 000 (66)-(69), seed 001
+ * Sec. 7-8, seed 002 Sec. 4).
+ *
+ *   momentum: p <- p - G^T Q^{-1} G M^{-1} p, the M^{-1}-orthogonal projection onto psi = 0
+ *             (one solve with the factored Q; canonical, changes H only at second order in psi);
+ *   position: q <- q + dq with dq M-minimal and g(q + dq) = 0, by simplified Newton with the
+ *             Jacobian frozen at the unprojected q (seed 000 (67)): dq_{k+1} = dq_k -
+ *             M^{-1} G^T Q^{-1} g(q + dq_k), until |g| is at round-off (at most 50 iterations);
+ *   both:     position first, then momentum at the corrected q (seed 000 Sec. 11).
+ * Each kind is applied only when its residual |g|_2 or |psi|_2 exceeds the tolerance (0: always)
+ * and, optionally, only every k-th call (seed 002 Fig. 4.5); applications are counted.
+ *
+ * Formulations whose state is (q, p) (standard, dirac, extended, total, baumgarte) support
+ * projection. A projector is attached to its formulation, so that ARKODE's post-process-step
+ * hook, which receives ARKODE's user_data (the formulation), finds it:
+ *
+ *   CHSProjector_Create(form, CHS_PROJECT_MOMENTUM, 1e-6, &proj, &err);   (attaches)
+ *   ERKStepSetPostprocessStepFn(arkode_mem, CHSProjector_ARKPostprocess);  (ARKodeSet... on 7.1)
+ */
+#ifndef CHS_PROJECTION_H
+#define CHS_PROJECTION_H
+
+#include <sundials/sundials_nvector.h>
+#include "chs/error.h"
+#include "chs/formulation.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CHS_PROJECT_NONE 0
+#define CHS_PROJECT_MOMENTUM 1
+#define CHS_PROJECT_POSITION 2
+#define CHS_PROJECT_BOTH 3
+
+typedef struct CHSProjector_ *CHSProjector;
+
+/* kind: CHS_PROJECT_*; tol >= 0. Attaches the projector to f (one per formulation). */
+int CHSProjector_Create(CHSFormulation f, int kind, sunrealtype tol, CHSProjector *out,
+                        CHSError *err);
+void CHSProjector_Destroy(CHSProjector *proj);
+/* Only every k-th call projects (k >= 1, default 1). */
+int CHSProjector_SetEvery(CHSProjector proj, long k);
+/* Project the state y in place; 0, or > 0 when the position Newton iteration failed (the state is
+ * then unchanged), < 0 on a fatal error. */
+int CHSProjector_Apply(CHSProjector proj, sunrealtype t, N_Vector y);
+/* ARKPostProcessFn: user_data is the formulation the projector is attached to. */
+int CHSProjector_ARKPostprocess(sunrealtype t, N_Vector y, void *user_data);
+/* The projector attached to a formulation, or NULL. */
+CHSProjector CHSFormulation_GetProjector(CHSFormulation f);
+
+long CHSProjector_GetNumPosition(CHSProjector proj);
+long CHSProjector_GetNumMomentum(CHSProjector proj);
+long CHSProjector_GetNumNewtonIters(CHSProjector proj);
+/* "momentum", "position", "both" -> CHS_PROJECT_*; -1 for anything else. */
+int CHSProjector_KindFromName(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,197 @@
+/* Position and momentum projections (see chs/projection.h for the equations and sources). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "impl.h"
+
+#define CHS_PROJ_NEWTON_MAX 50
+
+struct CHSProjector_ {
+  CHSFormulation f;
+  CHSSystem sys; /* own workspace and Gram solver: never disturbs the formulation's */
+  int kind;
+  sunrealtype tol;
+  long every, calls;
+  long n_position, n_momentum, n_newton;
+};
+
+int CHSProjector_KindFromName(const char *name) {
+  if (!name) {
+    return -1;
+  }
+  if (strcmp(name, "momentum") == 0) {
+    return CHS_PROJECT_MOMENTUM;
+  }
+  if (strcmp(name, "position") == 0) {
+    return CHS_PROJECT_POSITION;
+  }
+  if (strcmp(name, "both") == 0) {
+    return CHS_PROJECT_BOTH;
+  }
+  return -1;
+}
+
+int CHSProjector_Create(CHSFormulation f, int kind, sunrealtype tol, CHSProjector *out,
+                        CHSError *err) {
+  *out = NULL;
+  if (kind < CHS_PROJECT_MOMENTUM || kind > CHS_PROJECT_BOTH || !(tol >= 0) || !isfinite(tol)) {
+    return chs_error_set(err, CHS_ERR_ARG, "projection: bad kind %d or tolerance %g", kind,
+                         (double)tol);
+  }
+  if (f->ops->to_physical || f->size != 2 * f->sys.n) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "formulation '%s' does not support projection (its state is not (q, p))",
+                         f->ops->name);
+  }
+  if (f->projector) {
+    return chs_error_set(err, CHS_ERR_ARG, "formulation '%s' already has a projector",
+                         f->ops->name);
+  }
+  CHSProjector pr = calloc(1, sizeof *pr);
+  if (!pr) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  int rc = chs_system_init(&pr->sys, f->prob, f->sunctx, err);
+  if (rc != 0) {
+    free(pr);
+    return rc;
+  }
+  pr->f = f;
+  pr->kind = kind;
+  pr->tol = tol;
+  pr->every = 1;
+  f->projector = pr;
+  *out = pr;
+  return CHS_SUCCESS;
+}
+
+void CHSProjector_Destroy(CHSProjector *proj) {
+  if (!proj || !*proj) {
+    return;
+  }
+  if ((*proj)->f && (*proj)->f->projector == *proj) {
+    (*proj)->f->projector = NULL;
+  }
+  chs_system_free(&(*proj)->sys);
+  free(*proj);
+  *proj = NULL;
+}
+
+int CHSProjector_SetEvery(CHSProjector proj, long k) {
+  if (k < 1) {
+    return CHS_ERR_ARG;
+  }
+  proj->every = k;
+  return CHS_SUCCESS;
+}
+
+/* Position: simplified Newton with G (and Q) frozen at the unprojected q. */
+static int chs_project_position(CHSProjector pr, sunrealtype *q) {
+  CHSSystem *s = &pr->sys;
+  sunindextype n = s->n, m = s->m;
+  sunrealtype *g = s->wm[0], *mu = s->wm[1], *Gtmu = s->wn[0], *dq = s->wn[1];
+  CHS_CALL(chs_system_gram_at(s, q));
+  sunrealtype qn = chs_norm2(q, n);
+  for (int it = 0; it < CHS_PROJ_NEWTON_MAX; it++) {
+    if (s->ops->constraint(s->data, q, g) != 0 || !chs_all_finite(g, m)) {
+      return CHS_RECOVERABLE;
+    }
+    if (chs_norm2(g, m) <= 8 * SUN_UNIT_ROUNDOFF * fmax(1, qn * qn)) {
+      return 0;
+    }
+    CHS_CALL(chs_gram_solve(s->gram, g, mu));
+    chs_jac_tmv(s, s->G, mu, Gtmu);
+    chs_mass_inv(s, Gtmu, dq);
+    sunrealtype step = 0;
+    for (sunindextype i = 0; i < n; i++) {
+      q[i] -= dq[i];
+      step = fmax(step, fabs(dq[i]));
+    }
+    pr->n_newton++;
+    if (!isfinite(step)) {
+      return CHS_RECOVERABLE;
+    }
+    if (step <= 4 * SUN_UNIT_ROUNDOFF * fmax(1, qn)) {
+      return 0;
+    }
+  }
+  return CHS_RECOVERABLE;
+}
+
+/* Momentum: p <- p - G^T Q^{-1} G M^{-1} p at q (Q factored at q by the caller). */
+static int chs_project_momentum(CHSProjector pr, const sunrealtype *q, sunrealtype *p) {
+  CHSSystem *s = &pr->sys;
+  sunrealtype *v = s->wn[0], *Gtl = s->wn[1], *psi = s->wm[0], *lam = s->wm[1];
+  (void)q;
+  chs_mass_inv(s, p, v);
+  chs_jac_mv(s, s->G, v, psi);
+  CHS_CALL(chs_gram_solve(s->gram, psi, lam));
+  chs_jac_tmv(s, s->G, lam, Gtl);
+  for (sunindextype i = 0; i < s->n; i++) {
+    p[i] -= Gtl[i];
+  }
+  return 0;
+}
+
+int CHSProjector_Apply(CHSProjector pr, sunrealtype t, N_Vector y) {
+  (void)t;
+  if (!pr->f) {
+    return CHS_ERR_ARG; /* its formulation was destroyed */
+  }
+  if (++pr->calls % pr->every != 0) {
+    return 0;
+  }
+  CHSSystem *s = &pr->sys;
+  sunindextype n = s->n, m = s->m;
+  sunrealtype *z = N_VGetArrayPointer(y), *q = z, *p = z + n;
+  sunrealtype *g = s->wm[2], *psi = s->wm[3], *v = s->wn[2], *q0 = s->wn[3];
+  if (pr->kind & CHS_PROJECT_POSITION) {
+    if (s->ops->constraint(s->data, q, g) != 0) {
+      return CHS_RECOVERABLE;
+    }
+    if (chs_norm2(g, m) > pr->tol) {
+      memcpy(q0, q, (size_t)n * sizeof *q);
+      int rc = chs_project_position(pr, q);
+      if (rc != 0) {
+        memcpy(q, q0, (size_t)n * sizeof *q);
+        return rc;
+      }
+      pr->n_position++;
+    }
+  }
+  if (pr->kind & CHS_PROJECT_MOMENTUM) {
+    CHS_CALL(chs_system_gram_at(s, q));
+    chs_mass_inv(s, p, v);
+    chs_jac_mv(s, s->G, v, psi);
+    if (chs_norm2(psi, m) > pr->tol) {
+      CHS_CALL(chs_project_momentum(pr, q, p));
+      pr->n_momentum++;
+    }
+  }
+  return 0;
+}
+
+int CHSProjector_ARKPostprocess(sunrealtype t, N_Vector y, void *user_data) {
+  CHSFormulation f = user_data;
+  return f && f->projector ? CHSProjector_Apply(f->projector, t, y) : 0;
+}
+
+CHSProjector CHSFormulation_GetProjector(CHSFormulation f) {
+  return f->projector;
+}
+
+long CHSProjector_GetNumPosition(CHSProjector proj) {
+  return proj->n_position;
+}
+long CHSProjector_GetNumMomentum(CHSProjector proj) {
+  return proj->n_momentum;
+}
+long CHSProjector_GetNumNewtonIters(CHSProjector proj) {
+  return proj->n_newton;
+}
+
+void chs_projector_detach(CHSProjector proj) {
+  if (proj) {
+    proj->f = NULL;
+  }
+}

@@ -1,0 +1,221 @@
+/* Projections: constraints restored to round-off; the momentum correction lies in range(G^T)
+ * (mass-orthogonal: the normal equations of min (dp)^T M^{-1} dp) and the position correction in
+ * M^{-1} range(G(q0)^T); the energy change of a momentum projection is exactly
+ * -1/2 psi^T Q^{-1} psi (second order in psi, seed 001 Sec. 7); counts with --project-every;
+ * formulations whose state is not (q, p) refuse. Double pendulum with unequal masses (M != I). */
+#include <nvector/nvector_serial.h>
+#include "test_util.h"
+
+#define SPEC "double-pendulum:m1=1,m2=3,sparse=0"
+
+typedef struct {
+  CHSProblem prob;
+  CHSFormulation f;
+  CHSProjector pr;
+  const CHSProblemOps *ops;
+  void *data;
+  const double *mass;
+} fx;
+
+static void fx_open(fx *x, int kind) {
+  x->prob = new_problem(SPEC);
+  x->f = new_formulation("standard", x->prob, test_context());
+  CHSError err;
+  assert_int_equal(CHSProjector_Create(x->f, kind, 0, &x->pr, &err), 0);
+  x->ops = CHSProblem_GetOps(x->prob);
+  x->data = CHSProblem_GetData(x->prob);
+  x->mass = CHSProblem_GetDims(x->prob)->mass;
+}
+
+static void fx_close(fx *x) {
+  CHSProjector_Destroy(&x->pr);
+  CHSFormulation_Destroy(&x->f);
+  CHSProblem_Destroy(&x->prob);
+}
+
+/* A consistent state from random angles, then perturbed by eps along random directions. */
+static void state(double eps_q, double eps_p, double *z) {
+  char spec[256];
+  snprintf(spec, sizeof spec, SPEC ",theta1=%.17g,theta2=%.17g,omega1=%.17g,omega2=%.17g",
+           rng_uniform(-3, 3), rng_uniform(-3, 3), rng_uniform(-2, 2), rng_uniform(-2, 2));
+  CHSProblem p = new_problem(spec);
+  CHSProblem_GetOps(p)->initial_state(CHSProblem_GetData(p), z, z + 4);
+  CHSProblem_Destroy(&p);
+  for (int i = 0; i < 4; i++) {
+    z[i] += eps_q * rng_uniform(-1, 1);
+    z[4 + i] += eps_p * rng_uniform(-1, 1);
+  }
+}
+
+static void apply(fx *x, double *z) {
+  N_Vector y = N_VNew_Serial(8, test_context());
+  memcpy(N_VGetArrayPointer(y), z, 8 * sizeof *z);
+  assert_int_equal(CHSProjector_Apply(x->pr, 0, y), 0);
+  memcpy(z, N_VGetArrayPointer(y), 8 * sizeof *z);
+  N_VDestroy(y);
+}
+
+/* Component of u (length 4) outside range(G^T), G dense 2 x 4: |u - G^T (G G^T)^{-1} G u|. */
+static double outside_range(const double *G, const double *u) {
+  double A[2][2] = {{0}}, b[2] = {0};
+  for (int i = 0; i < 2; i++) {
+    for (int c = 0; c < 4; c++) {
+      b[i] += G[i * 4 + c] * u[c];
+      for (int j = 0; j < 2; j++) {
+        A[i][j] += G[i * 4 + c] * G[j * 4 + c];
+      }
+    }
+  }
+  double det = A[0][0] * A[1][1] - A[0][1] * A[1][0];
+  double c0 = (b[0] * A[1][1] - A[0][1] * b[1]) / det, c1 = (A[0][0] * b[1] - A[1][0] * b[0]) / det;
+  double r = 0;
+  for (int c = 0; c < 4; c++) {
+    r = fmax(r, fabs(u[c] - G[c] * c0 - G[4 + c] * c1));
+  }
+  return r;
+}
+
+static void test_momentum(void **state_) {
+  (void)state_;
+  fx x;
+  fx_open(&x, CHS_PROJECT_MOMENTUM);
+  double worst_psi = 0, worst_range = 0;
+  for (int k = 0; k < 20; k++) {
+    double z[8], z0[8], G[8], dp[4], psi[2] = {0, 0};
+    state(0, 0.3, z);
+    memcpy(z0, z, sizeof z);
+    apply(&x, z);
+    x.ops->jacobian(x.data, z, G);
+    for (int i = 0; i < 2; i++) {
+      for (int c = 0; c < 4; c++) {
+        psi[i] += G[i * 4 + c] * z[4 + c] / x.mass[c];
+      }
+    }
+    for (int c = 0; c < 4; c++) {
+      dp[c] = z[4 + c] - z0[4 + c];
+      assert_true(z[c] == z0[c]); /* positions untouched */
+    }
+    worst_psi = fmax(worst_psi, fmax(fabs(psi[0]), fabs(psi[1])));
+    worst_range = fmax(worst_range, outside_range(G, dp) / (1e-300 + norm_inf(dp, 4)));
+  }
+  print_message("momentum projection: max |psi| after %.2e; correction outside range(G^T) "
+                "%.2e (relative)\n",
+                worst_psi, worst_range);
+  CHECK_LE(worst_psi, 1e-14);
+  CHECK_LE(worst_range, 1e-13);
+  fx_close(&x);
+}
+
+static void test_position(void **state_) {
+  (void)state_;
+  fx x;
+  fx_open(&x, CHS_PROJECT_POSITION);
+  double worst_g = 0, worst_range = 0;
+  for (int k = 0; k < 20; k++) {
+    double z[8], z0[8], G0[8], g[2], Mdq[4];
+    state(0.05, 0, z);
+    memcpy(z0, z, sizeof z);
+    x.ops->jacobian(x.data, z0, G0);
+    apply(&x, z);
+    x.ops->constraint(x.data, z, g);
+    for (int c = 0; c < 4; c++) {
+      Mdq[c] = x.mass[c] * (z[c] - z0[c]);
+      assert_true(z[4 + c] == z0[4 + c]); /* momenta untouched */
+    }
+    worst_g = fmax(worst_g, fmax(fabs(g[0]), fabs(g[1])));
+    worst_range = fmax(worst_range, outside_range(G0, Mdq) / norm_inf(Mdq, 4));
+  }
+  print_message("position projection: max |g| after %.2e; M dq outside range(G(q0)^T) %.2e\n",
+                worst_g, worst_range);
+  CHECK_LE(worst_g, 1e-14);
+  CHECK_LE(worst_range, 1e-12);
+  CHSProjector pr = x.pr;
+  print_message("  %ld projections, %ld Newton iterations\n", CHSProjector_GetNumPosition(pr),
+                CHSProjector_GetNumNewtonIters(pr));
+  assert_int_equal(CHSProjector_GetNumPosition(pr), 20);
+  fx_close(&x);
+}
+
+/* H(P z) - H(z) = -1/2 psi^T Q^{-1} psi exactly (Q = G M^{-1} G^T), second order in psi. */
+static void test_energy_second_order(void **state_) {
+  (void)state_;
+  fx x;
+  fx_open(&x, CHS_PROJECT_MOMENTUM);
+  double base[8], d[4];
+  state(0, 0, base);
+  for (int c = 0; c < 4; c++) {
+    d[c] = rng_uniform(-1, 1);
+  }
+  double prev = 0;
+  for (int k = 0; k < 6; k++) {
+    double eps = 0.1 / (1 << (2 * k)), z[8], G[8], H0, H1, psi[2] = {0, 0};
+    memcpy(z, base, sizeof z);
+    for (int c = 0; c < 4; c++) {
+      z[4 + c] += eps * d[c];
+    }
+    x.ops->jacobian(x.data, z, G);
+    double Q[2][2] = {{0}};
+    for (int i = 0; i < 2; i++) {
+      for (int c = 0; c < 4; c++) {
+        psi[i] += G[i * 4 + c] * z[4 + c] / x.mass[c];
+        for (int j = 0; j < 2; j++) {
+          Q[i][j] += G[i * 4 + c] * G[j * 4 + c] / x.mass[c];
+        }
+      }
+    }
+    double det = Q[0][0] * Q[1][1] - Q[0][1] * Q[1][0];
+    double w0 = (psi[0] * Q[1][1] - Q[0][1] * psi[1]) / det;
+    double w1 = (Q[0][0] * psi[1] - Q[1][0] * psi[0]) / det;
+    double want = -0.5 * (psi[0] * w0 + psi[1] * w1);
+    CHSProblem_Energy(x.prob, z, z + 4, &H0);
+    apply(&x, z);
+    CHSProblem_Energy(x.prob, z, z + 4, &H1);
+    double dH = H1 - H0, psin = hypot(psi[0], psi[1]);
+    print_message("eps %.1e: |psi| %.3e, dH %.6e, -1/2 psi^T Q^-1 psi %.6e, dH/|psi|^2 %.4f\n", eps,
+                  psin, dH, want, dH / (psin * psin));
+    CHECK_LE(fabs(dH - want), 1e-12 + 1e-8 * fabs(want));
+    if (k > 0) {
+      CHECK_NEAR(dH / prev, 1.0 / 16, 0.01 / 16); /* eps / 4 -> dH / 16 */
+    }
+    prev = dH;
+  }
+  fx_close(&x);
+}
+
+static void test_counts_and_refusal(void **state_) {
+  (void)state_;
+  CHSProblem prob = new_problem("pendulum");
+  CHSFormulation f = new_formulation("standard", prob, test_context());
+  CHSRunOptions o;
+  CHSRunOptions_Default(&o);
+  o.method = "erk:rk4";
+  o.ctl.h = 0.1;
+  o.tf = 1;
+  o.project = CHS_PROJECT_BOTH;
+  o.project_tol = 0;
+  o.project_every = 3;
+  CHSRunSummary s;
+  CHSError err;
+  assert_int_equal(CHSRun(f, &o, NULL, NULL, &s, &err), 0);
+  /* 10 steps, tolerance 0 (always), every 3rd step: steps 3, 6, 9 */
+  assert_int_equal(s.proj_position, 3);
+  assert_int_equal(s.proj_momentum, 3);
+  CHSFormulation_Destroy(&f);
+  CHSFormulation g = new_formulation("impetus", prob, test_context());
+  CHSProjector pr = NULL;
+  assert_int_equal(CHSProjector_Create(g, CHS_PROJECT_MOMENTUM, 0, &pr, &err), CHS_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "impetus"));
+  CHSFormulation_Destroy(&g);
+  CHSProblem_Destroy(&prob);
+}
+
+int main(void) {
+  rng_seed(4242);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_momentum),
+      cmocka_unit_test(test_position),
+      cmocka_unit_test(test_energy_second_order),
+      cmocka_unit_test(test_counts_and_refusal),
+  };
+  return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
