@@ -23,7 +23,7 @@ typedef struct {
   const char *formulation; /* run: one name; compare: comma-separated list */
   const char *method;
   const char *out;
-  const char *project;
+  const char *project; /* momentum|position|both or NULL */
   double h, rtol, atol, tf, project_tol;
   long every, max_steps, project_every;
   int json, help;

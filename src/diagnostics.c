@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fftw3.h>
 #include "impl.h"
 
 struct CHSDiagnostics_ {
@@ -135,4 +136,36 @@ int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord
 
 void CHSDiagnostics_GetSummary(CHSDiagnostics d, CHSDiagnosticsSummary *s) {
   *s = d->s;
+}
+
+int CHSPeriodogram(const sunrealtype *x, long n, sunrealtype dt, sunrealtype *freq,
+                   sunrealtype *amp) {
+  if (n < 4 || !(dt > 0)) {
+    return CHS_ERR_ARG;
+  }
+  double *in = fftw_malloc((size_t)n * sizeof *in);
+  fftw_complex *out = fftw_malloc((size_t)(n / 2 + 1) * sizeof *out);
+  fftw_plan plan = in && out ? fftw_plan_dft_r2c_1d((int)n, in, out, FFTW_ESTIMATE) : NULL;
+  if (!plan) {
+    fftw_free(in);
+    fftw_free(out);
+    return CHS_ERR_MEM;
+  }
+  double mean = 0;
+  for (long i = 0; i < n; i++) {
+    mean += x[i];
+  }
+  mean /= (double)n;
+  for (long i = 0; i < n; i++) {
+    in[i] = x[i] - mean;
+  }
+  fftw_execute(plan);
+  for (long k = 0; k <= n / 2; k++) {
+    freq[k] = (sunrealtype)k / ((sunrealtype)n * dt);
+    amp[k] = 2 * hypot(out[k][0], out[k][1]) / (double)n;
+  }
+  fftw_destroy_plan(plan);
+  fftw_free(in);
+  fftw_free(out);
+  return CHS_SUCCESS;
 }

@@ -110,6 +110,12 @@ for claim in "preserves the constraints exactly" "bounded energy error (one char
   if grep -F "$claim" "$tmp/ssf.json" | grep -q '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
 done
 
+# Seed 001 Sec. 8: momentum projections.
+"$chs" reproduce seiler-momentum-projection --json >"$tmp/mp.json"
+for claim in "only 155 momentum projections" "momentum projections reduce the energy error" "one spike at f = 1/T"; do
+  if grep -F "$claim" "$tmp/mp.json" | grep -q '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
+done
+
 # JSON: every key of the contract; seed 000 Sec. 6 (RK4, h = 0.1, t in [0, 100]).
 keys="problem formulation method sundials_version t_final steps rhs_evals jac_evals proj_position
 proj_momentum energy_err_max energy_err_final pos_res_max pos_res_final mom_res_max mom_res_final

@@ -42,6 +42,12 @@ int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord
 void CHSDiagnostics_GetSummary(CHSDiagnostics d, CHSDiagnosticsSummary *s);
 void CHSDiagnostics_Destroy(CHSDiagnostics *d);
 
+/* Amplitude spectrum of n equally spaced samples x (spacing dt) by FFTW: the mean removed,
+ * amp[k] = 2 |X_k| / n (the amplitude of a sinusoid at freq[k] = k / (n dt)), k = 0 .. n/2.
+ * freq and amp have n/2 + 1 entries. Uses FFTW's planner, which is not thread-safe. */
+int CHSPeriodogram(const sunrealtype *x, long n, sunrealtype dt, sunrealtype *freq,
+                   sunrealtype *amp);
+
 /* Building blocks (physical variables): H, |g|_2 and |psi|_2 of a problem at (q, p). */
 int CHSProblem_Energy(CHSProblem prob, const sunrealtype *q, const sunrealtype *p, sunrealtype *H);
 
