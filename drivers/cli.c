@@ -65,7 +65,8 @@ void cli_print_run_usage(FILE *out, const char *cmd, const char *formulation_fla
           "  --tf T           final time (from t = 0)\n"
           "  --out FILE.csv   one row per output time: t, q, p, energy and errors\n"
           "  --project KIND   project after each step when |g| or |psi| > --project-tol\n"
-          "                   (default 0: always); --project-every K: only every K steps\n"
+          "                   (default 0: always); --project-every K: only every K steps;\n"
+          "                   --project-newton-tol: stop the position Newton at |g| <= it\n"
           "  --json           one JSON object on stdout\n"
           "  (chs list problems|formulations|methods shows the names)\n",
           cmd, formulation_flag, strcmp(formulation_flag, "--formulation") == 0 ? "F" : "F1,F2,...",
@@ -122,6 +123,8 @@ int cli_parse(int argc, char **argv, const char *formulation_flag, cli_options *
       rc = parse_real(a, v, &o->project_tol);
     } else if (strcmp(a, "--every") == 0) {
       rc = parse_long(a, v, &o->every);
+    } else if (strcmp(a, "--project-newton-tol") == 0) {
+      rc = parse_real(a, v, &o->project_newton_tol);
     } else if (strcmp(a, "--project-every") == 0) {
       rc = parse_long(a, v, &o->project_every);
     } else if (strcmp(a, "--max-steps") == 0) {
@@ -183,6 +186,10 @@ int cli_check_run_options(const cli_options *o) {
     snprintf(buf, sizeof buf, "%g", o->project_tol);
     return usage_error("bad value for --project-tol: %s (must be >= 0)", buf);
   }
+  if (!(o->project_newton_tol >= 0)) {
+    snprintf(buf, sizeof buf, "%g", o->project_newton_tol);
+    return usage_error("bad value for --project-newton-tol: %s (must be >= 0)", buf);
+  }
   if (o->project_every < 0) {
     snprintf(buf, sizeof buf, "%ld", o->project_every);
     return usage_error("bad value for --project-every: %s (must be >= 1)", buf);
@@ -217,6 +224,7 @@ void cli_run_options(const cli_options *o, CHSRunOptions *ro) {
   ro->project = o->project ? CHSProjector_KindFromName(o->project) : CHS_PROJECT_NONE;
   ro->project_tol = o->project_tol;
   ro->project_every = o->project_every;
+  ro->project_newton_tol = o->project_newton_tol;
 }
 
 int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor, void *ctx,

@@ -24,7 +24,7 @@ typedef struct {
   const char *method;
   const char *out;
   const char *project; /* momentum|position|both or NULL */
-  double h, rtol, atol, tf, project_tol;
+  double h, rtol, atol, tf, project_tol, project_newton_tol;
   long every, max_steps, project_every;
   int json, help;
   int have_h, have_rtol, have_atol, have_tf;

@@ -10,7 +10,7 @@ struct CHSProjector_ {
   CHSFormulation f;
   CHSSystem sys; /* own workspace and Gram solver: never disturbs the formulation's */
   int kind;
-  sunrealtype tol;
+  sunrealtype tol, newton_tol;
   long every, calls;
   long n_position, n_momentum, n_newton;
 };
@@ -77,6 +77,14 @@ void CHSProjector_Destroy(CHSProjector *proj) {
   *proj = NULL;
 }
 
+int CHSProjector_SetNewtonTol(CHSProjector proj, sunrealtype tol) {
+  if (!(tol >= 0)) {
+    return CHS_ERR_ARG;
+  }
+  proj->newton_tol = tol;
+  return CHS_SUCCESS;
+}
+
 int CHSProjector_SetEvery(CHSProjector proj, long k) {
   if (k < 1) {
     return CHS_ERR_ARG;
@@ -96,7 +104,7 @@ static int chs_project_position(CHSProjector pr, sunrealtype *q) {
     if (s->ops->constraint(s->data, q, g) != 0 || !chs_all_finite(g, m)) {
       return CHS_RECOVERABLE;
     }
-    if (chs_norm2(g, m) <= 8 * SUN_UNIT_ROUNDOFF * fmax(1, qn * qn)) {
+    if (chs_norm2(g, m) <= fmax(pr->newton_tol, 8 * SUN_UNIT_ROUNDOFF * fmax(1, qn * qn))) {
       return 0;
     }
     CHS_CALL(chs_gram_solve(s->gram, g, mu));

@@ -145,6 +145,9 @@ int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, voi
     if (rc == 0 && opt->project_every > 1) {
       CHSProjector_SetEvery(proj, opt->project_every);
     }
+    if (rc == 0 && opt->project_newton_tol > 0) {
+      CHSProjector_SetNewtonTol(proj, opt->project_newton_tol);
+    }
   }
   if (rc == 0) {
     rc = CHSIntegrator_Create(opt->method, f, y, opt->t0, &opt->ctl, &it, err);

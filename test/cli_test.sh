@@ -116,6 +116,10 @@ for claim in "only 155 momentum projections" "momentum projections reduce the en
   if grep -F "$claim" "$tmp/mp.json" | grep -q '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
 done
 
+# Seed 000 Sec. 11: dirac needs the fewest projections.
+"$chs" reproduce seiler-dirac-projections --json >"$tmp/dp.json"
+if grep -F "needs the fewest projections" "$tmp/dp.json" | grep -q '"holds": true'; then ok; else bad "dirac projections claim"; fi
+
 # JSON: every key of the contract; seed 000 Sec. 6 (RK4, h = 0.1, t in [0, 100]).
 keys="problem formulation method sundials_version t_final steps rhs_evals jac_evals proj_position
 proj_momentum energy_err_max energy_err_final pos_res_max pos_res_final mom_res_max mom_res_final

@@ -39,6 +39,9 @@ typedef struct CHSProjector_ *CHSProjector;
 int CHSProjector_Create(CHSFormulation f, int kind, sunrealtype tol, CHSProjector *out,
                         CHSError *err);
 void CHSProjector_Destroy(CHSProjector *proj);
+/* Stop the position Newton iteration once |g|_2 <= tol (seed 000 (67) stops at the projection
+ * tolerance); 0 (default): iterate to round-off. */
+int CHSProjector_SetNewtonTol(CHSProjector proj, sunrealtype tol);
 /* Only every k-th call projects (k >= 1, default 1). */
 int CHSProjector_SetEvery(CHSProjector proj, long k);
 /* Project the state y in place; 0, or > 0 when the position Newton iteration failed (the state is

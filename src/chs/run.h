@@ -21,6 +21,7 @@ typedef struct CHSRunOptions {
   int project;             /* CHS_PROJECT_NONE (default), _MOMENTUM, _POSITION, _BOTH */
   sunrealtype project_tol; /* project a kind when its residual exceeds this (0: every step) */
   long project_every;      /* project only every k-th step (0 or 1: every step) */
+  sunrealtype project_newton_tol; /* position Newton stops at |g| <= this (0: round-off) */
 } CHSRunOptions;
 
 /* Called at t0 and at every output time; a nonzero return stops the run: a negative return is
