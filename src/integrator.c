@@ -7,11 +7,13 @@
 extern const CHSIntegratorOps chs_integrator_erk;
 extern const CHSIntegratorOps chs_integrator_dirk;
 extern const CHSIntegratorOps chs_integrator_gauss;
+extern const CHSIntegratorOps chs_integrator_cvode;
 
 static const CHSIntegratorOps *const chs_integrators[] = {
     &chs_integrator_erk,
     &chs_integrator_dirk,
     &chs_integrator_gauss,
+    &chs_integrator_cvode,
 };
 
 CHS_DEFINE_REGISTRY(CHSIntegratorOps, CHSIntegratorRegistry, chs_integrators, family)

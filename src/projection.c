@@ -13,6 +13,7 @@ struct CHSProjector_ {
   sunrealtype tol, newton_tol;
   long every, calls;
   long n_position, n_momentum, n_newton;
+  N_Vector work; /* CVODE adapter: the projected state */
 };
 
 int CHSProjector_KindFromName(const char *name) {
@@ -73,6 +74,9 @@ void CHSProjector_Destroy(CHSProjector *proj) {
     (*proj)->f->projector = NULL;
   }
   chs_system_free(&(*proj)->sys);
+  if ((*proj)->work) {
+    N_VDestroy((*proj)->work);
+  }
   free(*proj);
   *proj = NULL;
 }
@@ -157,7 +161,7 @@ int CHSProjector_Apply(CHSProjector pr, sunrealtype t, N_Vector y) {
     if (s->ops->constraint(s->data, q, g) != 0) {
       return CHS_RECOVERABLE;
     }
-    if (chs_norm2(g, m) > pr->tol) {
+    if (pr->tol == 0 || chs_norm2(g, m) > pr->tol) { /* tolerance 0: every step */
       memcpy(q0, q, (size_t)n * sizeof *q);
       int rc = chs_project_position(pr, q);
       if (rc != 0) {
@@ -171,7 +175,7 @@ int CHSProjector_Apply(CHSProjector pr, sunrealtype t, N_Vector y) {
     CHS_CALL(chs_system_gram_at(s, q));
     chs_mass_inv(s, p, v);
     chs_jac_mv(s, s->G, v, psi);
-    if (chs_norm2(psi, m) > pr->tol) {
+    if (pr->tol == 0 || chs_norm2(psi, m) > pr->tol) {
       CHS_CALL(chs_project_momentum(pr, q, p));
       pr->n_momentum++;
     }
@@ -182,6 +186,54 @@ int CHSProjector_Apply(CHSProjector pr, sunrealtype t, N_Vector y) {
 int CHSProjector_ARKPostprocess(sunrealtype t, N_Vector y, void *user_data) {
   CHSFormulation f = user_data;
   return f && f->projector ? CHSProjector_Apply(f->projector, t, y) : 0;
+}
+
+/* Linearised projection of an error vector (dq, dp) at y: the normal components removed,
+ * dq -= M^{-1} G^T Q^{-1} G dq,  dp -= G^T Q^{-1} G M^{-1} dp (first order, G frozen). */
+static int chs_project_error(CHSProjector pr, const sunrealtype *y, sunrealtype *e) {
+  CHSSystem *s = &pr->sys;
+  sunindextype n = s->n;
+  sunrealtype *a = s->wm[0], *b = s->wm[1], *t1 = s->wn[0], *t2 = s->wn[1];
+  CHS_CALL(chs_system_gram_at(s, y));
+  chs_jac_mv(s, s->G, e, a);
+  CHS_CALL(chs_gram_solve(s->gram, a, b));
+  chs_jac_tmv(s, s->G, b, t1);
+  chs_mass_inv(s, t1, t2);
+  for (sunindextype i = 0; i < n; i++) {
+    e[i] -= t2[i];
+  }
+  chs_mass_inv(s, e + n, t1);
+  chs_jac_mv(s, s->G, t1, a);
+  CHS_CALL(chs_gram_solve(s->gram, a, b));
+  chs_jac_tmv(s, s->G, b, t1);
+  for (sunindextype i = 0; i < n; i++) {
+    e[n + i] -= t1[i];
+  }
+  return 0;
+}
+
+int CHSProjector_CVodeProjFn(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps_proj,
+                             N_Vector err, void *user_data) {
+  (void)eps_proj;
+  CHSFormulation f = user_data;
+  CHSProjector pr = f ? f->projector : NULL;
+  if (!pr) {
+    N_VConst(0, corr);
+    return 0;
+  }
+  if (!pr->work && !(pr->work = N_VClone(ycur))) {
+    return CHS_ERR_MEM;
+  }
+  N_VScale(1, ycur, pr->work);
+  int rc = CHSProjector_Apply(pr, t, pr->work);
+  if (rc != 0) {
+    return rc > 0 ? CHS_RECOVERABLE : rc;
+  }
+  N_VLinearSum(1, pr->work, -1, ycur, corr);
+  if (err) {
+    CHS_CALL(chs_project_error(pr, N_VGetArrayPointer(pr->work), N_VGetArrayPointer(err)));
+  }
+  return 0;
 }
 
 CHSProjector CHSFormulation_GetProjector(CHSFormulation f) {

@@ -66,6 +66,11 @@ expect 2 "sideways" -- "${run[@]}" --h 0.1 --tf 1 --project sideways
 expect 2 "impetus" -- run --problem pendulum --formulation impetus --method erk:rk4 --h 0.1 --tf 1 --project momentum
 if "$chs" run --problem pendulum --formulation standard --method erk:rk4 --h 0.1 --tf 1 --project both --json | grep -q '"proj_momentum": 10'; then ok; else bad "projection counts in JSON"; fi
 
+# CVODE: adaptive only; projection with BDF only.
+expect 2 "rtol" -- run --problem pendulum --formulation dirac --method cvode:bdf --h 0.1 --tf 1
+expect 2 "BDF" -- run --problem pendulum --formulation standard --method cvode:adams --rtol 1e-6 --atol 1e-6 --tf 1 --project momentum
+if "$chs" run --problem pendulum --formulation standard --method cvode:bdf --rtol 1e-8 --atol 1e-8 --tf 5 --project both --json | grep -qE '"pos_res_max": [0-9.]+e-1[5-9]'; then ok; else bad "cvode:bdf with projection keeps |g| at round-off"; fi
+
 # Benchmarks: a bad name or option is an input error; the JSON names every formulation.
 expect 2 "nosuch" -- bench nosuch
 expect 2 "--evals" -- bench rhs --evals 0

@@ -3,6 +3,7 @@
  * M^{-1} range(G(q0)^T); the energy change of a momentum projection is exactly
  * -1/2 psi^T Q^{-1} psi (second order in psi, seed 001 Sec. 7); counts with --project-every;
  * formulations whose state is not (q, p) refuse. Double pendulum with unequal masses (M != I). */
+#include <cvode/cvode_proj.h>
 #include <nvector/nvector_serial.h>
 #include "test_util.h"
 
@@ -209,6 +210,43 @@ static void test_counts_and_refusal(void **state_) {
   CHSProblem_Destroy(&prob);
 }
 
+/* CVODE BDF with CHSProjector_CVodeProjFn: |g| and |psi| at round-off at every output; the
+ * projector ran exactly as often as CVODE called its projection (tolerance 0: every call). */
+static void test_cvode_projection(void **state_) {
+  (void)state_;
+  CHSProblem prob = new_problem("pendulum");
+  CHSFormulation f = new_formulation("standard", prob, test_context());
+  CHSProjector pr;
+  CHSError err;
+  assert_int_equal(CHSProjector_Create(f, CHS_PROJECT_BOTH, 0, &pr, &err), 0);
+  N_Vector y;
+  assert_int_equal(CHSFormulation_NewInitialState(f, &y, &err), 0);
+  CHSStepControl ctl = {0, 1e-8, 1e-8, 0};
+  CHSIntegrator it;
+  assert_int_equal(CHSIntegrator_Create("cvode:bdf", f, y, 0, &ctl, &it, &err), 0);
+  double worst = 0, t;
+  for (int k = 1; k <= 50; k++) {
+    assert_int_equal(CHSIntegrator_Evolve(it, 0.2 * k, y, &t, &err), 0);
+    const double *z = N_VGetArrayPointer(y);
+    double g = (z[0] * z[0] + z[1] * z[1] - 1) / 2, psi = z[0] * z[2] + z[1] * z[3];
+    worst = fmax(worst, fmax(fabs(g), fabs(psi)));
+  }
+  long nproj = 0;
+  assert_int_equal(CVodeGetNumProjEvals(CHSIntegrator_GetSundialsMem(it), &nproj), 0);
+  print_message("CVODE BDF + projection to t = 10: max |g|, |psi| %.2e; CVODE projection calls "
+                "%ld, projector: %ld position, %ld momentum\n",
+                worst, nproj, CHSProjector_GetNumPosition(pr), CHSProjector_GetNumMomentum(pr));
+  CHECK_LE(worst, 1e-14);
+  assert_true(nproj > 100);
+  assert_int_equal(CHSProjector_GetNumPosition(pr), nproj);
+  assert_int_equal(CHSProjector_GetNumMomentum(pr), nproj);
+  CHSIntegrator_Destroy(&it);
+  N_VDestroy(y);
+  CHSProjector_Destroy(&pr);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
 int main(void) {
   rng_seed(4242);
   const struct CMUnitTest tests[] = {
@@ -216,6 +254,7 @@ int main(void) {
       cmocka_unit_test(test_position),
       cmocka_unit_test(test_energy_second_order),
       cmocka_unit_test(test_counts_and_refusal),
+      cmocka_unit_test(test_cvode_projection),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -49,6 +49,10 @@ int CHSProjector_SetEvery(CHSProjector proj, long k);
 int CHSProjector_Apply(CHSProjector proj, sunrealtype t, N_Vector y);
 /* ARKPostProcessFn: user_data is the formulation the projector is attached to. */
 int CHSProjector_ARKPostprocess(sunrealtype t, N_Vector y, void *user_data);
+/* CVProjFn for CVodeSetProjFn (user_data: the formulation): corr = P(ycur) - ycur, and the error
+ * estimate err, when CVODE passes one, replaced by its projection onto the tangent space. */
+int CHSProjector_CVodeProjFn(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps_proj,
+                             N_Vector err, void *user_data);
 /* The projector attached to a formulation, or NULL. */
 CHSProjector CHSFormulation_GetProjector(CHSFormulation f);
 

@@ -1,0 +1,166 @@
+/* CVODE: variable-order BDF (stiff) or Adams (non-stiff) with Newton iteration and SUNDIALS'
+ * dense linear solver (difference-quotient Jacobian), adaptive only (--rtol/--atol).
+ *
+ *   cvode:bdf    BDF orders 1-5
+ *   cvode:adams  Adams-Moulton orders 1-12
+ *
+ * A projector attached to the formulation becomes CVODE's projection (CVodeSetProjFn, with the
+ * error projection CVODE asks for; BDF only, as in CVODE): a failed position projection is a
+ * recoverable failure, so CVODE retries the step with a smaller h. */
+#include <stdlib.h>
+#include <string.h>
+#include <cvode/cvode.h>
+#include <cvode/cvode_proj.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include "../compat.h"
+#include "../impl.h"
+
+typedef struct {
+  void *cvode;
+  CHSFormulation f;
+  SUNMatrix A;
+  SUNLinearSolver LS;
+  long base_steps, base_rhs, base_jac;
+  char arkode_msg[CHS_ARKODE_MSG_LEN];
+} cvode_mem;
+
+static const char *cvode_method_name(int i) {
+  static const char *const names[] = {"bdf", "adams"};
+  return i >= 0 && i < 2 ? names[i] : NULL;
+}
+
+static void cvode_destroy(void *mem) {
+  cvode_mem *c = mem;
+  if (!c) {
+    return;
+  }
+  if (c->cvode) {
+    CVodeFree(&c->cvode);
+  }
+  if (c->LS) {
+    SUNLinSolFree(c->LS);
+  }
+  if (c->A) {
+    SUNMatDestroy(c->A);
+  }
+  free(c);
+}
+
+static int cvode_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
+                        const CHSStepControl *ctl, void **out, CHSError *err) {
+  int lmm;
+  if (options && strcmp(options, "bdf") == 0) {
+    lmm = CV_BDF;
+  } else if (options && strcmp(options, "adams") == 0) {
+    lmm = CV_ADAMS;
+  } else {
+    return chs_error_set(err, CHS_ERR_NOTFOUND,
+                         "unknown method 'cvode:%s' (cvode:bdf, cvode:adams)",
+                         options ? options : "");
+  }
+  if (ctl->h > 0) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method cvode:%s is adaptive: give --rtol and --atol, not --h", options);
+  }
+  CHSProjector proj = CHSFormulation_GetProjector(f);
+  if (proj && lmm != CV_BDF) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "CVODE projects only with BDF: use cvode:bdf with --project");
+  }
+  cvode_mem *c = calloc(1, sizeof *c);
+  if (!c) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  SUNContext ctx = CHSFormulation_GetContext(f);
+  sunindextype n = N_VGetLength(y0);
+  c->f = f;
+  c->cvode = CVodeCreate(lmm, ctx);
+  c->A = SUNDenseMatrix(n, n, ctx);
+  c->LS = c->A ? SUNLinSol_Dense(y0, c->A, ctx) : NULL;
+  int rc = c->cvode && c->LS ? 0 : -1;
+#if !CHS_SUNDIALS_AT_LEAST(7, 0)
+  if (rc == 0) {
+    rc = CVodeSetErrHandlerFn(c->cvode, chs_arkode_capture_error, c->arkode_msg);
+  }
+#endif
+  if (rc == 0) {
+    rc = CVodeInit(c->cvode, CHSFormulation_Rhs, t0, y0);
+  }
+  if (rc == 0) {
+    rc = CVodeSetUserData(c->cvode, f);
+  }
+  if (rc == 0) {
+    rc = CVodeSStolerances(c->cvode, ctl->rtol, ctl->atol);
+  }
+  if (rc == 0) {
+    rc = CVodeSetLinearSolver(c->cvode, c->LS, c->A);
+  }
+  if (rc == 0) {
+    rc = CVodeSetMaxNumSteps(c->cvode, ctl->max_steps > 0 ? ctl->max_steps : 500000);
+  }
+  if (rc == 0 && proj) {
+    rc = CVodeSetProjFn(c->cvode, CHSProjector_CVodeProjFn);
+  }
+  if (rc != 0) {
+    cvode_destroy(c);
+    return chs_error_set(err, CHS_ERR_SOLVER, "CVODE set-up failed for cvode:%s (flag %d)", options,
+                         rc);
+  }
+  *out = c;
+  return CHS_SUCCESS;
+}
+
+static int cvode_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
+                        CHSError *err) {
+  cvode_mem *c = mem;
+  int rc = CVodeSetStopTime(c->cvode, tout);
+  if (rc == 0) {
+    rc = CVode(c->cvode, tout, y, tret, one_step ? CV_ONE_STEP : CV_NORMAL);
+  }
+  if (rc < 0) {
+    return chs_arkode_failure(err, "CVODE", CVodeGetReturnFlagName(rc), *tret, c->f, c->arkode_msg);
+  }
+  return CHS_SUCCESS;
+}
+
+static int cvode_stats(void *mem, CHSIntegratorStats *st) {
+  cvode_mem *c = mem;
+  long v = 0;
+  memset(st, 0, sizeof *st);
+  if (CVodeGetNumSteps(c->cvode, &v) == 0) {
+    st->steps = v + c->base_steps;
+  }
+  if (CVodeGetNumRhsEvals(c->cvode, &v) == 0) {
+    st->rhs_evals = v + c->base_rhs;
+  }
+  st->jac_evals = CVodeGetNumJacEvals(c->cvode, &v) == 0 ? v + c->base_jac : -1;
+  st->err_test_fails = CVodeGetNumErrTestFails(c->cvode, &v) == 0 ? v : -1;
+  return 0;
+}
+
+static int cvode_reinit(void *mem, sunrealtype t, N_Vector y) {
+  cvode_mem *c = mem;
+  CHSIntegratorStats st;
+  cvode_stats(c, &st);
+  c->base_steps = st.steps;
+  c->base_rhs = st.rhs_evals;
+  c->base_jac = st.jac_evals > 0 ? st.jac_evals : 0;
+  return CVodeReInit(c->cvode, t, y) == 0 ? 0 : CHS_ERR_SOLVER;
+}
+
+static void *cvode_sundials_mem(void *mem) {
+  return ((cvode_mem *)mem)->cvode;
+}
+
+const CHSIntegratorOps chs_integrator_cvode = {
+    .family = "cvode",
+    .summary = "CVODE BDF or Adams, Newton + dense LU; projections through CVodeSetProjFn",
+    .method_name = cvode_method_name,
+    .create = cvode_create,
+    .evolve = cvode_evolve,
+    .get_stats = cvode_stats,
+    .sundials_mem = cvode_sundials_mem,
+    .reinit = cvode_reinit,
+    .destroy = cvode_destroy,
+};
