@@ -2,3 +2,4 @@
  * defining `const CHSProblemOps symbol` plus one line here. */
 CHS_PROBLEM(chs_problem_pendulum)
 CHS_PROBLEM(chs_problem_double_pendulum)
+CHS_PROBLEM(chs_problem_pendulum_chain)

@@ -25,7 +25,7 @@ static int chs_energy(CHSSystem *s, const sunrealtype *q, const sunrealtype *p, 
 
 int CHSProblem_Energy(CHSProblem prob, const sunrealtype *q, const sunrealtype *p, sunrealtype *H) {
   CHSSystem s;
-  CHS_CALL(chs_system_init(&s, prob, NULL, NULL));
+  CHS_CALL(chs_system_init(&s, prob, NULL, 0, NULL));
   int rc = chs_energy(&s, q, p, H);
   chs_system_free(&s);
   return rc;
@@ -37,7 +37,7 @@ int CHSDiagnostics_Create(CHSFormulation f, CHSDiagnostics *out, CHSError *err) 
   if (!d) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
-  int rc = chs_system_init(&d->sys, f->prob, NULL, err);
+  int rc = chs_system_init(&d->sys, f->prob, NULL, 0, err);
   if (rc != 0) {
     free(d);
     return rc;

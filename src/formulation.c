@@ -18,14 +18,23 @@ int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, const char *param
   f->ops = ops;
   f->prob = prob;
   f->sunctx = sunctx;
-  int rc = chs_system_init(&f->sys, prob, sunctx, err);
+  /* "gram=dense|band|klu" is read here for every formulation (the Gram solver belongs to the
+   * system the formulation is built on); the formulation's init reads the rest. */
+  CHSParams kv = NULL;
+  int gram = CHS_GRAM_AUTO;
+  int rc = CHSParams_Parse(params, &kv, err);
+  if (rc == 0) {
+    rc = CHSParams_GetChoice(kv, "gram", chs_gram_kind_names, CHS_GRAM_AUTO, &gram, err);
+  }
+  if (rc == 0) {
+    rc = chs_system_init(&f->sys, prob, sunctx, gram, err);
+  }
   if (rc != 0) {
+    CHSParams_Destroy(&kv);
     free(f);
     return rc;
   }
   f->size = ops->state_size ? ops->state_size(f->sys.n, f->sys.m) : 2 * f->sys.n;
-  CHSParams kv = NULL;
-  rc = CHSParams_Parse(params, &kv, err);
   if (rc == 0 && ops->init) {
     rc = ops->init(f, kv, err);
   }

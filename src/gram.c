@@ -1,79 +1,405 @@
-/* The Gram matrix Q = G M^{-1} G^T of the constraints: stored in a SUNDIALS dense SUNMatrix,
- * factored once per evaluation point (LU with partial pivoting) and solved many times.
+/* The Gram matrix Q = G M^{-1} G^T of the constraints, assembled from G at each evaluation
+ * point, factored once there and solved many times, with a storage chosen from the structure:
  *
- * The factorization and the solves call SUNDIALS' dense kernels (SUNDlsMat_denseGETRF/GETRS, the
- * code SUNLinSol_Dense runs) directly on the matrix columns: going through SUNLinSolSolve costs
- * two N_Vector copies and a dispatch per solve, which for the small m of a pendulum was the
- * larger part of the Hamilton-Dirac equations' extra cost (two extra solves per evaluation).
- * Band and KLU solvers for chains and general sparse constraints plug in here. */
+ *   dense  SUNDIALS dense matrix; LU and solves by SUNDIALS' dense kernels
+ *          (SUNDlsMat_denseGETRF/GETRS, the code SUNLinSol_Dense runs) called directly on the
+ *          columns: SUNLinSolSolve's two N_Vector copies per solve were the larger part of the
+ *          Hamilton-Dirac equations' extra cost for small m;
+ *   band   SUNDIALS band matrix + SUNLinSol_Band, when the sparsity of Q has a small bandwidth
+ *          (chains: tridiagonal, O(m) per factorisation);
+ *   klu    SUNDIALS sparse (CSC) matrix + SUNLinSol_KLU: the symbolic analysis is done at the
+ *          first factorisation and reused, later ones are numeric refactorisations.
+ *
+ * Band and KLU need a CSR G and a diagonal (or identity) mass matrix. For CSR G the pattern of Q
+ * and, for every entry, the list of products G_ik G_jk it sums are computed once: assembling Q
+ * then costs O(sum over columns of (entries per column)^2). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <nvector/nvector_serial.h>
 #include <sundials/sundials_dense.h>
+#include <sunlinsol/sunlinsol_band.h>
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
 #include "impl.h"
 
 struct CHSGram {
+  int kind;
   sunindextype m;
   SUNMatrix Q;
-  sunrealtype *data, **cols; /* Q's storage, cached (constant for the matrix' lifetime) */
-  sunindextype *pivots;
+  sunrealtype *data, **cols; /* dense: Q's storage and columns (cached) */
+  sunindextype *pivots;      /* dense */
+  SUNLinearSolver ls;        /* band, klu */
+  N_Vector b, x;             /* band, klu */
+  /* CSR G: Q's entries e = 0 .. nq-1 at data offset off[e], each the sum over
+   * t = tstart[e] .. tstart[e+1]-1 of G[ti[t]] minv[tc[t]] G[tj[t]] */
+  sunindextype nq, *qcol, *off, *tstart, *ti, *tj, *tc; /* qcol: entries of column j */
+  sunrealtype diag_scale;
   int factored;
 };
 
-int chs_gram_create(sunindextype m, SUNContext ctx, CHSGram **out, CHSError *err) {
-  CHSGram *g = calloc(1, sizeof *g);
-  if (g) {
-    g->m = m;
-    g->Q = SUNDenseMatrix(m, m, ctx);
-    if (g->Q) {
-      g->data = SUNDenseMatrix_Data(g->Q);
-      g->cols = SUNDenseMatrix_Cols(g->Q);
-    }
-    g->pivots = calloc((size_t)m, sizeof *g->pivots);
-  }
-  if (!g || !g->Q || !g->pivots) {
-    chs_gram_destroy(&g);
-    return chs_error_set(err, CHS_ERR_MEM, "cannot create the dense Gram solver (m=%ld)", (long)m);
-  }
-  *out = g;
-  return CHS_SUCCESS;
-}
+const char *const chs_gram_kind_names[] = {"auto", "dense", "band", "klu", NULL};
 
 void chs_gram_destroy(CHSGram **gram) {
   if (!gram || !*gram) {
     return;
   }
-  if ((*gram)->Q) {
-    SUNMatDestroy((*gram)->Q);
+  CHSGram *g = *gram;
+  if (g->ls) {
+    SUNLinSolFree(g->ls);
   }
-  free((*gram)->pivots);
-  free(*gram);
+  if (g->Q) {
+    SUNMatDestroy(g->Q);
+  }
+  if (g->b) {
+    N_VDestroy(g->b);
+  }
+  if (g->x) {
+    N_VDestroy(g->x);
+  }
+  free(g->pivots);
+  free(g->qcol);
+  free(g->off);
+  free(g->tstart);
+  free(g->ti);
+  free(g);
   *gram = NULL;
 }
 
-sunrealtype *chs_gram_matrix_data(CHSGram *gram) {
-  gram->factored = 0;
-  return gram->data;
+/* Pattern of Q for a CSR G: (i, j) with rows i and j sharing a column; the product lists. */
+typedef struct {
+  sunindextype *colptr, *colrow, *colk; /* G by columns: rows and value indices */
+} chs_csc;
+
+static int chs_gram_pattern(CHSGram *g, const CHSSystem *s, sunindextype *bandwidth) {
+  sunindextype m = s->m, n = s->n, nnz = s->gsize;
+  chs_csc c = {calloc((size_t)n + 1, sizeof(sunindextype)),
+               malloc((size_t)nnz * sizeof(sunindextype)),
+               malloc((size_t)nnz * sizeof(sunindextype))};
+  sunindextype *fill = calloc((size_t)n, sizeof(sunindextype));
+  sunindextype *mark = malloc((size_t)m * sizeof(sunindextype));
+  int rc = c.colptr && c.colrow && c.colk && fill && mark ? 0 : CHS_ERR_MEM;
+  if (rc == 0) {
+    for (sunindextype k = 0; k < nnz; k++) {
+      c.colptr[s->colind[k] + 1]++;
+    }
+    for (sunindextype j = 0; j < n; j++) {
+      c.colptr[j + 1] += c.colptr[j];
+    }
+    for (sunindextype i = 0; i < m; i++) {
+      for (sunindextype k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
+        sunindextype j = s->colind[k], pos = c.colptr[j] + fill[j]++;
+        c.colrow[pos] = i;
+        c.colk[pos] = k;
+      }
+    }
+    /* Count entries and products per column of Q (j), in column-major order of (i, j). */
+    sunindextype nq = 0, nt = 0;
+    for (sunindextype i = 0; i < m; i++) {
+      mark[i] = -1;
+    }
+    for (int pass = 0; pass < 2 && rc == 0; pass++) {
+      nq = nt = 0;
+      *bandwidth = 0;
+      for (sunindextype j = 0; j < m; j++) {
+        /* rows i sharing a column with row j, in increasing i */
+        sunindextype first = nq;
+        if (pass == 1) {
+          g->qcol[j] = nq;
+        }
+        for (sunindextype kj = s->rowptr[j]; kj < s->rowptr[j + 1]; kj++) {
+          sunindextype col = s->colind[kj];
+          for (sunindextype p = c.colptr[col]; p < c.colptr[col + 1]; p++) {
+            sunindextype i = c.colrow[p];
+            if (mark[i] != j) {
+              mark[i] = j;
+              if (pass == 1) {
+                g->off[nq] = i; /* row for now; sorted below */
+              }
+              nq++;
+            }
+            nt++;
+          }
+        }
+        if (pass == 1) {
+          /* sort the rows of column j (insertion sort: few entries per column) */
+          for (sunindextype a = first + 1; a < nq; a++) {
+            sunindextype v = g->off[a], b = a;
+            while (b > first && g->off[b - 1] > v) {
+              g->off[b] = g->off[b - 1];
+              b--;
+            }
+            g->off[b] = v;
+          }
+          for (sunindextype e = first; e < nq; e++) {
+            sunindextype d = g->off[e] > j ? g->off[e] - j : j - g->off[e];
+            *bandwidth = d > *bandwidth ? d : *bandwidth;
+          }
+        }
+      }
+      for (sunindextype i = 0; i < m; i++) {
+        mark[i] = -1;
+      }
+      if (pass == 1) {
+        g->qcol[m] = nq;
+      }
+      if (pass == 0) {
+        g->nq = nq;
+        g->qcol = malloc(((size_t)m + 1) * sizeof(sunindextype));
+        g->off = malloc(((size_t)nq + 1) * sizeof(sunindextype));
+        g->tstart = malloc(((size_t)nq + 1) * sizeof(sunindextype));
+        g->ti = malloc(3 * (size_t)nt * sizeof(sunindextype));
+        rc = g->qcol && g->off && g->tstart && g->ti ? 0 : CHS_ERR_MEM;
+      }
+    }
+    /* Products for entry (i, j): columns shared by rows i and j. Row j's entries are visited
+     * column by column; for each, the rows of that column. */
+    if (rc == 0) {
+      g->tj = g->ti + nt;
+      g->tc = g->tj + nt;
+      sunindextype *rowpos = malloc((size_t)m * sizeof(sunindextype));
+      rc = rowpos ? 0 : CHS_ERR_MEM;
+      sunindextype t = 0;
+      for (sunindextype j = 0; rc == 0 && j < m; j++) {
+        sunindextype first = g->qcol[j], last = g->qcol[j + 1];
+        for (sunindextype a = first; a < last; a++) {
+          rowpos[g->off[a]] = a;
+          g->tstart[a] = 0;
+        }
+        /* count products per entry */
+        for (sunindextype kj = s->rowptr[j]; kj < s->rowptr[j + 1]; kj++) {
+          sunindextype col = s->colind[kj];
+          for (sunindextype p = c.colptr[col]; p < c.colptr[col + 1]; p++) {
+            g->tstart[rowpos[c.colrow[p]]]++;
+          }
+        }
+        sunindextype acc = t;
+        for (sunindextype a = first; a < last; a++) {
+          sunindextype cnt = g->tstart[a];
+          g->tstart[a] = acc;
+          acc += cnt;
+        }
+        sunindextype *cursor = mark; /* reuse as per-entry cursor */
+        for (sunindextype a = first; a < last; a++) {
+          cursor[a - first] = g->tstart[a];
+        }
+        for (sunindextype kj = s->rowptr[j]; kj < s->rowptr[j + 1]; kj++) {
+          sunindextype col = s->colind[kj];
+          for (sunindextype p = c.colptr[col]; p < c.colptr[col + 1]; p++) {
+            sunindextype a = rowpos[c.colrow[p]], pos = cursor[a - first]++;
+            g->ti[pos] = c.colk[p];
+            g->tj[pos] = kj;
+            g->tc[pos] = col;
+          }
+        }
+        t = acc;
+      }
+      g->tstart[nq] = t;
+      free(rowpos);
+    }
+  }
+  free(c.colptr);
+  free(c.colrow);
+  free(c.colk);
+  free(fill);
+  free(mark);
+  return rc;
+}
+
+int chs_gram_create(const CHSSystem *s, int kind, SUNContext ctx, CHSGram **out, CHSError *err) {
+  sunindextype m = s->m;
+  CHSGram *g = calloc(1, sizeof *g);
+  if (!g) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  g->m = m;
+  int sparse_ok = s->jac_kind == CHS_JAC_CSR && s->mass_kind != CHS_MASS_DENSE;
+  sunindextype bw = m;
+  int rc = 0;
+  if (sparse_ok) {
+    rc = chs_gram_pattern(g, s, &bw);
+  }
+  if (kind == CHS_GRAM_AUTO) {
+    kind = !sparse_ok || m <= 64 ? CHS_GRAM_DENSE : (bw <= 8 ? CHS_GRAM_BAND : CHS_GRAM_KLU);
+  }
+  if (rc == 0 && kind != CHS_GRAM_DENSE && !sparse_ok) {
+    chs_gram_destroy(&g);
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "gram=%s needs a CSR constraint Jacobian and a diagonal mass matrix",
+                         chs_gram_kind_names[kind]);
+  }
+  g->kind = kind;
+  N_Vector tmpl = NULL;
+  if (rc == 0 && kind != CHS_GRAM_DENSE) {
+    g->b = N_VNew_Serial(m, ctx);
+    g->x = N_VNew_Serial(m, ctx);
+    tmpl = g->b;
+  }
+  if (rc == 0 && kind == CHS_GRAM_DENSE) {
+    g->Q = SUNDenseMatrix(m, m, ctx);
+    g->pivots = calloc((size_t)m, sizeof *g->pivots);
+    if (g->Q && g->pivots) {
+      g->data = SUNDenseMatrix_Data(g->Q);
+      g->cols = SUNDenseMatrix_Cols(g->Q);
+    }
+  } else if (rc == 0 && kind == CHS_GRAM_BAND && g->b) {
+    g->Q = SUNBandMatrix(m, bw, bw, ctx);
+    g->ls = g->Q ? SUNLinSol_Band(tmpl, g->Q, ctx) : NULL;
+  } else if (rc == 0 && kind == CHS_GRAM_KLU && g->b) {
+    g->Q = SUNSparseMatrix(m, m, g->nq, CSC_MAT, ctx);
+    g->ls = g->Q ? SUNLinSol_KLU(tmpl, g->Q, ctx) : NULL;
+  }
+  if (rc != 0 || !g->Q || (kind == CHS_GRAM_DENSE ? !g->pivots : (!g->ls || !g->x))) {
+    chs_gram_destroy(&g);
+    return chs_error_set(err, rc ? rc : CHS_ERR_MEM, "cannot create the %s Gram solver (m=%ld)",
+                         chs_gram_kind_names[kind], (long)m);
+  }
+  if (sparse_ok) {
+    /* Map entries (column-major (i, j)) to storage offsets. */
+    sunindextype *rows = malloc((size_t)g->nq * sizeof *rows);
+    if (!rows) {
+      chs_gram_destroy(&g);
+      return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+    }
+    memcpy(rows, g->off, (size_t)g->nq * sizeof *rows);
+    sunindextype *colptr = kind == CHS_GRAM_KLU ? SUNSparseMatrix_IndexPointers(g->Q) : NULL;
+    sunindextype *rowval = kind == CHS_GRAM_KLU ? SUNSparseMatrix_IndexValues(g->Q) : NULL;
+    sunindextype ldim = kind == CHS_GRAM_BAND ? SUNBandMatrix_LDim(g->Q) : 0;
+    sunindextype smu = kind == CHS_GRAM_BAND ? SUNBandMatrix_StoredUpperBandwidth(g->Q) : 0;
+    for (sunindextype j = 0; j < m; j++) {
+      if (colptr) {
+        colptr[j] = g->qcol[j];
+      }
+      for (sunindextype e = g->qcol[j]; e < g->qcol[j + 1]; e++) {
+        sunindextype i = rows[e];
+        if (kind == CHS_GRAM_DENSE) {
+          g->off[e] = j * m + i;
+        } else if (kind == CHS_GRAM_BAND) {
+          g->off[e] = j * ldim + (i - j) + smu;
+        } else {
+          rowval[e] = i;
+          g->off[e] = e;
+        }
+      }
+    }
+    if (colptr) {
+      colptr[m] = g->nq;
+    }
+    free(rows);
+  }
+  if (kind != CHS_GRAM_DENSE && SUNLinSolInitialize(g->ls) != 0) {
+    chs_gram_destroy(&g);
+    return chs_error_set(err, CHS_ERR_SOLVER, "cannot initialise the %s Gram solver",
+                         chs_gram_kind_names[kind]);
+  }
+  *out = g;
+  return CHS_SUCCESS;
+}
+
+int chs_gram_kind(const CHSGram *g) {
+  return g->kind;
+}
+
+static sunrealtype *chs_gram_storage(CHSGram *g) {
+  switch (g->kind) {
+  case CHS_GRAM_BAND:
+    return SUNBandMatrix_Data(g->Q);
+  case CHS_GRAM_KLU:
+    return SUNSparseMatrix_Data(g->Q);
+  default:
+    return g->data;
+  }
+}
+
+int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
+  sunindextype m = s->m, n = s->n;
+  sunrealtype *Q = chs_gram_storage(g);
+  g->factored = 0;
+  g->diag_scale = 0;
+  if (g->nq > 0) {
+    if (g->kind == CHS_GRAM_BAND) {
+      memset(Q, 0, (size_t)(SUNBandMatrix_LDim(g->Q) * m) * sizeof *Q);
+    }
+    const sunrealtype *G = s->G, *minv = s->minv;
+    for (sunindextype e = 0; e < g->nq; e++) {
+      sunrealtype acc = 0;
+      for (sunindextype t = g->tstart[e]; t < g->tstart[e + 1]; t++) {
+        acc += G[g->ti[t]] * G[g->tj[t]] * (minv ? minv[g->tc[t]] : 1);
+      }
+      Q[g->off[e]] = acc;
+    }
+    return 0;
+  }
+  if (s->jac_kind == CHS_JAC_DENSE && s->mass_kind != CHS_MASS_DENSE) {
+    /* Q(i,j) = sum_k G(i,k) minv_k G(j,k), symmetric, column-major. */
+    for (sunindextype j = 0; j < m; j++) {
+      const sunrealtype *gj = s->G + j * n;
+      for (sunindextype i = j; i < m; i++) {
+        const sunrealtype *gi = s->G + i * n;
+        sunrealtype acc = 0;
+        if (s->mass_kind == CHS_MASS_IDENTITY) {
+          for (sunindextype k = 0; k < n; k++) {
+            acc += gi[k] * gj[k];
+          }
+        } else {
+          for (sunindextype k = 0; k < n; k++) {
+            acc += gi[k] * s->minv[k] * gj[k];
+          }
+        }
+        Q[j * m + i] = Q[i * m + j] = acc;
+      }
+    }
+    return 0;
+  }
+  /* Dense mass matrix: column j of MinvGt = M^{-1} (row j of G); Q(:,j) = G MinvGt(:,j). */
+  sunrealtype *row = s->wn[CHS_SCRATCH_N - 1];
+  for (sunindextype j = 0; j < m; j++) {
+    if (s->jac_kind == CHS_JAC_DENSE) {
+      memcpy(row, s->G + j * n, (size_t)n * sizeof *row);
+    } else {
+      memset(row, 0, (size_t)n * sizeof *row);
+      for (sunindextype k = s->rowptr[j]; k < s->rowptr[j + 1]; k++) {
+        row[s->colind[k]] = s->G[k];
+      }
+    }
+    chs_mass_inv(s, row, s->MinvGt + j * n);
+  }
+  for (sunindextype j = 0; j < m; j++) {
+    chs_jac_mv(s, s->G, s->MinvGt + j * n, Q + j * m);
+  }
+  return 0;
 }
 
 int chs_gram_factor(CHSGram *g) {
-  sunrealtype *a = g->data;
   sunindextype m = g->m;
-  sunrealtype diag_max = 0;
-  for (sunindextype i = 0; i < m; i++) {
-    if (!isfinite(a[i * m + i])) {
+  if (g->kind == CHS_GRAM_DENSE) {
+    sunrealtype *a = g->data, diag_max = 0;
+    for (sunindextype i = 0; i < m; i++) {
+      if (!isfinite(a[i * m + i])) {
+        return CHS_RECOVERABLE;
+      }
+      diag_max = fmax(diag_max, fabs(a[i * m + i]));
+    }
+    if (!(diag_max > 0) || SUNDlsMat_denseGETRF(g->cols, m, m, g->pivots) != 0) {
       return CHS_RECOVERABLE;
     }
-    diag_max = fmax(diag_max, fabs(a[i * m + i]));
-  }
-  if (!(diag_max > 0) || SUNDlsMat_denseGETRF(g->cols, m, m, g->pivots) != 0) {
-    return CHS_RECOVERABLE;
-  }
-  /* Reject pivots at round-off level relative to Q's scale: numerically singular (e.g. a
-   * pendulum at its pivot point, or two atoms on top of each other). */
-  for (sunindextype i = 0; i < m; i++) {
-    if (!(fabs(a[i * m + i]) > 64 * SUN_UNIT_ROUNDOFF * diag_max)) {
+    /* Reject pivots at round-off level relative to Q's scale: numerically singular (e.g. a
+     * pendulum at its pivot point, or two atoms on top of each other). */
+    for (sunindextype i = 0; i < m; i++) {
+      if (!(fabs(a[i * m + i]) > 64 * SUN_UNIT_ROUNDOFF * diag_max)) {
+        return CHS_RECOVERABLE;
+      }
+    }
+  } else {
+    const sunrealtype *a = chs_gram_storage(g);
+    for (sunindextype e = 0; e < g->nq; e++) {
+      if (!isfinite(a[g->off[e]])) {
+        return CHS_RECOVERABLE;
+      }
+    }
+    if (SUNLinSolSetup(g->ls, g->Q) != 0) {
       return CHS_RECOVERABLE;
     }
   }
@@ -85,9 +411,17 @@ int chs_gram_solve(CHSGram *g, const sunrealtype *b, sunrealtype *x) {
   if (!g->factored) {
     return CHS_ERR_SOLVER;
   }
-  if (x != b) {
-    memcpy(x, b, (size_t)g->m * sizeof *x);
+  if (g->kind == CHS_GRAM_DENSE) {
+    if (x != b) {
+      memcpy(x, b, (size_t)g->m * sizeof *x);
+    }
+    SUNDlsMat_denseGETRS(g->cols, g->m, g->pivots, x);
+    return CHS_SUCCESS; /* a non-finite solution shows in the right-hand side, which is checked */
   }
-  SUNDlsMat_denseGETRS(g->cols, g->m, g->pivots, x);
-  return CHS_SUCCESS; /* a non-finite solution shows in the right-hand side, which is checked */
+  memcpy(N_VGetArrayPointer(g->b), b, (size_t)g->m * sizeof *b);
+  if (SUNLinSolSolve(g->ls, g->Q, g->x, g->b, 0) != 0) {
+    return CHS_RECOVERABLE;
+  }
+  memcpy(x, N_VGetArrayPointer(g->x), (size_t)g->m * sizeof *x);
+  return CHS_SUCCESS;
 }

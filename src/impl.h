@@ -58,11 +58,19 @@ struct CHSProblem_ {
 /* ------------------------------------------------------------------ Gram solver
  * Q = G M^{-1} G^T as a SUNMatrix, factored once per evaluation point, solved many times. */
 typedef struct CHSGram CHSGram;
-int chs_gram_create(sunindextype m, SUNContext ctx, CHSGram **out, CHSError *err);
+struct CHSSystem;
+#define CHS_GRAM_AUTO 0
+#define CHS_GRAM_DENSE 1
+#define CHS_GRAM_BAND 2
+#define CHS_GRAM_KLU 3
+extern const char *const chs_gram_kind_names[]; /* "auto", "dense", "band", "klu", NULL */
+int chs_gram_create(const struct CHSSystem *s, int kind, SUNContext ctx, CHSGram **out,
+                    CHSError *err);
 void chs_gram_destroy(CHSGram **gram);
-/* Q has been written into chs_gram_matrix_data (column-major m x m); factor it.
- * Returns 0, or CHS_RECOVERABLE when Q is numerically singular. */
-sunrealtype *chs_gram_matrix_data(CHSGram *gram);
+int chs_gram_kind(const CHSGram *gram);
+/* Q = G M^{-1} G^T from s->G (and s->minv) into the Gram storage. */
+int chs_gram_assemble(CHSGram *gram, const struct CHSSystem *s);
+/* Factor the assembled Q: 0, or CHS_RECOVERABLE when Q is numerically singular. */
 int chs_gram_factor(CHSGram *gram);
 int chs_gram_solve(CHSGram *gram, const sunrealtype *b, sunrealtype *x);
 
@@ -89,7 +97,8 @@ typedef struct CHSSystem {
   long n_gram_factor;
 } CHSSystem;
 
-int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, CHSError *err);
+/* ctx NULL: no Gram solver (residual evaluations only); gram_kind: CHS_GRAM_*. */
+int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind, CHSError *err);
 void chs_system_free(CHSSystem *s);
 
 /* v = M^{-1} p (v may alias nothing). */

@@ -153,6 +153,24 @@ int CHSParams_GetInt(CHSParams params, const char *key, long def, long lo, long 
   return CHS_SUCCESS;
 }
 
+int CHSParams_GetChoice(CHSParams params, const char *key, const char *const *choices, int def,
+                        int *index, CHSError *err) {
+  chs_kv *kv = chs_find(params, key);
+  *index = def;
+  if (!kv) {
+    return CHS_SUCCESS;
+  }
+  kv->used = 1;
+  for (int i = 0; choices[i]; i++) {
+    if (strcmp(kv->value, choices[i]) == 0) {
+      *index = i;
+      return CHS_SUCCESS;
+    }
+  }
+  return chs_error_set(err, CHS_ERR_ARG, "parameter %s=%s is not one of the allowed values", key,
+                       kv->value);
+}
+
 int CHSParams_CheckAllUsed(CHSParams params, const char *context, CHSError *err) {
   if (!params) {
     return CHS_SUCCESS;

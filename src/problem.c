@@ -62,7 +62,7 @@ static int chs_check_dims(const char *name, const CHSProblemDims *d, CHSError *e
 /* g and psi at the initial state must vanish to CHS_CONSISTENCY_TOL (relative to the scale). */
 static int chs_check_initial_state(CHSProblem prob, CHSError *err) {
   CHSSystem s;
-  CHS_CALL(chs_system_init(&s, prob, NULL, err));
+  CHS_CALL(chs_system_init(&s, prob, NULL, 0, err));
   sunindextype n = s.n, m = s.m;
   sunrealtype *q = s.wn[0], *p = s.wn[1], *v = s.wn[2], *g = s.wm[0], *psi = s.wm[1];
   const char *name = prob->ops->name;

@@ -52,7 +52,7 @@ int CHSProjector_Create(CHSFormulation f, int kind, sunrealtype tol, CHSProjecto
   if (!pr) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
-  int rc = chs_system_init(&pr->sys, f->prob, f->sunctx, err);
+  int rc = chs_system_init(&pr->sys, f->prob, f->sunctx, chs_gram_kind(f->sys.gram), err);
   if (rc != 0) {
     free(pr);
     return rc;

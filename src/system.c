@@ -69,7 +69,7 @@ done:
   return rc;
 }
 
-int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, CHSError *err) {
+int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind, CHSError *err) {
   memset(s, 0, sizeof *s);
   const CHSProblemDims *d = &prob->dims;
   s->prob = prob;
@@ -106,7 +106,7 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, CHSError *err
                          (long)s->n, (long)s->m);
   }
   if (ctx) {
-    rc = chs_gram_create(s->m, ctx, &s->gram, err);
+    rc = chs_gram_create(s, gram_kind, ctx, &s->gram, err);
     if (rc != 0) {
       chs_system_free(s);
       return rc;
@@ -209,46 +209,8 @@ static int chs_cb(int rc) {
 }
 
 int chs_system_gram_at(CHSSystem *s, const sunrealtype *q) {
-  sunindextype n = s->n, m = s->m;
   CHS_CALL(chs_cb(s->ops->jacobian(s->data, q, s->G)));
-  sunrealtype *Q = chs_gram_matrix_data(s->gram);
-  if (s->jac_kind == CHS_JAC_DENSE && s->mass_kind != CHS_MASS_DENSE) {
-    /* Q(i,j) = sum_k G(i,k) minv_k G(j,k), symmetric, column-major. */
-    for (sunindextype j = 0; j < m; j++) {
-      const sunrealtype *gj = s->G + j * n;
-      for (sunindextype i = j; i < m; i++) {
-        const sunrealtype *gi = s->G + i * n;
-        sunrealtype acc = 0;
-        if (s->mass_kind == CHS_MASS_IDENTITY) {
-          for (sunindextype k = 0; k < n; k++) {
-            acc += gi[k] * gj[k];
-          }
-        } else {
-          for (sunindextype k = 0; k < n; k++) {
-            acc += gi[k] * s->minv[k] * gj[k];
-          }
-        }
-        Q[j * m + i] = Q[i * m + j] = acc;
-      }
-    }
-  } else {
-    /* Column j of MinvGt = M^{-1} (row j of G); Q(:,j) = G MinvGt(:,j). */
-    sunrealtype *row = s->wn[CHS_SCRATCH_N - 1];
-    for (sunindextype j = 0; j < m; j++) {
-      if (s->jac_kind == CHS_JAC_DENSE) {
-        memcpy(row, s->G + j * n, (size_t)n * sizeof *row);
-      } else {
-        memset(row, 0, (size_t)n * sizeof *row);
-        for (sunindextype k = s->rowptr[j]; k < s->rowptr[j + 1]; k++) {
-          row[s->colind[k]] = s->G[k];
-        }
-      }
-      chs_mass_inv(s, row, s->MinvGt + j * n);
-    }
-    for (sunindextype j = 0; j < m; j++) {
-      chs_jac_mv(s, s->G, s->MinvGt + j * n, Q + j * m);
-    }
-  }
+  CHS_CALL(chs_gram_assemble(s->gram, s));
   s->n_gram_factor++;
   return chs_gram_factor(s->gram);
 }

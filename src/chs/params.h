@@ -24,6 +24,9 @@ int CHSParams_GetRealMin(CHSParams params, const char *key, sunrealtype def, sun
                          int lo_strict, sunrealtype *value, CHSError *err);
 int CHSParams_GetInt(CHSParams params, const char *key, long def, long lo, long hi, long *value,
                      CHSError *err);
+/* A value from a NULL-terminated list of names; *index keeps def when the key is absent. */
+int CHSParams_GetChoice(CHSParams params, const char *key, const char *const *choices, int def,
+                        int *index, CHSError *err);
 /* 1 when the key was given. */
 int CHSParams_Has(CHSParams params, const char *key);
 /* Error naming the first key that no Get call read (context names the owner, e.g. "pendulum"). */
