@@ -53,7 +53,13 @@ struct CHSProblem_ {
   const CHSProblemOps *ops;
   void *data;
   CHSProblemDims dims;
+  void *plugin; /* dlopen handle of a plugin problem, or NULL */
 };
+
+/* Plugins (problems/plugin.c). */
+int chs_is_plugin_spec(const char *name);
+int chs_plugin_load(const char *path, const CHSProblemOps **ops, void **handle, CHSError *err);
+void chs_plugin_close(void *handle);
 
 /* ------------------------------------------------------------------ Gram solver
  * Q = G M^{-1} G^T as a SUNMatrix, factored once per evaluation point, solved many times. */

@@ -136,10 +136,22 @@ int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSPr
 }
 
 int CHSProblem_Create(const char *spec, CHSProblem *out, CHSError *err) {
-  char name[256];
+  char name[4096];
   const char *params = NULL;
   *out = NULL;
   CHS_CALL(CHSSpec_Split(spec, name, sizeof name, &params, err));
+  if (chs_is_plugin_spec(name)) {
+    const CHSProblemOps *pops = NULL;
+    void *handle = NULL;
+    CHS_CALL(chs_plugin_load(name, &pops, &handle, err));
+    int rc = CHSProblem_CreateFromOps(pops, params, out, err);
+    if (rc != 0) {
+      chs_plugin_close(handle);
+      return rc;
+    }
+    (*out)->plugin = handle;
+    return CHS_SUCCESS;
+  }
   const CHSProblemOps *ops = CHSProblemRegistry_Find(name);
   if (!ops) {
     return chs_error_set(err, CHS_ERR_NOTFOUND, "unknown problem '%s' (see `chs list problems`)",
@@ -155,6 +167,7 @@ void CHSProblem_Destroy(CHSProblem *prob) {
   if ((*prob)->data) {
     (*prob)->ops->destroy((*prob)->data);
   }
+  chs_plugin_close((*prob)->plugin);
   free(*prob);
   *prob = NULL;
 }

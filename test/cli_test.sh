@@ -2,9 +2,10 @@
 # Command-line contract of `chs` (DESIGN "Command-line contract"): exit statuses, messages that
 # name the bad value, JSON keys, the seed 000 Sec. 6 comparison, and failure behaviour (exit 3,
 # complete CSV rows only, no NaN, no temporary files left).
-# usage: cli_test.sh PATH_TO_CHS
+# usage: cli_test.sh PATH_TO_CHS [PLUGIN_DIR]
 set -uo pipefail
 chs=$1
+plugins=${2:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -70,6 +71,17 @@ if "$chs" run --problem pendulum --formulation standard --method erk:rk4 --h 0.1
 expect 2 "rtol" -- run --problem pendulum --formulation dirac --method cvode:bdf --h 0.1 --tf 1
 expect 2 "BDF" -- run --problem pendulum --formulation standard --method cvode:adams --rtol 1e-6 --atol 1e-6 --tf 1 --project momentum
 if "$chs" run --problem pendulum --formulation standard --method cvode:bdf --rtol 1e-8 --atol 1e-8 --tf 5 --project both --json | grep -qE '"pos_res_max": [0-9.]+e-1[5-9]'; then ok; else bad "cvode:bdf with projection keeps |g| at round-off"; fi
+
+# Plugins: the example loads and matches its exact reference; broken ones are input errors.
+if [[ -n $plugins ]]; then
+  good=$plugins/libchs_example_plugin.so
+  if "$chs" run --problem "$good:depth=0.5" --formulation dirac --method erk:dp5 --rtol 1e-10 --atol 1e-10 --tf 5 --json | grep -qE '"int_err_final": [0-9.]+e-(09|1[0-9])'; then ok; else bad "example plugin run"; fi
+  expect 2 "cannot load plugin" -- run --problem ./no/such/plugin.so --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+  expect 2 "does not export" -- run --problem "$plugins/libchs_bad_plugin_1.so" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+  expect 2 "ABI version" -- run --problem "$plugins/libchs_bad_plugin_2.so" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+  expect 2 "required callback" -- run --problem "$plugins/libchs_bad_plugin_3.so" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+  expect 2 "depth" -- run --problem "$good:depth=2" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+fi
 
 # Benchmarks: a bad name or option is an input error; the JSON names every formulation.
 expect 2 "nosuch" -- bench nosuch

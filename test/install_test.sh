@@ -32,4 +32,24 @@ cmake -S "$src/examples/erk_user" -B "$tmp/build" -DCMAKE_PREFIX_PATH="$tmp/pref
   { cat "$tmp/configure.log"; exit 1; }
 cmake --build "$tmp/build" >"$tmp/build.log" || { cat "$tmp/build.log"; exit 1; }
 "$tmp/build/erk_user"
+
+# 3. The example plugin problem, built against the installed package only, run by the installed
+#    chs through every formulation (the unstable total Hamiltonian over a shorter time).
+cmake -S "$src/problems/examples" -B "$tmp/plugin" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+  -DCMAKE_C_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" -DCMAKE_MODULE_LINKER_FLAGS="$flags" \
+  >"$tmp/plugin-configure.log" || { cat "$tmp/plugin-configure.log"; exit 1; }
+cmake --build "$tmp/plugin" >"$tmp/plugin-build.log" || { cat "$tmp/plugin-build.log"; exit 1; }
+plugin="$tmp/plugin/libspherical_pendulum.so"
+for f in $("$tmp/prefix/bin/chs" list formulations | awk '{print $1}'); do
+  tf=5
+  [[ $f == total ]] && tf=1
+  out=$("$tmp/prefix/bin/chs" run --problem "$plugin:depth=0.6" --formulation "$f" --method erk:dp5 \
+    --rtol 1e-10 --atol 1e-10 --tf $tf --json) || { echo "FAIL: plugin with $f"; exit 1; }
+  err=$(sed -n 's/^  "int_err_final": \(.*\),$/\1/p' <<<"$out")
+  if ! awk -v e="$err" 'BEGIN { exit !(e < 1e-6) }'; then
+    echo "FAIL: plugin with $f: error to the exact conical orbit $err"
+    exit 1
+  fi
+  echo "plugin through $f: |(q,p) - exact| = $err"
+done
 echo "install_and_use: PASS"
