@@ -3,3 +3,4 @@
 CHS_PROBLEM(chs_problem_pendulum)
 CHS_PROBLEM(chs_problem_double_pendulum)
 CHS_PROBLEM(chs_problem_pendulum_chain)
+CHS_PROBLEM(chs_problem_chain)

@@ -95,11 +95,55 @@ static void test_chain_callbacks(void **state) {
   CHSProblem_Destroy(&prob);
 }
 
+/* The Lennard-Jones chain: F = -grad V and (hess V) u = -d/de F(q + e u) by central differences
+ * on a zigzag chain of 9 atoms (all pairs interact). */
+static void test_lj_chain_callbacks(void **state) {
+  (void)state;
+  CHSProblem prob = new_problem("chain:N=9,init=1");
+  const CHSProblemOps *ops = CHSProblem_GetOps(prob);
+  void *data = CHSProblem_GetData(prob);
+  double q[18], p[18], u[18], F[18], Hu[18], worst_f = 0, worst_h = 0;
+  ops->initial_state(data, q, p);
+  for (int i = 0; i < 18; i++) {
+    q[i] += 0.05 * rng_uniform(-1, 1);
+    u[i] = rng_uniform(-1, 1);
+  }
+  assert_int_equal(ops->force(data, q, F), 0);
+  assert_int_equal(ops->hessian_potential(data, q, u, Hu), 0);
+  const double h = 1e-6;
+  for (int j = 0; j < 18; j++) {
+    double qp[18], qm[18], Vp, Vm;
+    memcpy(qp, q, sizeof q);
+    memcpy(qm, q, sizeof q);
+    qp[j] += h;
+    qm[j] -= h;
+    ops->potential(data, qp, &Vp);
+    ops->potential(data, qm, &Vm);
+    worst_f = fmax(worst_f, fabs(-(Vp - Vm) / (2 * h) - F[j]) / (1 + fabs(F[j])));
+  }
+  double qp[18], qm[18], Fp[18], Fm[18];
+  for (int i = 0; i < 18; i++) {
+    qp[i] = q[i] + h * u[i];
+    qm[i] = q[i] - h * u[i];
+  }
+  ops->force(data, qp, Fp);
+  ops->force(data, qm, Fm);
+  for (int i = 0; i < 18; i++) {
+    worst_h = fmax(worst_h, fabs(-(Fp[i] - Fm[i]) / (2 * h) - Hu[i]) / (1 + fabs(Hu[i])));
+  }
+  print_message("LJ chain: force vs -grad V %.2e, Hessian-vector product vs d/de F %.2e\n", worst_f,
+                worst_h);
+  CHECK_LE(worst_f, 1e-7);
+  CHECK_LE(worst_h, 1e-7);
+  CHSProblem_Destroy(&prob);
+}
+
 int main(void) {
   rng_seed(99);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_same_rhs),
       cmocka_unit_test(test_chain_callbacks),
+      cmocka_unit_test(test_lj_chain_callbacks),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
