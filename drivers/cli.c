@@ -61,7 +61,8 @@ void cli_print_run_usage(FILE *out, const char *cmd, const char *formulation_fla
           "  %-16s %s\n"
           "  --method M       erk:rk4, erk:rkf45, erk:dp5, erk:<ARKODE ERK table>\n"
           "  --h H            fixed step size (outputs every K steps, hit exactly)\n"
-          "  --rtol/--atol    adaptive step size control (outputs every K steps)\n"
+          "  --rtol/--atol    adaptive step size control (outputs every K steps); with\n"
+          "                   --h, the nonlinear solver tolerance of implicit methods\n"
           "  --tf T           final time (from t = 0)\n"
           "  --out FILE.csv   one row per output time: t, q, p, energy and errors\n"
           "  --project KIND   project after each step when |g| or |psi| > --project-tol\n"
@@ -154,9 +155,7 @@ int cli_check_run_options(const cli_options *o) {
     snprintf(buf, sizeof buf, "%g", o->tf);
     return usage_error("bad value for --tf: %s (must be >= 0)", buf);
   }
-  if (o->have_h && (o->have_rtol || o->have_atol)) {
-    return usage_error("give either --h or --rtol/--atol, not both");
-  }
+  /* With --h, --rtol/--atol are the nonlinear solver tolerance of implicit methods. */
   if (o->have_h && !(o->h > 0)) {
     snprintf(buf, sizeof buf, "%g", o->h);
     return usage_error("bad value for --h: %s (must be > 0)", buf);
