@@ -187,13 +187,13 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
         cx += z[2 * a] / 7;
         cy += z[2 * a + 1] / 7;
       }
-      double ang = atan2(z[1] - cy, z[0] - cx);
+      double phi = atan2(z[1] - cy, z[0] - cx);
       if (t > 0) {
-        double d = ang - prev_a;
+        double d = phi - prev_a;
         d -= 2 * M_PI * round(d / (2 * M_PI));
         turn += d;
       }
-      prev_a = ang;
+      prev_a = phi;
     }
     rep_row_add(r, 1.25, fabs(turn) / (2 * M_PI),
                 "revolutions of the rigid-body rotation on [0, 200] (end atom about the centre "
