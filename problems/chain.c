@@ -7,16 +7,18 @@
  * The Hessian-vector product of V is supplied (the extended and total formulations need it).
  *
  * Initial configurations: init=0 (default for N = 7) the hexagonal global minimum of Fig. 3 -
- * atoms 1..6 on a regular hexagon of side L, atom 7 at its centre; init=1 a zigzag (bond angle
- * 120 degrees). Velocities as in Sec. 7: the two end atoms move with speed v0 in opposite
- * directions perpendicular to their bonds, the rest at rest. No reference solution. */
+ * six atoms on a regular hexagon of side L and atom `centre` (7 by default; 1 or 4 also keep
+ * the chain connected) at its centre; init=1 a zigzag (bond angle 120 degrees). Velocities as
+ * in Sec. 7: the end atoms move with speed v0 perpendicular to their bonds (the only directions
+ * consistent with psi = 0), the last one with the orientation `sign` (-1: opposite to the
+ * first when the end bonds are parallel, as they are for centre=7). No reference solution. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../src/impl.h"
 
 typedef struct {
-  long N, init;
+  long N, init, centre;
   sunrealtype L, eps, sigma, v0;
   sunrealtype *q0, *p0;
   sunindextype *rowptr, *colind;
@@ -57,6 +59,9 @@ static int chain_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError *
   CHS_CALL(CHSParams_GetRealMin(kv, "sigma", 1, 0, 1, &C->sigma, err));
   CHS_CALL(CHSParams_GetReal(kv, "v0", 0.25, &C->v0, err));
   CHS_CALL(CHSParams_GetInt(kv, "init", C->N == 7 ? 0 : 1, 0, 1, &C->init, err));
+  CHS_CALL(CHSParams_GetInt(kv, "centre", 7, 1, 7, &C->centre, err));
+  sunrealtype sign;
+  CHS_CALL(CHSParams_GetReal(kv, "sign", -1, &sign, err));
   if (C->init == 0 && C->N != 7) {
     return chs_error_set(err, CHS_ERR_ARG, "chain: init=0 (hexagon) needs N=7, got N=%ld", C->N);
   }
@@ -70,11 +75,20 @@ static int chain_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError *
   C->colind = C->rowptr + m + 1;
   sunrealtype *q = C->q0;
   if (C->init == 0) {
-    for (int k = 0; k < 6; k++) {
-      q[2 * k] = C->L * cos(M_PI / 3 * k);
-      q[2 * k + 1] = C->L * sin(M_PI / 3 * k);
+    /* the hexagon's corners in order around it; the centre is atom `centre` of the chain
+     * (the chain stays connected with bonds of length L for centre = 1, 4 or 7) */
+    if (C->centre != 1 && C->centre != 4 && C->centre != 7) {
+      return chs_error_set(err, CHS_ERR_ARG, "chain: centre=%ld must be 1, 4 or 7", C->centre);
     }
-    q[12] = q[13] = 0;
+    for (int a = 0, k = 0; a < 7; a++) {
+      if (a + 1 == C->centre) {
+        q[2 * a] = q[2 * a + 1] = 0;
+      } else {
+        q[2 * a] = C->L * cos(M_PI / 3 * k);
+        q[2 * a + 1] = C->L * sin(M_PI / 3 * k);
+        k++;
+      }
+    }
   } else {
     for (sunindextype k = 0; k < N; k++) {
       q[2 * k] = C->L * cos(M_PI / 6) * (sunrealtype)k;
@@ -87,8 +101,8 @@ static int chain_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError *
   sunrealtype la = hypot(ax, ay), lb = hypot(bx, by);
   C->p0[0] = C->v0 * ay / la;
   C->p0[1] = -C->v0 * ax / la;
-  C->p0[2 * N - 2] = -C->v0 * by / lb;
-  C->p0[2 * N - 1] = C->v0 * bx / lb;
+  C->p0[2 * N - 2] = -sign * C->v0 * by / lb;
+  C->p0[2 * N - 1] = sign * C->v0 * bx / lb;
   sunindextype k = 0;
   for (sunindextype a = 0; a < m; a++) {
     C->rowptr[a] = k;
@@ -210,7 +224,8 @@ const CHSProblemOps chs_problem_chain = {
     .abi_version = CHS_PROBLEM_ABI_VERSION,
     .name = "chain",
     .summary = "planar chain molecule, rigid bonds, Lennard-Jones (seed 000 Sec. 7), all pairs",
-    .params_doc = "N=7 L=1 eps=0.1 sigma=1 v0=0.25 init=0 (hexagon, N=7) | 1 (zigzag)",
+    .params_doc = "N=7 L=1 eps=0.1 sigma=1 v0=0.25 init=0 (hexagon, N=7) | 1 (zigzag) centre=7 "
+                  "sign=-1",
     .create = chain_create,
     .destroy = chain_destroy,
     .potential = chain_potential,

@@ -251,7 +251,10 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
              "times. The initial velocities are specified only as 'equal amplitude v0 = 0.25, "
              "opposite direction' at the chain ends; we take them perpendicular to the end bonds "
              "(the only choice consistent with psi = 0), which fixes the angular momentum and so "
-             "the rotation rate; the paper's choice may differ. RATTLE (the paper's comparison "
+             "the rotation rate. With the hexagon's centre as the middle atom of the chain and "
+             "both end velocities turning the same way (chain:centre=4,sign=1) the chain turns "
+             "1.33 times, close to the paper's 5/4, but the end velocities are then not opposite; "
+             "Fig. 3 is not legible in our copy. RATTLE (the paper's comparison "
              "for bounded energy error) arrives with the symplectic-methods work. Energy errors "
              "are relative to |H(0)|.\n",
              fabs(turn) / (2 * M_PI));
