@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "../src/compat.h"
 #include "reproduce.h"
 
 #define CHS_EXPERIMENT(sym) extern const rep_experiment sym;
@@ -175,6 +176,27 @@ int rep_plot(const char *dir, const char *name, const char *header, const double
     return -1;
   }
   return 0;
+}
+
+int rep_run(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor, void *ctx,
+            CHSRunSummary *sum, CHSError *err) {
+  SUNContext sunctx = NULL;
+  CHSFormulation f = NULL;
+  CHSRunSummary local;
+  if (chs_context_create(&sunctx) != 0) {
+    err->code = CHS_ERR_MEM;
+    snprintf(err->msg, sizeof err->msg, "cannot create a SUNContext");
+    return err->code;
+  }
+  chs_context_silence(sunctx);
+  opt.every = opt.every > 0 ? opt.every : 1;
+  int rc = CHSFormulation_Create(form, prob, sunctx, &f, err);
+  if (rc == 0) {
+    rc = CHSRun(f, &opt, monitor, ctx, sum ? sum : &local, err);
+  }
+  CHSFormulation_Destroy(&f);
+  SUNContext_Free(&sunctx);
+  return rc;
 }
 
 static void print_json(const rep_experiment *ex, const rep_report *r) {

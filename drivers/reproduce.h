@@ -56,6 +56,11 @@ double rep_growth_exponent(const rep_series *s, const double *e, double lo, doub
 /* First output time with e > level, or NAN. */
 double rep_first_exceeding(const rep_series *s, const double *e, double level);
 
+/* One run of formulation `form` on prob with the library's run options (opt->every 0 means 1),
+ * in a SUNContext of its own; the monitor may be NULL. Returns the run's code (err set). */
+int rep_run(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor, void *ctx,
+            CHSRunSummary *sum, CHSError *err);
+
 /* Seconds per right-hand-side evaluation of formulation `name` at prob's initial state (best of
  * several repetitions of evals calls); < 0 on failure. Shared with `chs bench rhs`. */
 double cli_rhs_cost(CHSProblem prob, const char *name, long evals);

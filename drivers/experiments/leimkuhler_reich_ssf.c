@@ -21,23 +21,15 @@ static int ssf_case(const char *problem, ssf_result *res, CHSError *err) {
   memset(res, 0, sizeof *res);
   int rc = 0;
   for (int k = 0; k < 2 && rc == 0; k++) {
-    cli_options o;
-    memset(&o, 0, sizeof o);
-    o.problem = problem;
-    o.method = "gauss:2";
-    o.have_h = 1;
-    o.h = 0.05;
-    o.tf = k ? 1000 : 100;
-    o.every = 20;
-    cli_result r;
-    rc = cli_integrate(&o, "ssf", NULL, NULL, prob, &r);
+    CHSRunOptions o = {.method = "gauss:2", .ctl = {.h = 0.05}, .tf = k ? 1000 : 100, .every = 20};
+    CHSRunSummary sum;
+    rc = rep_run(prob, "ssf", o, NULL, NULL, &sum, err);
     if (rc != 0) {
-      *err = r.err;
       break;
     }
-    *(k ? &res->e1000 : &res->e100) = r.sum.diag.energy_err_max;
-    res->g = fmax(res->g, r.sum.diag.pos_res_max);
-    res->psi = fmax(res->psi, r.sum.diag.mom_res_max);
+    *(k ? &res->e1000 : &res->e100) = sum.diag.energy_err_max;
+    res->g = fmax(res->g, sum.diag.pos_res_max);
+    res->psi = fmax(res->psi, sum.diag.mom_res_max);
   }
   /* chart changes over [0, 100]: counted by a direct run of the library */
   if (rc == 0) {

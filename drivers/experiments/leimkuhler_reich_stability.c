@@ -44,16 +44,9 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
   double t_end[NF];
   memset(s, 0, sizeof s);
   for (int f = 0; f < NF; f++) {
-    cli_options o;
-    memset(&o, 0, sizeof o);
-    o.problem = spec;
-    o.method = "dirk:midpoint";
-    o.have_h = 1;
-    o.h = 0.01;
-    o.tf = 10;
-    o.every = 10;
-    cli_result res;
-    cli_integrate(&o, forms[f], rep_series_monitor, &s[f], prob, &res);
+    CHSRunOptions o = {.method = "dirk:midpoint", .ctl = {.h = 0.01}, .tf = 10, .every = 10};
+    CHSError run_err; /* a failed run keeps its rows up to the failure: reported, not fatal */
+    rep_run(prob, forms[f], o, rep_series_monitor, &s[f], NULL, &run_err);
     t_end[f] = s[f].n ? s[f].t[s[f].n - 1] : 0; /* a failed run keeps its rows up to the failure */
     for (int k = 0; k < 3; k++) {
       const double tk[3] = {0.1, 0.5, 1.0};

@@ -36,22 +36,12 @@ static int track(const CHSRecord *rec, void *ctx) {
 
 static int run(CHSProblem prob, const char *form, const char *method, double h, double tol,
                chain_track *c, CHSError *err) {
-  cli_options o;
-  memset(&o, 0, sizeof o);
-  o.problem = "chain";
-  o.method = method;
-  o.have_h = 1;
-  o.h = h;
-  o.rtol = tol;
-  o.tf = 200;
-  o.every = (long)(1 / h + 0.5);
-  cli_result res;
+  CHSRunOptions o = {.method = method,
+                     .ctl = {.h = h, .rtol = tol, .atol = tol},
+                     .tf = 200,
+                     .every = (long)(1 / h + 0.5)};
   memset(c, 0, sizeof *c);
-  int rc = cli_integrate(&o, form, track, c, prob, &res);
-  if (rc != 0) {
-    *err = res.err;
-  }
-  return rc;
+  return rep_run(prob, form, o, track, c, NULL, err);
 }
 
 /* The reference: dirac + Verner 8(5,6), rtol = atol = 1e-12, at t = 0, 1, ..., 200. */

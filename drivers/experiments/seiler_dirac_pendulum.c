@@ -31,27 +31,12 @@ static double exact_period(void) {
   return 2 * M_PI * sum / n;
 }
 
-/* One RK4 run of formulation f to tf with step h, collecting every step. */
+/* One run of formulation f (fixed step h, or adaptive with rtol = atol = rtol when h = 0). */
 static int run(CHSProblem prob, const char *f, const char *method, double h, double rtol, double tf,
                long every, rep_series *s, CHSRunSummary *sum, CHSError *err) {
-  cli_options o;
-  memset(&o, 0, sizeof o);
-  o.problem = "pendulum";
-  o.method = method;
-  o.have_h = h > 0;
-  o.h = h;
-  o.rtol = o.atol = rtol;
-  o.tf = tf;
-  o.every = every;
-  cli_result res;
-  int rc = cli_integrate(&o, f, s ? rep_series_monitor : NULL, s, prob, &res);
-  if (rc != 0) {
-    *err = res.err;
-  }
-  if (sum) {
-    *sum = res.sum;
-  }
-  return rc;
+  CHSRunOptions o = {
+      .method = method, .ctl = {.h = h, .rtol = rtol, .atol = rtol}, .tf = tf, .every = every};
+  return rep_run(prob, f, o, s ? rep_series_monitor : NULL, s, sum, err);
 }
 
 static int seiler_dirac_pendulum(rep_report *r, CHSError *err) {

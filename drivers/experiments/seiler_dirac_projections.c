@@ -26,28 +26,22 @@ static int seiler_dirac_projections(rep_report *r, CHSError *err) {
   int rc = 0;
   for (int f = 0; f < NF && rc == 0; f++) {
     for (int k = 0; k < NK && rc == 0; k++) {
-      cli_options o;
-      memset(&o, 0, sizeof o);
-      o.problem = "pendulum";
-      o.method = "erk:rk4";
-      o.have_h = 1;
-      o.h = 0.1;
-      o.tf = 100;
-      o.every = 1;
-      o.project = kinds[k];
-      o.project_tol = 1e-6;
-      o.project_newton_tol = 1e-6; /* (67): iterate "as soon as |phi| < eps" */
-      cli_result cr;
-      rc = cli_integrate(&o, forms[f], NULL, NULL, prob, &cr);
+      CHSRunOptions o = {.method = "erk:rk4",
+                         .ctl = {.h = 0.1},
+                         .tf = 100,
+                         .project = kinds[k] ? CHSProjector_KindFromName(kinds[k]) : 0,
+                         .project_tol = 1e-6,
+                         .project_newton_tol = 1e-6}; /* (67): stop "as soon as |phi| < eps" */
+      CHSRunSummary sum;
+      rc = rep_run(prob, forms[f], o, NULL, NULL, &sum, err);
       if (rc != 0) {
-        *err = cr.err;
         break;
       }
-      res[f][k].int_err = cr.sum.diag.int_err_max;
-      res[f][k].energy = cr.sum.diag.energy_err_max;
-      res[f][k].npos = cr.sum.proj_position;
-      res[f][k].nmom = cr.sum.proj_momentum;
-      res[f][k].steps = cr.sum.stats.steps;
+      res[f][k].int_err = sum.diag.int_err_max;
+      res[f][k].energy = sum.diag.energy_err_max;
+      res[f][k].npos = sum.proj_position;
+      res[f][k].nmom = sum.proj_momentum;
+      res[f][k].steps = sum.stats.steps;
       rep_row_add(r, NAN, res[f][k].int_err, "max integration error, %s, projection %s", forms[f],
                   kinds[k] ? kinds[k] : "none");
       rep_row_add(r, NAN, res[f][k].energy, "max energy error, %s, projection %s", forms[f],

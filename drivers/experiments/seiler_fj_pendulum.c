@@ -27,20 +27,8 @@ static int capture_final(const CHSRecord *rec, void *ctx) {
 }
 
 static int rk4_to_10(CHSProblem prob, const char *f, double h, final_state *out, CHSError *err) {
-  cli_options o;
-  memset(&o, 0, sizeof o);
-  o.problem = "pendulum:x=0,y=-1,px=2,py=0";
-  o.method = "erk:rk4";
-  o.have_h = 1;
-  o.h = h;
-  o.tf = 10;
-  o.every = 1000000000L; /* only t = 0 and t = 10 */
-  cli_result res;
-  int rc = cli_integrate(&o, f, capture_final, out, prob, &res);
-  if (rc != 0) {
-    *err = res.err;
-  }
-  return rc;
+  CHSRunOptions o = {.method = "erk:rk4", .ctl = {.h = h}, .tf = 10, .every = 1000000000L};
+  return rep_run(prob, f, o, capture_final, out, NULL, err); /* outputs: t = 0 and 10 */
 }
 
 static double maxdiff(const final_state *a, const double *q, const double *p) {

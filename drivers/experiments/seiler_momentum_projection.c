@@ -54,23 +54,16 @@ static int seiler_momentum_projection(rep_report *r, CHSError *err) {
   memset(s, 0, sizeof s);
   int rc = 0;
   for (int k = 0; k < NR && rc == 0; k++) {
-    cli_options o;
-    memset(&o, 0, sizeof o);
-    o.problem = "pendulum";
-    o.method = "erk:rk4";
-    o.have_h = 1;
-    o.h = 0.025;
-    o.tf = 1023;
-    o.every = 40;
-    o.project = kinds[k];
-    o.project_tol = tols[k];
-    cli_result res;
-    rc = cli_integrate(&o, "standard", rep_series_monitor, &s[k], prob, &res);
+    CHSRunOptions o = {.method = "erk:rk4",
+                       .ctl = {.h = 0.025},
+                       .tf = 1023,
+                       .every = 40,
+                       .project = kinds[k] ? CHSProjector_KindFromName(kinds[k]) : 0,
+                       .project_tol = tols[k]};
+    rc = rep_run(prob, "standard", o, rep_series_monitor, &s[k], &sum[k], err);
     if (rc != 0) {
-      *err = res.err;
       break;
     }
-    sum[k] = res.sum;
     rc = spectrum_of(&s[k], &sp[k]);
   }
   if (rc == 0) {
