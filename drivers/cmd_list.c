@@ -24,7 +24,8 @@ int cmd_list(int argc, char **argv) {
       const CHSIntegratorOps *it = CHSIntegratorRegistry_Get(i);
       printf("%s: %s\n", it->family, it->summary);
       for (int k = 0; it->method_name && it->method_name(k); k++) {
-        printf("  %s:%s\n", it->family, it->method_name(k));
+        const char *name = it->method_name(k);
+        printf("  %s%s%s\n", it->family, name[0] ? ":" : "", name);
       }
     }
   } else if (strcmp(what, "experiments") == 0) {

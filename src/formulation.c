@@ -8,7 +8,7 @@
 int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, const char *params, CHSProblem prob,
                                  SUNContext sunctx, CHSFormulation *out, CHSError *err) {
   *out = NULL;
-  if (!ops || !ops->rhs || !prob || !sunctx) {
+  if (!ops || !(ops->rhs || ops->residual) || !prob || !sunctx) {
     return chs_error_set(err, CHS_ERR_ARG, "CHSFormulation_Create: NULL argument");
   }
   CHSFormulation f = calloc(1, sizeof *f);
@@ -79,6 +79,11 @@ void CHSFormulation_Destroy(CHSFormulation *f) {
 
 int CHSFormulation_Rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
   CHSFormulation f = (CHSFormulation)user_data;
+  if (!f->ops->rhs) {
+    return CHSFormulation_SetFailure(f, CHS_ERR_UNSUPPORTED,
+                                     "%s is a DAE: it has no right-hand side (use method ida)",
+                                     f->ops->name);
+  }
   const sunrealtype *ya = N_VGetArrayPointer(y);
   sunrealtype *yd = N_VGetArrayPointer(ydot);
   f->n_rhs++;
@@ -100,6 +105,49 @@ int CHSFormulation_Rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data
                                      : "problem callback error");
   }
   return rc > 0 ? CHS_RECOVERABLE : rc;
+}
+
+int CHSFormulation_Residual(sunrealtype t, N_Vector y, N_Vector yp, N_Vector res, void *user_data) {
+  CHSFormulation f = (CHSFormulation)user_data;
+  if (!f->ops->residual) {
+    int rc = CHSFormulation_Rhs(t, y, res, user_data); /* res = f(t, y) */
+    if (rc == 0) {
+      N_VLinearSum(1, yp, -1, res, res);
+    }
+    return rc;
+  }
+  const sunrealtype *ya = N_VGetArrayPointer(y), *ypa = N_VGetArrayPointer(yp);
+  sunrealtype *r = N_VGetArrayPointer(res);
+  f->n_rhs++;
+  CHSError_Clear(&f->failure);
+  if (!chs_all_finite(ya, f->size) || !chs_all_finite(ypa, f->size)) {
+    return CHSFormulation_SetFailure(f, CHS_RECOVERABLE, "%s: non-finite state at t = %g",
+                                     f->ops->name, (double)t);
+  }
+  int rc = f->ops->residual(f, t, ya, ypa, r);
+  if (rc == 0 && !chs_all_finite(r, f->size)) {
+    rc = CHS_RECOVERABLE;
+  }
+  if (rc != 0 && f->failure.code == CHS_SUCCESS) {
+    CHSFormulation_SetFailure(f, rc, "%s: residual failed at t = %g (%s)", f->ops->name, (double)t,
+                              rc > 0 ? "singular Gram matrix or state outside the problem's domain"
+                                     : "problem callback error");
+  }
+  return rc > 0 ? CHS_RECOVERABLE : rc;
+}
+
+int CHSFormulation_InitialDerivative(CHSFormulation f, N_Vector y, N_Vector yp) {
+  if (f->ops->initial_derivative) {
+    return f->ops->initial_derivative(f, N_VGetArrayPointer(y), N_VGetArrayPointer(yp));
+  }
+  return CHSFormulation_Rhs(0, y, yp, f);
+}
+
+void CHSFormulation_ComponentIds(CHSFormulation f, N_Vector id) {
+  N_VConst(1, id);
+  if (f->ops->component_ids) {
+    f->ops->component_ids(f, N_VGetArrayPointer(id));
+  }
 }
 
 int CHSFormulation_SetFailure(CHSFormulation f, int code, const char *fmt, ...) {

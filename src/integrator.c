@@ -8,12 +8,11 @@ extern const CHSIntegratorOps chs_integrator_erk;
 extern const CHSIntegratorOps chs_integrator_dirk;
 extern const CHSIntegratorOps chs_integrator_gauss;
 extern const CHSIntegratorOps chs_integrator_cvode;
+extern const CHSIntegratorOps chs_integrator_ida;
 
 static const CHSIntegratorOps *const chs_integrators[] = {
-    &chs_integrator_erk,
-    &chs_integrator_dirk,
-    &chs_integrator_gauss,
-    &chs_integrator_cvode,
+    &chs_integrator_erk,   &chs_integrator_dirk, &chs_integrator_gauss,
+    &chs_integrator_cvode, &chs_integrator_ida,
 };
 
 CHS_DEFINE_REGISTRY(CHSIntegratorOps, CHSIntegratorRegistry, chs_integrators, family)
@@ -37,6 +36,11 @@ int CHSIntegrator_Create(const char *method, CHSFormulation f, N_Vector y0, sunr
   if (!(ctl->h > 0) && !(ctl->rtol > 0 && ctl->atol > 0)) {
     return chs_error_set(err, CHS_ERR_ARG,
                          "method %s: need a step size h > 0 or tolerances rtol, atol > 0", method);
+  }
+  if ((CHSFormulation_GetOps(f)->flags & CHS_FORM_DAE) && !ops->accepts_dae) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "formulation '%s' is a DAE: integrate it with method ida, not %s",
+                         CHSFormulation_GetOps(f)->name, method);
   }
   CHSIntegrator it = calloc(1, sizeof *it);
   if (!it) {

@@ -110,8 +110,14 @@ static int chs_integrate(CHSFormulation f, CHSIntegrator it, const CHSRunOptions
     }
     return CHS_SUCCESS;
   }
-  long steps = 0;
+  long steps = 0, max_steps = o->ctl.max_steps > 0 ? o->ctl.max_steps : 5000000;
   while (t < o->tf) {
+    if (steps >= max_steps) {
+      return chs_error_set(err, CHS_ERR_SOLVER,
+                           "too much work: %ld steps reached only t = %g (of %g); raise "
+                           "--max-steps or loosen the tolerances",
+                           steps, (double)t, (double)o->tf);
+    }
     CHS_CALL(chs_advance(it, o->tf, 1, y, &t, ob, err));
     if (charted) {
       CHS_CALL(chs_rechart(f, it, t, y, err));

@@ -42,14 +42,20 @@ cmake --build "$tmp/plugin" >"$tmp/plugin-build.log" || { cat "$tmp/plugin-build
 plugin="$tmp/plugin/libspherical_pendulum.so"
 for f in $("$tmp/prefix/bin/chs" list formulations | awk '{print $1}'); do
   tf=5
+  method=erk:dp5
+  limit=1e-6
   [[ $f == total ]] && tf=1
-  out=$("$tmp/prefix/bin/chs" run --problem "$plugin:depth=0.6" --formulation "$f" --method erk:dp5 \
+  if [[ $f == dae-* ]]; then
+    method=ida
+    limit=1e-4 # the index-3 form controls only the error in q
+  fi
+  out=$("$tmp/prefix/bin/chs" run --problem "$plugin:depth=0.6" --formulation "$f" --method $method \
     --rtol 1e-10 --atol 1e-10 --tf $tf --json) || { echo "FAIL: plugin with $f"; exit 1; }
   err=$(sed -n 's/^  "int_err_final": \(.*\),$/\1/p' <<<"$out")
-  if ! awk -v e="$err" 'BEGIN { exit !(e < 1e-6) }'; then
-    echo "FAIL: plugin with $f: error to the exact conical orbit $err"
+  if ! awk -v e="$err" -v l="$limit" 'BEGIN { exit !(e < l) }'; then
+    echo "FAIL: plugin with $f ($method): error to the exact conical orbit $err"
     exit 1
   fi
-  echo "plugin through $f: |(q,p) - exact| = $err"
+  echo "plugin through $f ($method): |(q,p) - exact| = $err"
 done
 echo "install_and_use: PASS"

@@ -26,6 +26,7 @@ typedef struct CHSFormulation_ *CHSFormulation;
 #define CHS_FORM_ODE 0x1u       /* an ODE right-hand side */
 #define CHS_FORM_KEEPS_G 0x2u   /* g is a first integral of the exact flow */
 #define CHS_FORM_KEEPS_PSI 0x4u /* psi = G M^{-1} p is a first integral of the exact flow */
+#define CHS_FORM_DAE 0x8u       /* a residual F(t, y, y') = 0 with algebraic components (IDA) */
 
 typedef struct CHSFormulationOps {
   const char *name;    /* registry name, e.g. "dirac" */
@@ -45,6 +46,13 @@ typedef struct CHSFormulationOps {
   int (*to_physical)(CHSFormulation f, const sunrealtype *y, sunrealtype *q, sunrealtype *p);
   int (*from_physical)(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
                        sunrealtype *y);
+  /* DAE formulations (CHS_FORM_DAE): the residual F(t, y, y') (0, > 0 recoverable, < 0 fatal),
+   * a consistent y' for a consistent y, and the component kinds (id[i] = 1 differential,
+   * 0 algebraic). ODE formulations have none of these; IDA then solves y' - f(t, y) = 0. */
+  int (*residual)(CHSFormulation f, sunrealtype t, const sunrealtype *y, const sunrealtype *yp,
+                  sunrealtype *res);
+  int (*initial_derivative)(CHSFormulation f, const sunrealtype *y, sunrealtype *yp);
+  void (*component_ids)(CHSFormulation f, sunrealtype *id);
   /* Optional, for formulations in local coordinates (charts): called between steps; returns 1
    * after rewriting y in new coordinates (the integrator is then restarted), 0 when y stays,
    * < 0 on failure. */
@@ -57,6 +65,13 @@ int CHSFormulation_Create(const char *spec, CHSProblem prob, SUNContext sunctx, 
 int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, const char *params, CHSProblem prob,
                                  SUNContext sunctx, CHSFormulation *out, CHSError *err);
 void CHSFormulation_Destroy(CHSFormulation *f);
+
+/* IDAResFn; user_data must be the CHSFormulation. For ODE formulations, y' - f(t, y). */
+int CHSFormulation_Residual(sunrealtype t, N_Vector y, N_Vector yp, N_Vector res, void *user_data);
+/* y' consistent with y (DAE: from the formulation; ODE: f(t, y)). */
+int CHSFormulation_InitialDerivative(CHSFormulation f, N_Vector y, N_Vector yp);
+/* id[i] = 1 for differential, 0 for algebraic components (all 1 for ODE formulations). */
+void CHSFormulation_ComponentIds(CHSFormulation f, N_Vector id);
 
 /* ARKRhsFn / CVRhsFn; user_data must be the CHSFormulation. */
 int CHSFormulation_Rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data);

@@ -30,6 +30,7 @@ typedef struct CHSIntegratorStats {
 typedef struct CHSIntegratorOps {
   const char *family;  /* "erk" */
   const char *summary; /* one line for `chs list methods` */
+  int accepts_dae;     /* 1: also integrates DAE formulations (residual form) */
   /* Name of the i-th predefined method of the family ("rk4"), NULL past the end. */
   const char *(*method_name)(int i);
   int (*create)(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,

@@ -1,0 +1,187 @@
+/* IDA: variable-order BDF for the residual F(t, y, y') = 0 of a formulation (the DAE
+ * formulations dae-index3, dae-ggl, dae-index1, or y' - f(t, y) for an ODE formulation), Newton
+ * with SUNDIALS' dense linear solver and IDA's difference-quotient Jacobian; adaptive only.
+ * The components the formulation marks algebraic (id = 0) are excluded from the error test
+ * (IDASetId + IDASetSuppressAlg): lambda (and mu), and for the index-3 form also p. The initial
+ * y' comes from the formulation (consistent by construction; no IDACalcIC needed). */
+#include <stdlib.h>
+#include <string.h>
+#include <ida/ida.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include "../compat.h"
+#include "../impl.h"
+
+typedef struct {
+  void *ida;
+  CHSFormulation f;
+  SUNMatrix A;
+  SUNLinearSolver LS;
+  N_Vector yp, id;
+  long base_steps, base_res, base_jac;
+  char msg[CHS_ARKODE_MSG_LEN];
+} ida_mem;
+
+static const char *ida_method_name(int i) {
+  return i == 0 ? "" : NULL;
+}
+
+static void ida_destroy(void *mem) {
+  ida_mem *d = mem;
+  if (!d) {
+    return;
+  }
+  if (d->ida) {
+    IDAFree(&d->ida);
+  }
+  if (d->LS) {
+    SUNLinSolFree(d->LS);
+  }
+  if (d->A) {
+    SUNMatDestroy(d->A);
+  }
+  if (d->yp) {
+    N_VDestroy(d->yp);
+  }
+  if (d->id) {
+    N_VDestroy(d->id);
+  }
+  free(d);
+}
+
+static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
+                      const CHSStepControl *ctl, void **out, CHSError *err) {
+  if (options && *options) {
+    return chs_error_set(err, CHS_ERR_NOTFOUND, "unknown method 'ida:%s' (use ida)", options);
+  }
+  if (ctl->h > 0) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method ida is adaptive: give --rtol and --atol, not --h");
+  }
+  if (CHSFormulation_GetProjector(f)) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED, "method ida does not take projections");
+  }
+  ida_mem *d = calloc(1, sizeof *d);
+  if (!d) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  SUNContext ctx = CHSFormulation_GetContext(f);
+  sunindextype n = N_VGetLength(y0);
+  d->f = f;
+  d->ida = IDACreate(ctx);
+  d->yp = N_VClone(y0);
+  d->id = N_VClone(y0);
+  d->A = SUNDenseMatrix(n, n, ctx);
+  d->LS = d->A ? SUNLinSol_Dense(y0, d->A, ctx) : NULL;
+  int rc = d->ida && d->yp && d->id && d->LS ? 0 : -1;
+#if !CHS_SUNDIALS_AT_LEAST(7, 0)
+  if (rc == 0) {
+    rc = IDASetErrHandlerFn(d->ida, chs_arkode_capture_error, d->msg);
+  }
+#endif
+  if (rc == 0) {
+    rc = CHSFormulation_InitialDerivative(f, y0, d->yp) == 0 ? 0 : -2;
+  }
+  if (rc == 0) {
+    rc = IDAInit(d->ida, CHSFormulation_Residual, t0, y0, d->yp);
+  }
+  if (rc == 0) {
+    rc = IDASetUserData(d->ida, f);
+  }
+  /* Tolerances: atol for the error-controlled components; for the ones excluded from the error
+   * test (id = 0: multipliers, and the index-2 momenta of the index-3 form) an absolute
+   * tolerance so large that they do not take part in the Newton convergence test either:
+   * otherwise the O(h^-2) and O(h^-1) amplification of their Newton corrections forces IDA into
+   * ever smaller steps at tight tolerances (seen: dae-index3 stuck at t ~ 1e-8 with 1e-10). */
+  if (rc == 0) {
+    CHSFormulation_ComponentIds(f, d->id);
+    N_Vector atol = N_VClone(y0);
+    if (!atol) {
+      rc = -1;
+    } else {
+      const sunrealtype *id = N_VGetArrayPointer(d->id);
+      sunrealtype *a = N_VGetArrayPointer(atol);
+      for (sunindextype i = 0; i < n; i++) {
+        a[i] = id[i] > 0 ? ctl->atol : 1e6;
+      }
+      rc = IDASVtolerances(d->ida, ctl->rtol, atol);
+      N_VDestroy(atol);
+    }
+  }
+  if (rc == 0) {
+    rc = IDASetLinearSolver(d->ida, d->LS, d->A);
+  }
+  if (rc == 0) {
+    rc = IDASetId(d->ida, d->id);
+  }
+  if (rc == 0) {
+    rc = IDASetSuppressAlg(d->ida, SUNTRUE);
+  }
+  if (rc == 0) {
+    rc = IDASetMaxNumSteps(d->ida, ctl->max_steps > 0 ? ctl->max_steps : 500000);
+  }
+  if (rc != 0) {
+    ida_destroy(d);
+    return chs_error_set(err, CHS_ERR_SOLVER, "IDA set-up failed (flag %d)", rc);
+  }
+  *out = d;
+  return CHS_SUCCESS;
+}
+
+static int ida_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
+                      CHSError *err) {
+  ida_mem *d = mem;
+  int rc = IDASetStopTime(d->ida, tout);
+  if (rc == 0) {
+    rc = IDASolve(d->ida, tout, tret, y, d->yp, one_step ? IDA_ONE_STEP : IDA_NORMAL);
+  }
+  if (rc < 0) {
+    return chs_arkode_failure(err, "IDA", IDAGetReturnFlagName(rc), *tret, d->f, d->msg);
+  }
+  return CHS_SUCCESS;
+}
+
+static int ida_stats(void *mem, CHSIntegratorStats *st) {
+  ida_mem *d = mem;
+  long v = 0;
+  memset(st, 0, sizeof *st);
+  if (IDAGetNumSteps(d->ida, &v) == 0) {
+    st->steps = v + d->base_steps;
+  }
+  if (IDAGetNumResEvals(d->ida, &v) == 0) {
+    st->rhs_evals = v + d->base_res;
+  }
+  st->jac_evals = IDAGetNumJacEvals(d->ida, &v) == 0 ? v + d->base_jac : -1;
+  st->err_test_fails = IDAGetNumErrTestFails(d->ida, &v) == 0 ? v : -1;
+  return 0;
+}
+
+static int ida_reinit(void *mem, sunrealtype t, N_Vector y) {
+  ida_mem *d = mem;
+  CHSIntegratorStats st;
+  ida_stats(d, &st);
+  d->base_steps = st.steps;
+  d->base_res = st.rhs_evals;
+  d->base_jac = st.jac_evals > 0 ? st.jac_evals : 0;
+  if (CHSFormulation_InitialDerivative(d->f, y, d->yp) != 0) {
+    return CHS_ERR_SOLVER;
+  }
+  return IDAReInit(d->ida, t, y, d->yp) == 0 ? 0 : CHS_ERR_SOLVER;
+}
+
+static void *ida_sundials_mem(void *mem) {
+  return ((ida_mem *)mem)->ida;
+}
+
+const CHSIntegratorOps chs_integrator_ida = {
+    .family = "ida",
+    .summary = "IDA (BDF) on the residual: the DAE formulations, or y' - f for ODE ones",
+    .accepts_dae = 1,
+    .method_name = ida_method_name,
+    .create = ida_create,
+    .evolve = ida_evolve,
+    .get_stats = ida_stats,
+    .sundials_mem = ida_sundials_mem,
+    .reinit = ida_reinit,
+    .destroy = ida_destroy,
+};

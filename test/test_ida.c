@@ -1,0 +1,90 @@
+/* IDA on the DAE formulations: consistent initial values (the residual at t0 is at round-off),
+ * convergence to the pendulum's reference as the tolerance decreases (error at 1e-8 at least
+ * 100 times smaller than at 1e-4), an ODE formulation through IDA (y' - f), and refusal of DAE
+ * formulations by ODE methods. */
+#include <nvector/nvector_serial.h>
+#include "test_util.h"
+
+static const char *const daes[3] = {"dae-index3", "dae-ggl", "dae-index1"};
+
+static void test_consistent_initial_values(void **state) {
+  (void)state;
+  CHSProblem prob = new_problem("double-pendulum:m1=1,m2=3,theta1=0.4,theta2=2,omega1=1,omega2=-2");
+  for (int k = 0; k < 3; k++) {
+    CHSFormulation f = new_formulation(daes[k], prob, test_context());
+    N_Vector y, yp, r;
+    CHSError err;
+    assert_int_equal(CHSFormulation_NewInitialState(f, &y, &err), 0);
+    yp = N_VClone(y);
+    r = N_VClone(y);
+    assert_int_equal(CHSFormulation_InitialDerivative(f, y, yp), 0);
+    assert_int_equal(CHSFormulation_Residual(0, y, yp, r, f), 0);
+    double res = N_VMaxNorm(r);
+    print_message("%s: |F(t0, y0, y0')| = %.2e (state size %ld)\n", daes[k], res,
+                  (long)N_VGetLength(y));
+    CHECK_LE(res, 1e-14);
+    N_VDestroy(y);
+    N_VDestroy(yp);
+    N_VDestroy(r);
+    CHSFormulation_Destroy(&f);
+  }
+  CHSProblem_Destroy(&prob);
+}
+
+static double ida_error(const char *form, double tol) {
+  CHSProblem prob = new_problem("pendulum");
+  CHSFormulation f = new_formulation(form, prob, test_context());
+  CHSRunOptions o;
+  CHSRunOptions_Default(&o);
+  o.method = "ida";
+  o.ctl.rtol = o.ctl.atol = tol;
+  o.tf = 10;
+  o.every = 1000000;
+  CHSRunSummary sum;
+  CHSError err;
+  int rc = CHSRun(f, &o, NULL, NULL, &sum, &err);
+  if (rc != 0) {
+    print_error("%s\n", err.msg);
+  }
+  assert_int_equal(rc, 0);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+  return sum.diag.int_err_final;
+}
+
+static void test_convergence(void **state) {
+  (void)state;
+  const char *forms[4] = {"dae-index3", "dae-ggl", "dae-index1", "dirac"};
+  for (int k = 0; k < 4; k++) {
+    double e4 = ida_error(forms[k], 1e-4), e8 = ida_error(forms[k], 1e-8);
+    print_message("IDA %-10s: error at t = 10: %.3e (tol 1e-4), %.3e (tol 1e-8), ratio %.0f\n",
+                  forms[k], e4, e8, e4 / e8);
+    CHECK_GT(e4 / e8, 100);
+    CHECK_LE(e8, 1e-2);
+  }
+}
+
+static void test_ode_method_refuses_dae(void **state) {
+  (void)state;
+  CHSProblem prob = new_problem("pendulum");
+  CHSFormulation f = new_formulation("dae-ggl", prob, test_context());
+  N_Vector y;
+  CHSError err;
+  assert_int_equal(CHSFormulation_NewInitialState(f, &y, &err), 0);
+  CHSStepControl ctl = {0.1, 0, 0, 0};
+  CHSIntegrator it = NULL;
+  assert_int_equal(CHSIntegrator_Create("erk:rk4", f, y, 0, &ctl, &it, &err), CHS_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "ida"));
+  N_VDestroy(y);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_consistent_initial_values),
+      cmocka_unit_test(test_convergence),
+      cmocka_unit_test(test_ode_method_refuses_dae),
+  };
+  return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
