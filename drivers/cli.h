@@ -78,5 +78,6 @@ int cmd_compare(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
+int cmd_workprec(int argc, char **argv);
 
 #endif

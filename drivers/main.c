@@ -9,6 +9,8 @@ static const cli_command commands[] = {
      cmd_compare},
     {"reproduce", "the papers' experiments, their numbers beside ours, claims computed",
      cmd_reproduce},
+    {"workprec", "work-precision sweep of configurations over tolerances (table, CSV, PNG)",
+     cmd_workprec},
     {"bench", "benchmarks: `chs bench rhs` (cost of each formulation's RHS)", cmd_bench},
     {"list", "list problems, formulations, methods or experiments", cmd_list},
 };

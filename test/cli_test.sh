@@ -82,6 +82,12 @@ if [[ -n $plugins ]]; then
   expect 2 "depth" -- run --problem "$good:depth=2" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
 fi
 
+# Work-precision: JSON points, CSV and plots; bad configurations are input errors.
+"$chs" workprec --problem pendulum --configs 'dirac/erk:dp5,dae-ggl/ida' --tols 1e-4:1e-8:2 --tf 5 --repeats 1 --out "$tmp/wp" --json >"$tmp/wp.json"
+if [[ $(grep -c '"status": "ok"' "$tmp/wp.json") -eq 4 && -s $tmp/wp/workprec.csv && -s $tmp/wp/workprec-evals.png ]]; then ok; else bad "workprec output"; fi
+expect 2 "bogus" -- workprec --problem pendulum --configs 'bogus/erk:dp5' --tols 1e-4:1e-8:2 --tf 1
+expect 2 "--tols" -- workprec --problem pendulum --configs 'dirac/erk:dp5' --tols 1e-4 --tf 1
+
 # Benchmarks: a bad name or option is an input error; the JSON names every formulation.
 expect 2 "nosuch" -- bench nosuch
 expect 2 "--evals" -- bench rhs --evals 0
