@@ -4,15 +4,14 @@
 #include <string.h>
 #include "impl.h"
 
-extern const CHSIntegratorOps chs_integrator_erk;
-extern const CHSIntegratorOps chs_integrator_dirk;
-extern const CHSIntegratorOps chs_integrator_gauss;
-extern const CHSIntegratorOps chs_integrator_cvode;
-extern const CHSIntegratorOps chs_integrator_ida;
+#define CHS_INTEGRATOR(sym) extern const CHSIntegratorOps sym;
+#include "integrate/list.h"
+#undef CHS_INTEGRATOR
 
 static const CHSIntegratorOps *const chs_integrators[] = {
-    &chs_integrator_erk,   &chs_integrator_dirk, &chs_integrator_gauss,
-    &chs_integrator_cvode, &chs_integrator_ida,
+#define CHS_INTEGRATOR(sym) &sym,
+#include "integrate/list.h"
+#undef CHS_INTEGRATOR
 };
 
 CHS_DEFINE_REGISTRY(CHSIntegratorOps, CHSIntegratorRegistry, chs_integrators, family)

@@ -168,6 +168,9 @@ int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, voi
     CHSIntegrator_GetStats(it, &sum->stats);
   }
   sum->rhs_evals = CHSFormulation_GetNumRhsEvals(f);
+  if (sum->rhs_evals == 0) { /* methods on the problem's callbacks (rattle): force evaluations */
+    sum->rhs_evals = sum->stats.rhs_evals;
+  }
   if (ob.diag) {
     CHSDiagnostics_GetSummary(ob.diag, &sum->diag);
   }

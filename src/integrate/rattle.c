@@ -1,0 +1,266 @@
+/* SHAKE/RATTLE (Andersen 1983; Leimkuhler & Skeel 1994; seed 004) for H = 1/2 p^T M^{-1} p + V(q)
+ * with holonomic constraints g(q) = 0, on the physical state (q, p) of a formulation whose state
+ * is (q, p) (the formulation's right-hand side is not used; the problem's callbacks are):
+ *
+ *   p* = p_n + h/2 (F(q_n) - G(q_n)^T lambda),   q_{n+1} = q_n + h M^{-1} p*,   g(q_{n+1}) = 0,
+ *   p_{n+1} = p* + h/2 (F(q_{n+1}) - G(q_{n+1})^T mu),   G(q_{n+1}) M^{-1} p_{n+1} = 0.
+ *
+ * lambda by simplified Newton (SHAKE) with the matrix G(q_{n+1}^k) M^{-1} G(q_n)^T frozen at the
+ * first iterate, to round-off (or to --rtol when given); mu by one linear solve with the Gram
+ * matrix at q_{n+1}. Symplectic and second order; g and psi hold to the Newton tolerance at every
+ * step, and the energy error stays bounded. One force evaluation per step (F(q_{n+1}) is
+ * reused), counted as a right-hand side evaluation. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sundials/sundials_dense.h>
+#include "../impl.h"
+
+#define RATTLE_NEWTON_MAX 100
+
+typedef struct {
+  CHSFormulation f;
+  CHSSystem *s;
+  sunrealtype h, tol, t;
+  sunindextype n, m;
+  sunrealtype *q, *p, *F, *G0, *Gn, *ph, *v, *w, *lam, *g, *dl, *z;
+  sunrealtype **A; /* m x m: G(q_{n+1}) M^{-1} G(q_n)^T (dense LU) */
+  sunindextype *piv;
+  long steps, force_evals, newton;
+  int have_force;
+} rattle_mem;
+
+static const char *rattle_method_name(int i) {
+  return i == 0 ? "" : NULL;
+}
+
+static void rattle_destroy(void *mem) {
+  rattle_mem *r = mem;
+  if (r) {
+    free(r->q);
+    if (r->A) {
+      SUNDlsMat_destroyMat(r->A);
+    }
+    free(r->piv);
+    free(r);
+  }
+}
+
+static int rattle_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
+                         const CHSStepControl *ctl, void **out, CHSError *err) {
+  if (options && *options) {
+    return chs_error_set(err, CHS_ERR_NOTFOUND, "unknown method 'rattle:%s' (use rattle)", options);
+  }
+  if (!(ctl->h > 0)) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED, "method rattle needs a fixed step --h");
+  }
+  if (f->ops->to_physical || f->size != 2 * f->sys.n) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method rattle works on the physical (q, p): use it with a formulation "
+                         "whose state is (q, p), e.g. standard");
+  }
+  rattle_mem *r = calloc(1, sizeof *r);
+  if (!r) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  sunindextype n = f->sys.n, m = f->sys.m, gs = f->sys.gsize;
+  r->f = f;
+  r->s = &f->sys;
+  r->h = ctl->h;
+  r->tol = ctl->rtol > 0 ? ctl->rtol : 0;
+  r->t = t0;
+  r->n = n;
+  r->m = m;
+  r->q = malloc((6 * (size_t)n + 2 * (size_t)gs + 4 * (size_t)m) * sizeof *r->q);
+  r->A = SUNDlsMat_newDenseMat(m, m);
+  r->piv = malloc((size_t)m * sizeof *r->piv);
+  if (!r->q || !r->A || !r->piv) {
+    rattle_destroy(r);
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  r->p = r->q + n;
+  r->F = r->p + n;
+  r->ph = r->F + n;
+  r->v = r->ph + n;
+  r->w = r->v + n;
+  r->G0 = r->w + n;
+  r->Gn = r->G0 + gs;
+  r->lam = r->Gn + gs;
+  r->g = r->lam + m;
+  r->dl = r->g + m;
+  r->z = r->dl + m;
+  const sunrealtype *y = N_VGetArrayPointer(y0);
+  memcpy(r->q, y, (size_t)n * sizeof *y);
+  memcpy(r->p, y + n, (size_t)n * sizeof *y);
+  *out = r;
+  return CHS_SUCCESS;
+}
+
+/* A = J1 M^{-1} J0^T (m x m, column-major in A[col][row]) for Jacobian-shaped J0, J1. */
+static void rattle_matrix(rattle_mem *r, const sunrealtype *J1, const sunrealtype *J0) {
+  CHSSystem *s = r->s;
+  sunindextype n = r->n, m = r->m;
+  sunrealtype *e = r->z, *col = r->w, *tmp = r->v;
+  for (sunindextype j = 0; j < m; j++) {
+    memset(e, 0, (size_t)m * sizeof *e);
+    e[j] = 1;
+    chs_jac_tmv(s, J0, e, tmp); /* row j of J0 */
+    chs_mass_inv(s, tmp, col);
+    chs_jac_mv(s, J1, col, e);
+    for (sunindextype i = 0; i < m; i++) {
+      r->A[j][i] = e[i];
+    }
+  }
+  (void)n;
+}
+
+static int rattle_step(rattle_mem *r, sunrealtype h, CHSError *err) {
+  CHSSystem *s = r->s;
+  sunindextype n = r->n, m = r->m;
+  const CHSProblemOps *ops = s->ops;
+  sunrealtype *q = r->q, *p = r->p, *F = r->F, *ph = r->ph, *v = r->v, *w = r->w;
+  if (!r->have_force) {
+    if (ops->force(s->data, q, F) != 0) {
+      return chs_error_set(err, CHS_ERR_SOLVER, "rattle: force failed at t = %g", (double)r->t);
+    }
+    r->force_evals++;
+    r->have_force = 1;
+  }
+  if (ops->jacobian(s->data, q, r->G0) != 0) {
+    return chs_error_set(err, CHS_ERR_SOLVER, "rattle: Jacobian failed at t = %g", (double)r->t);
+  }
+  /* Unconstrained half kick and drift, then SHAKE: lambda with q1 = qb - h^2/2 M^{-1} G0^T lambda
+   */
+  sunrealtype *qb = w; /* q_n + h M^{-1}(p_n + h/2 F) */
+  for (sunindextype i = 0; i < n; i++) {
+    ph[i] = p[i] + h / 2 * F[i];
+  }
+  chs_mass_inv(s, ph, v);
+  for (sunindextype i = 0; i < n; i++) {
+    qb[i] = q[i] + h * v[i];
+  }
+  memset(r->lam, 0, (size_t)m * sizeof *r->lam);
+  sunrealtype *q1 = malloc(2 * (size_t)n * sizeof *q1);
+  if (!q1) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  sunrealtype *corr = q1 + n;
+  memcpy(q1, qb, (size_t)n * sizeof *q1);
+  int factored = 0, converged = 0;
+  sunrealtype qn = chs_norm2(q, n);
+  for (int it = 0; it < RATTLE_NEWTON_MAX && !converged; it++) {
+    if (ops->constraint(s->data, q1, r->g) != 0 || !chs_all_finite(r->g, m)) {
+      break;
+    }
+    sunrealtype gn = chs_norm2(r->g, m);
+    if (gn <= fmax(r->tol, 16 * SUN_UNIT_ROUNDOFF) * fmax(1, qn * qn)) {
+      converged = 1;
+      break;
+    }
+    if (!factored) { /* simplified Newton: matrix from the first iterate */
+      if (ops->jacobian(s->data, q1, r->Gn) != 0) {
+        break;
+      }
+      rattle_matrix(r, r->Gn, r->G0);
+      if (SUNDlsMat_denseGETRF(r->A, m, m, r->piv) != 0) {
+        break;
+      }
+      factored = 1;
+    }
+    /* g(q1 - c M^{-1} G0^T dl) = 0 with c = h^2/2: dl = A^{-1} g / c */
+    memcpy(r->dl, r->g, (size_t)m * sizeof *r->dl);
+    SUNDlsMat_denseGETRS(r->A, m, r->piv, r->dl);
+    sunrealtype c = h * h / 2;
+    for (sunindextype i = 0; i < m; i++) {
+      r->dl[i] /= c;
+      r->lam[i] += r->dl[i];
+    }
+    chs_jac_tmv(s, r->G0, r->dl, v);
+    chs_mass_inv(s, v, corr);
+    for (sunindextype i = 0; i < n; i++) {
+      q1[i] -= c * corr[i];
+    }
+    r->newton++;
+  }
+  if (!converged) {
+    free(q1);
+    return chs_error_set(err, CHS_ERR_SOLVER,
+                         "rattle: position constraint iteration did not converge at t = %g "
+                         "(reduce --h)",
+                         (double)r->t);
+  }
+  /* p* = p_n + h/2 (F - G0^T lambda); q_{n+1} = q1 */
+  chs_jac_tmv(s, r->G0, r->lam, v);
+  for (sunindextype i = 0; i < n; i++) {
+    ph[i] = p[i] + h / 2 * (F[i] - v[i]);
+  }
+  memcpy(q, q1, (size_t)n * sizeof *q);
+  free(q1);
+  /* Second half kick with mu from G(q_{n+1}) M^{-1} p_{n+1} = 0. */
+  if (ops->force(s->data, q, F) != 0) {
+    return chs_error_set(err, CHS_ERR_SOLVER, "rattle: force failed at t = %g", (double)r->t);
+  }
+  r->force_evals++;
+  for (sunindextype i = 0; i < n; i++) {
+    p[i] = ph[i] + h / 2 * F[i];
+  }
+  if (chs_system_gram_at(s, q) != 0) {
+    return chs_error_set(err, CHS_ERR_SOLVER, "rattle: singular Gram matrix at t = %g",
+                         (double)r->t);
+  }
+  chs_mass_inv(s, p, v);
+  chs_jac_mv(s, s->G, v, r->g);
+  CHS_CALL(chs_gram_solve(s->gram, r->g, r->z));
+  chs_jac_tmv(s, s->G, r->z, v);
+  for (sunindextype i = 0; i < n; i++) {
+    p[i] -= v[i];
+  }
+  r->t += h;
+  r->steps++;
+  return 0;
+}
+
+static int rattle_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
+                         CHSError *err) {
+  rattle_mem *r = mem;
+  int rc = 0;
+  while (rc == 0 && r->t < tout) {
+    sunrealtype h = r->h;
+    int last = r->t + h >= tout - 1e-9 * r->h;
+    if (last) {
+      h = tout - r->t;
+    }
+    rc = rattle_step(r, h, err);
+    if (rc == 0 && last) {
+      r->t = tout;
+    }
+    if (one_step) {
+      break;
+    }
+  }
+  sunrealtype *z = N_VGetArrayPointer(y);
+  memcpy(z, r->q, (size_t)r->n * sizeof *z);
+  memcpy(z + r->n, r->p, (size_t)r->n * sizeof *z);
+  *tret = r->t;
+  return rc;
+}
+
+static int rattle_stats(void *mem, CHSIntegratorStats *st) {
+  rattle_mem *r = mem;
+  memset(st, 0, sizeof *st);
+  st->steps = r->steps;
+  st->rhs_evals = r->force_evals;
+  st->jac_evals = -1;
+  st->err_test_fails = -1;
+  return 0;
+}
+
+const CHSIntegratorOps chs_integrator_rattle = {
+    .family = "rattle",
+    .summary = "SHAKE/RATTLE: symplectic, constraints g and psi to round-off, bounded energy",
+    .method_name = rattle_method_name,
+    .create = rattle_create,
+    .evolve = rattle_evolve,
+    .get_stats = rattle_stats,
+    .destroy = rattle_destroy,
+};
