@@ -23,7 +23,7 @@ typedef struct {
   CHSSystem *s;
   sunrealtype h, tol, t;
   sunindextype n, m;
-  sunrealtype *q, *p, *F, *G0, *Gn, *ph, *v, *w, *lam, *g, *dl, *z;
+  sunrealtype *q, *p, *F, *G0, *Gn, *ph, *v, *w, *q1, *corr, *lam, *g, *dl, *z;
   sunrealtype **A; /* m x m: G(q_{n+1}) M^{-1} G(q_n)^T (dense LU) */
   sunindextype *piv;
   long steps, force_evals, newton;
@@ -71,7 +71,7 @@ static int rattle_create(const char *options, CHSFormulation f, N_Vector y0, sun
   r->t = t0;
   r->n = n;
   r->m = m;
-  r->q = malloc((6 * (size_t)n + 2 * (size_t)gs + 4 * (size_t)m) * sizeof *r->q);
+  r->q = malloc((8 * (size_t)n + 2 * (size_t)gs + 4 * (size_t)m) * sizeof *r->q);
   r->A = SUNDlsMat_newDenseMat(m, m);
   r->piv = malloc((size_t)m * sizeof *r->piv);
   if (!r->q || !r->A || !r->piv) {
@@ -83,7 +83,9 @@ static int rattle_create(const char *options, CHSFormulation f, N_Vector y0, sun
   r->ph = r->F + n;
   r->v = r->ph + n;
   r->w = r->v + n;
-  r->G0 = r->w + n;
+  r->q1 = r->w + n;
+  r->corr = r->q1 + n;
+  r->G0 = r->corr + n;
   r->Gn = r->G0 + gs;
   r->lam = r->Gn + gs;
   r->g = r->lam + m;
@@ -140,11 +142,7 @@ static int rattle_step(rattle_mem *r, sunrealtype h, CHSError *err) {
     qb[i] = q[i] + h * v[i];
   }
   memset(r->lam, 0, (size_t)m * sizeof *r->lam);
-  sunrealtype *q1 = malloc(2 * (size_t)n * sizeof *q1);
-  if (!q1) {
-    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
-  }
-  sunrealtype *corr = q1 + n;
+  sunrealtype *q1 = r->q1, *corr = r->corr;
   memcpy(q1, qb, (size_t)n * sizeof *q1);
   int factored = 0, converged = 0;
   sunrealtype qn = chs_norm2(q, n);
@@ -183,7 +181,6 @@ static int rattle_step(rattle_mem *r, sunrealtype h, CHSError *err) {
     r->newton++;
   }
   if (!converged) {
-    free(q1);
     return chs_error_set(err, CHS_ERR_SOLVER,
                          "rattle: position constraint iteration did not converge at t = %g "
                          "(reduce --h)",
@@ -195,7 +192,6 @@ static int rattle_step(rattle_mem *r, sunrealtype h, CHSError *err) {
     ph[i] = p[i] + h / 2 * (F[i] - v[i]);
   }
   memcpy(q, q1, (size_t)n * sizeof *q);
-  free(q1);
   /* Second half kick with mu from G(q_{n+1}) M^{-1} p_{n+1} = 0. */
   if (ops->force(s->data, q, F) != 0) {
     return chs_error_set(err, CHS_ERR_SOLVER, "rattle: force failed at t = %g", (double)r->t);
