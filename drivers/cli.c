@@ -108,6 +108,8 @@ int cli_parse(int argc, char **argv, const char *formulation_flag, cli_options *
       o->out = v;
     } else if (strcmp(a, "--project") == 0) {
       o->project = v;
+    } else if (strcmp(a, "--tols") == 0 && strcmp(formulation_flag, "--formulations") == 0) {
+      o->tols = v;
     } else if (strcmp(a, "--h") == 0) {
       rc = parse_real(a, v, &o->h);
       o->have_h = 1;

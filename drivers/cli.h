@@ -24,6 +24,7 @@ typedef struct {
   const char *method;
   const char *out;
   const char *project; /* momentum|position|both or NULL */
+  const char *tols;    /* compare: HI:LO:N tolerance sweep */
   double h, rtol, atol, tf, project_tol, project_newton_tol;
   long every, max_steps, project_every;
   int json, help;

@@ -1,4 +1,5 @@
 /* chs compare: the same problem and method with several formulations; errors and costs. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -87,6 +88,87 @@ static void print_table(const cli_options *o, const cli_result *res, int count) 
          "right-hand side evaluation inside the integrator (one run, indicative)\n");
 }
 
+/* Tolerance sweep (--tols HI:LO:N): every formulation without and, with --project KIND, with
+ * projection; final errors per component against the reference, max |g|, steps, evaluations
+ * and linear-solver setups. */
+typedef struct {
+  double z[64];
+  long n;
+} cmp_final;
+
+static int cmp_capture(const CHSRecord *rec, void *ctx) {
+  cmp_final *c = ctx;
+  for (long i = 0; i < c->n && 2 * i + 1 < 64; i++) {
+    c->z[i] = rec->q[i];
+    c->z[c->n + i] = rec->p[i];
+  }
+  return 0;
+}
+
+static int compare_sweep(cli_options *o, char names[][128], int count) {
+  double hi, lo;
+  int nt;
+  char tail;
+  if (sscanf(o->tols, "%lf:%lf:%d%c", &hi, &lo, &nt, &tail) != 3 || !(hi > 0) || !(lo > 0) ||
+      nt < 1 || nt > 32) {
+    fprintf(stderr, "chs: bad value for --tols: '%s' (HI:LO:COUNT)\n", o->tols);
+    return CHS_EXIT_USAGE;
+  }
+  CHSError err;
+  CHSError_Clear(&err);
+  CHSProblem prob = NULL;
+  if (CHSProblem_Create(o->problem, &prob, &err) != 0) {
+    return cli_fail(&err);
+  }
+  long n = CHSProblem_GetDims(prob)->n;
+  double ref[64];
+  if (2 * n > 64 || CHSProblem_Reference(prob, o->tf, ref, ref + n) != 0) {
+    fprintf(stderr, "chs: compare --tols needs a problem with a reference solution and n <= 32\n");
+    CHSProblem_Destroy(&prob);
+    return CHS_EXIT_USAGE;
+  }
+  int nproj = o->project ? 2 : 1, status = CHS_EXIT_OK;
+  printf("problem %s, method %s, t in [0, %g]; errors at the end against the reference\n\n",
+         o->problem, o->method, o->tf);
+  printf("%-12s %-9s %7s %7s %7s %6s", "formulation", "project", "tol", "steps", "evals", "setups");
+  for (long i = 0; i < n; i++) {
+    printf("   err q%-3ld", i + 1);
+  }
+  for (long i = 0; i < n; i++) {
+    printf("   err p%-3ld", i + 1);
+  }
+  printf(" %10s\n", "max|g|");
+  for (int f = 0; f < count; f++) {
+    for (int k = 0; k < nproj; k++) {
+      for (int t = 0; t < nt; t++) {
+        double tol = nt == 1 ? hi : hi * pow(lo / hi, (double)t / (nt - 1));
+        cli_options oo = *o;
+        oo.have_h = 0;
+        oo.rtol = oo.atol = tol;
+        oo.every = 1000000000L;
+        oo.project = k ? o->project : NULL;
+        cmp_final fin = {{0}, n};
+        cli_result res;
+        int rc = cli_integrate(&oo, names[f], cmp_capture, &fin, prob, &res);
+        printf("%-12s %-9s %7.0e ", names[f], k ? o->project : "none", tol);
+        if (rc != 0) {
+          printf("FAILED: %s\n", res.err.msg);
+          int st = cli_exit_status(rc);
+          status = st > status ? st : status;
+          continue;
+        }
+        printf("%7ld %7ld %6ld", res.sum.stats.steps, res.sum.rhs_evals, res.sum.stats.lin_setups);
+        for (long i = 0; i < 2 * n; i++) {
+          printf(" %10.2e", fabs(fin.z[i] - ref[i]));
+        }
+        printf(" %10.2e\n", res.sum.diag.pos_res_max);
+      }
+    }
+  }
+  CHSProblem_Destroy(&prob);
+  return status;
+}
+
 int cmd_compare(int argc, char **argv) {
   cli_options o;
   int rc = cli_parse(argc, argv, "--formulations", &o);
@@ -96,6 +178,10 @@ int cmd_compare(int argc, char **argv) {
   if (o.help) {
     cli_print_run_usage(stdout, "compare", "--formulations");
     return CHS_EXIT_OK;
+  }
+  if (o.tols) { /* the sweep sets the tolerances */
+    o.have_rtol = o.have_atol = 1;
+    o.rtol = o.atol = 1;
   }
   if ((rc = cli_check_run_options(&o)) != 0) {
     return rc;
@@ -108,6 +194,9 @@ int cmd_compare(int argc, char **argv) {
   int count = 0;
   if ((rc = split_formulations(o.formulation, names, &count)) != 0) {
     return rc;
+  }
+  if (o.tols) {
+    return compare_sweep(&o, names, count);
   }
   CHSError err;
   CHSError_Clear(&err);

@@ -88,6 +88,9 @@ if [[ $(grep -c '"status": "ok"' "$tmp/wp.json") -eq 4 && -s $tmp/wp/workprec.cs
 expect 2 "bogus" -- workprec --problem pendulum --configs 'bogus/erk:dp5' --tols 1e-4:1e-8:2 --tf 1
 expect 2 "--tols" -- workprec --problem pendulum --configs 'dirac/erk:dp5' --tols 1e-4 --tf 1
 
+# compare --tols: a sweep table, rows for each formulation x projection x tolerance.
+if [[ $("$chs" compare --problem pendulum --formulations standard,dirac --method cvode:bdf --tols 1e-5:1e-7:3 --tf 2 --project both | grep -cE '^(standard|dirac) ') -eq 12 ]]; then ok; else bad "compare --tols"; fi
+
 # Benchmarks: a bad name or option is an input error; the JSON names every formulation.
 expect 2 "nosuch" -- bench nosuch
 if [[ $("$chs" bench dae --json | grep -c '"target_error"') -eq 10 ]]; then ok; else bad "bench dae --json"; fi

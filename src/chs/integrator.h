@@ -25,6 +25,7 @@ typedef struct CHSIntegratorStats {
   long rhs_evals;      /* evaluations of the formulation's right-hand side */
   long jac_evals;      /* -1 when not applicable */
   long err_test_fails; /* -1 when not applicable */
+  long lin_setups;     /* linear-solver setups (Jacobian factorisations); -1 when none */
 } CHSIntegratorStats;
 
 typedef struct CHSIntegratorOps {

@@ -136,6 +136,7 @@ static int cvode_stats(void *mem, CHSIntegratorStats *st) {
   }
   st->jac_evals = CVodeGetNumJacEvals(c->cvode, &v) == 0 ? v + c->base_jac : -1;
   st->err_test_fails = CVodeGetNumErrTestFails(c->cvode, &v) == 0 ? v : -1;
+  st->lin_setups = CVodeGetNumLinSolvSetups(c->cvode, &v) == 0 ? v : -1;
   return 0;
 }
 

@@ -189,6 +189,7 @@ static int dirk_stats(void *mem, CHSIntegratorStats *st) {
   long v = 0;
   memset(st, 0, sizeof *st);
   st->err_test_fails = -1;
+  st->lin_setups = -1;
   if (chs_ark_get_num_steps(d->arkode, &v) == 0) {
     st->steps = v + d->base_steps;
   }

@@ -200,6 +200,7 @@ static int erk_stats(void *mem, CHSIntegratorStats *st) {
     st->rhs_evals = v + e->base_rhs;
   }
   st->err_test_fails = -1;
+  st->lin_setups = -1;
   if (!e->fixed && chs_erk_get_num_err_test_fails(e->arkode, &v) == 0) {
     st->err_test_fails = v;
   }

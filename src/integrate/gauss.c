@@ -265,6 +265,7 @@ static int gauss_stats(void *mem, CHSIntegratorStats *st) {
   st->rhs_evals = g->rhs_evals;
   st->jac_evals = -1;
   st->err_test_fails = -1;
+  st->lin_setups = -1;
   return 0;
 }
 

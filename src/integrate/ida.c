@@ -153,6 +153,7 @@ static int ida_stats(void *mem, CHSIntegratorStats *st) {
   }
   st->jac_evals = IDAGetNumJacEvals(d->ida, &v) == 0 ? v + d->base_jac : -1;
   st->err_test_fails = IDAGetNumErrTestFails(d->ida, &v) == 0 ? v : -1;
+  st->lin_setups = IDAGetNumLinSolvSetups(d->ida, &v) == 0 ? v : -1;
   return 0;
 }
 

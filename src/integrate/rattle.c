@@ -248,6 +248,7 @@ static int rattle_stats(void *mem, CHSIntegratorStats *st) {
   st->rhs_evals = r->force_evals;
   st->jac_evals = -1;
   st->err_test_fails = -1;
+  st->lin_setups = -1;
   return 0;
 }
 
