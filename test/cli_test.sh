@@ -152,6 +152,9 @@ for claim in "total linear momentum is preserved" "conserves the energy almost a
   if grep -F "$claim" "$tmp/chain.json" | grep -q '"holds": true'; then ok; else bad "chain claim '$claim' does not hold"; fi
 done
 
+# Seed 002 Sec. 4: midpoint projection is unstable, endpoint projection is not.
+if "$chs" reproduce leimkuhler-reich-projection --json | grep -F "midpoint projection shows an evident instability" | grep -q '"holds": true'; then ok; else bad "midpoint projection claim"; fi
+
 # JSON: every key of the contract; seed 000 Sec. 6 (RK4, h = 0.1, t in [0, 100]).
 keys="problem formulation method sundials_version t_final steps rhs_evals jac_evals proj_position
 proj_momentum energy_err_max energy_err_final pos_res_max pos_res_final mom_res_max mom_res_final

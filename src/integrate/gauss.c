@@ -25,6 +25,7 @@ typedef struct {
 typedef struct {
   CHSFormulation f;
   gauss_table T;
+  int stage_projection; /* gauss:s:stage: project the stage arguments, not the end point */
   sunrealtype h, tol, t;
   sunindextype n;
   N_Vector y, ystage, k; /* state, a stage argument, one stage derivative */
@@ -91,10 +92,16 @@ static int gauss_create(const char *options, CHSFormulation f, N_Vector y0, sunr
   char *end = NULL;
   long s = options ? strtol(options, &end, 10) : 0;
   gauss_table T;
-  if (!options || end == options || *end != '\0' || gauss_coefficients((int)s, &T) != 0) {
+  int stage = end && strcmp(end, ":stage") == 0;
+  if (!options || end == options || (*end != '\0' && !stage) ||
+      gauss_coefficients((int)s, &T) != 0) {
     return chs_error_set(err, CHS_ERR_NOTFOUND,
-                         "unknown method 'gauss:%s' (stages 1, 2 or 3: gauss:2)",
+                         "unknown method 'gauss:%s' (stages 1, 2 or 3: gauss:2, gauss:1:stage)",
                          options ? options : "");
+  }
+  if (stage && !CHSFormulation_GetProjector(f)) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "gauss:%ld:stage projects the stage values: give --project", s);
   }
   if (!(ctl->h > 0)) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
@@ -106,6 +113,7 @@ static int gauss_create(const char *options, CHSFormulation f, N_Vector y0, sunr
   }
   g->f = f;
   g->T = T;
+  g->stage_projection = stage;
   g->h = ctl->h;
   g->tol = ctl->rtol > 0 ? ctl->rtol : 0;
   g->t = t0;
@@ -137,6 +145,12 @@ static int gauss_sweep(gauss_mem *g, sunrealtype h) {
         acc += g->T.a[i * s + j] * g->K[j * n + l];
       }
       ys[l] = y[l] + h * acc;
+    }
+    if (g->stage_projection) { /* seed 002 Sec. 4: stage ("midpoint") projection */
+      int prc = CHSProjector_Apply(CHSFormulation_GetProjector(g->f), g->t, g->ystage);
+      if (prc != 0) {
+        return prc;
+      }
     }
     int rc = CHSFormulation_Rhs(g->t + g->T.c[i] * h, g->ystage, g->k, g->f);
     g->rhs_evals++;
@@ -210,7 +224,7 @@ static int gauss_step(gauss_mem *g, sunrealtype h, CHSError *err) {
   g->t += h;
   g->steps++;
   CHSProjector proj = CHSFormulation_GetProjector(g->f);
-  if (proj) { /* endpoint projection; the next step re-predicts from the projected state */
+  if (proj && !g->stage_projection) { /* endpoint projection */
     int rc = CHSProjector_Apply(proj, g->t, g->y);
     if (rc != 0) {
       return chs_error_set(err, CHS_ERR_SOLVER, "gauss:%d: projection failed at t = %g", s,
