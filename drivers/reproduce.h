@@ -41,6 +41,15 @@ void rep_claim_add(rep_report *r, int holds, const char *claim, const char *fmt,
     __attribute__((format(printf, 4, 5)));
 void rep_note(rep_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Return the code of a failed call (drivers do not see the library's private CHS_CALL). */
+#define CHS_CALL_DRV(expr)                                                                         \
+  do {                                                                                             \
+    int chs_drv_rc_ = (expr);                                                                      \
+    if (chs_drv_rc_ != 0) {                                                                        \
+      return chs_drv_rc_;                                                                          \
+    }                                                                                              \
+  } while (0)
+
 int rep_experiment_count(void);
 const rep_experiment *rep_experiment_get(int i);
 
