@@ -14,13 +14,7 @@ static CHSRunSummary run(const char *form, const char *method, double h, double 
   o.ctl.h = h;
   o.tf = tf;
   o.every = 1000000;
-  CHSRunSummary sum;
-  CHSError err;
-  int rc = CHSRun(f, &o, NULL, NULL, &sum, &err);
-  if (rc != 0) {
-    print_error("%s\n", err.msg);
-  }
-  assert_int_equal(rc, 0);
+  CHSRunSummary sum = run_ok(f, &o);
   CHSFormulation_Destroy(&f);
   CHSProblem_Destroy(&prob);
   return sum;

@@ -12,13 +12,7 @@ static CHSRunSummary run(const char *problem, double h, double tf, long every) {
   o.ctl.h = h;
   o.tf = tf;
   o.every = every;
-  CHSRunSummary sum;
-  CHSError err;
-  int rc = CHSRun(f, &o, NULL, NULL, &sum, &err);
-  if (rc != 0) {
-    print_error("%s\n", err.msg);
-  }
-  assert_int_equal(rc, 0);
+  CHSRunSummary sum = run_ok(f, &o);
   CHSFormulation_Destroy(&f);
   CHSProblem_Destroy(&prob);
   return sum;

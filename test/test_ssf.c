@@ -16,13 +16,7 @@ static CHSRunSummary run(const char *problem, const char *form, const char *meth
   o.ctl.rtol = o.ctl.atol = tol;
   o.tf = tf;
   o.every = 1;
-  CHSRunSummary sum;
-  CHSError err;
-  int rc = CHSRun(f, &o, NULL, NULL, &sum, &err);
-  if (rc != 0) {
-    print_error("%s\n", err.msg);
-  }
-  assert_int_equal(rc, 0);
+  CHSRunSummary sum = run_ok(f, &o);
   if (recharts) {
     *recharts = CHSFormulation_GetNumRecharts(f);
   }

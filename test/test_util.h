@@ -6,7 +6,8 @@
  *   - rng_seed / rng_uniform: reproducible random numbers (splitmix64);
  *   - norm_inf, norm2, diff_inf, diff2: norms of vectors and of their differences;
  *   - group_setup / group_teardown / test_context: one SUNDIALS context per test group;
- *   - new_problem / new_formulation: creation that reports the library's message on failure. */
+ *   - new_problem / new_formulation: creation that reports the library's message on failure;
+ *   - run_ok: CHSRun that must succeed, reporting the library's message otherwise. */
 #ifndef CHS_TEST_UTIL_H
 #define CHS_TEST_UTIL_H
 
@@ -158,6 +159,19 @@ static inline CHSFormulation new_formulation(const char *name, CHSProblem prob, 
   assert_int_equal(rc, 0);
   assert_non_null(f);
   return f;
+}
+
+/* CHSRun(f, o) without observer; fails the test with the library's message unless it succeeds. */
+static inline CHSRunSummary run_ok(CHSFormulation f, const CHSRunOptions *o) {
+  CHSRunSummary sum;
+  CHSError err;
+  CHSError_Clear(&err);
+  int rc = CHSRun(f, o, NULL, NULL, &sum, &err);
+  if (rc != 0) {
+    print_error("CHSRun(%s): %s\n", o->method ? o->method : "default", err.msg);
+  }
+  assert_int_equal(rc, 0);
+  return sum;
 }
 
 #endif
