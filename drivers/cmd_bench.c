@@ -110,14 +110,6 @@ static const bench_cfg bench_cfgs[] = {
 #define BENCH_NCFG ((int)(sizeof bench_cfgs / sizeof bench_cfgs[0]))
 #define BENCH_NTOL 10
 
-static int bench_final(const CHSRecord *rec, void *ctx) {
-  double *z = ctx;
-  long n = (long)z[0];
-  memcpy(z + 1, rec->q, (size_t)n * sizeof *z);
-  memcpy(z + 1 + n, rec->p, (size_t)n * sizeof *z);
-  return 0;
-}
-
 static int bench_dae_problem(const char *problem, double tf, int json, int first) {
   CHSError err;
   CHSError_Clear(&err);
@@ -127,15 +119,19 @@ static int bench_dae_problem(const char *problem, double tf, int json, int first
   }
   long n = CHSProblem_GetDims(prob)->n;
   double *ref = calloc(1 + 2 * (size_t)n, sizeof *ref), *z = calloc(1 + 2 * (size_t)n, sizeof *z);
+  if (!ref || !z) {
+    free(ref);
+    free(z);
+    CHSProblem_Destroy(&prob);
+    fprintf(stderr, "chs: out of memory\n");
+    return CHS_EXIT_NUMERIC;
+  }
   ref[0] = z[0] = (double)n;
-  if (CHSProblem_Reference(prob, tf, ref + 1, ref + 1 + n) != 0) {
-    CHSRunOptions o = {.method = "erk:ARKODE_VERNER_8_5_6",
-                       .ctl = {.rtol = 1e-13, .atol = 1e-13},
-                       .tf = tf,
-                       .every = 1000000000L};
-    if (rep_run(prob, "dirac", o, bench_final, ref, NULL, &err) != 0) {
-      return cli_fail(&err);
-    }
+  if (rep_reference_final(prob, tf, 1e-13, ref, NULL, 0, &err) != 0) {
+    free(ref);
+    free(z);
+    CHSProblem_Destroy(&prob);
+    return cli_fail(&err);
   }
   double err_at[BENCH_NCFG][BENCH_NTOL], evals[BENCH_NCFG][BENCH_NTOL],
       wall[BENCH_NCFG][BENCH_NTOL];
@@ -150,7 +146,7 @@ static int bench_dae_problem(const char *problem, double tf, int json, int first
       CHSRunSummary sum;
       CHSError e;
       err_at[c][t] = INFINITY;
-      if (rep_run(prob, bench_cfgs[c].form, o, bench_final, z, &sum, &e) == 0) {
+      if (rep_run(prob, bench_cfgs[c].form, o, rep_final_monitor, z, &sum, &e) == 0) {
         double d = 0;
         for (long i = 0; i < 2 * n; i++) {
           d += (z[1 + i] - ref[1 + i]) * (z[1 + i] - ref[1 + i]);

@@ -199,6 +199,33 @@ int rep_run(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn m
   return rc;
 }
 
+int rep_final_monitor(const CHSRecord *rec, void *ctx) {
+  double *z = ctx;
+  long n = (long)z[0];
+  memcpy(z + 1, rec->q, (size_t)n * sizeof *z);
+  memcpy(z + 1 + n, rec->p, (size_t)n * sizeof *z);
+  return 0;
+}
+
+int rep_reference_final(CHSProblem prob, double tf, double tol, double *z, char *how,
+                        size_t how_len, CHSError *err) {
+  long n = (long)z[0];
+  if (CHSProblem_Reference(prob, tf, z + 1, z + 1 + n) == 0) {
+    if (how) {
+      snprintf(how, how_len, "the problem's reference solution");
+    }
+    return 0;
+  }
+  if (how) {
+    snprintf(how, how_len, "dirac + erk:ARKODE_VERNER_8_5_6 at rtol = atol = %g", tol);
+  }
+  CHSRunOptions o = {.method = "erk:ARKODE_VERNER_8_5_6",
+                     .ctl = {.rtol = tol, .atol = tol},
+                     .tf = tf,
+                     .every = 1000000000L};
+  return rep_run(prob, "dirac", o, rep_final_monitor, z, NULL, err);
+}
+
 static void print_json(const rep_experiment *ex, const rep_report *r) {
   printf("{\n  \"experiment\": ");
   json_string(stdout, ex->name);

@@ -25,14 +25,6 @@ typedef struct {
   char msg[200];
 } wp_point;
 
-static int wp_final(const CHSRecord *rec, void *ctx) {
-  double *z = ctx;
-  long n = (long)z[0];
-  memcpy(z + 1, rec->q, (size_t)n * sizeof *z);
-  memcpy(z + 1 + n, rec->p, (size_t)n * sizeof *z);
-  return 0;
-}
-
 static int parse_configs(const char *text, wp_config *c, int *count) {
   *count = 0;
   char *buf = strdup(text), *save = NULL;
@@ -166,17 +158,10 @@ int cmd_workprec(int argc, char **argv) {
     return CHS_EXIT_NUMERIC;
   }
   ref[0] = z[0] = (double)n;
-  const char *ref_how = "the problem's reference solution";
-  if (CHSProblem_Reference(prob, tf, ref + 1, ref + 1 + n) != 0) {
-    ref_how = "dirac + erk:ARKODE_VERNER_8_5_6 at rtol = atol = 1e-12";
-    CHSRunOptions o = {.method = "erk:ARKODE_VERNER_8_5_6",
-                       .ctl = {.rtol = 1e-12, .atol = 1e-12},
-                       .tf = tf,
-                       .every = 1000000000L};
-    if (rep_run(prob, "dirac", o, wp_final, ref, NULL, &err) != 0) {
-      fprintf(stderr, "chs: reference run failed: %s\n", err.msg);
-      return CHS_EXIT_NUMERIC;
-    }
+  char ref_how[96];
+  if (rep_reference_final(prob, tf, 1e-12, ref, ref_how, sizeof ref_how, &err) != 0) {
+    fprintf(stderr, "chs: reference run failed: %s\n", err.msg);
+    return CHS_EXIT_NUMERIC;
   }
   for (int c = 0; c < nc; c++) {
     for (int t = 0; t < nt; t++) {
@@ -195,7 +180,7 @@ int cmd_workprec(int argc, char **argv) {
         CHSRunSummary sum;
         CHSError e;
         CHSError_Clear(&e);
-        if (rep_run(prob, cfg[c].form, o, wp_final, z, &sum, &e) != 0) {
+        if (rep_run(prob, cfg[c].form, o, rep_final_monitor, z, &sum, &e) != 0) {
           pt->ok = 0;
           snprintf(pt->msg, sizeof pt->msg, "%.190s", e.msg);
           if (CHSError_IsInput(e.code)) {

@@ -70,6 +70,14 @@ double rep_first_exceeding(const rep_series *s, const double *e, double level);
 int rep_run(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor, void *ctx,
             CHSRunSummary *sum, CHSError *err);
 
+/* Final states: z[0] = n, z[1 .. n] = q(tf), z[n+1 .. 2n] = p(tf). rep_final_monitor is a
+ * CHSMonitorFn keeping the last record in z. rep_reference_final fills z with the problem's
+ * reference solution at tf or, without one, a dirac run of Verner 8(5,6) at rtol = atol = tol;
+ * how (may be NULL) receives which. Returns 0 or the run's code (err set). */
+int rep_final_monitor(const CHSRecord *rec, void *ctx);
+int rep_reference_final(CHSProblem prob, double tf, double tol, double *z, char *how,
+                        size_t how_len, CHSError *err);
+
 /* Seconds per right-hand-side evaluation of formulation `name` at prob's initial state (best of
  * several repetitions of evals calls); < 0 on failure. Shared with `chs bench rhs`. */
 double cli_rhs_cost(CHSProblem prob, const char *name, long evals);
