@@ -19,17 +19,25 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
   sunindextype n = s->n, m = s->m;
   CHSKinematics k;
   CHS_CALL(chs_system_kinematics(s, y, y + n, &k));
-  sunrealtype *Gtw = s->wn[3], *a = s->wn[4], *b = s->wn[5], *Minv_b = s->wn[3];
+  sunrealtype *Gtw = s->wn[3], *Minv_Gtw = s->wn[4], *b = s->wn[5], *Gtz = s->wn[6];
+  sunrealtype *Minv_b = s->wn[7];
   sunrealtype *w = s->wm[4], *Sw = s->wm[5], *tmp = s->wm[6], *z = s->wm[7];
+  const sunrealtype *a = s->mass_kind == CHS_MASS_IDENTITY ? Gtw : Minv_Gtw;
 
   CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
-  chs_jac_tmv(s, s->G, w, Gtw);
-  chs_mass_inv(s, Gtw, a);
-  chs_jac_tmv(s, s->Gd, w, b);
   if (m == 1) {
-    /* S = K - K^T is antisymmetric: zero for a single constraint. */
+    /* S = K - K^T is antisymmetric: zero for a single constraint, so z = lambda is known now
+     * and all three products with G and Gdot take one pass. */
     z[0] = k.lambda[0];
+    chs_jac_tmv_fused(s, w, z, Gtw, b, Gtz);
+    if (a != Gtw) {
+      chs_mass_inv(s, Gtw, Minv_Gtw);
+    }
   } else {
+    chs_jac_tmv_fused(s, w, NULL, Gtw, b, NULL);
+    if (a != Gtw) {
+      chs_mass_inv(s, Gtw, Minv_Gtw);
+    }
     chs_jac_mv(s, s->Gd, a, Sw);
     chs_mass_inv(s, b, Minv_b);
     chs_jac_mv(s, s->G, Minv_b, tmp);
@@ -40,8 +48,12 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
     for (sunindextype i = 0; i < m; i++) {
       z[i] = k.lambda[i] - z[i];
     }
+    chs_jac_tmv(s, s->G, z, Gtz);
   }
-  chs_system_field(s, &k, z, -1, a, b, ydot);
+  for (sunindextype i = 0; i < n; i++) {
+    ydot[i] = k.v[i] - a[i];
+    ydot[n + i] = k.F[i] - Gtz[i] + b[i];
+  }
   if (wout) {
     *wout = w;
     *zout = z;

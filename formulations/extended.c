@@ -23,19 +23,18 @@ static int extended_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, s
   CHSKinematics k;
   CHS_CALL(chs_total_field(f, y, ydot, &k));
   /* s->Gd still holds Gdot(q, v); k.psi is psi at y. */
-  sunrealtype *w = s->wm[4], *Gtw = s->wn[3], *a = s->wn[4], *gv = s->wn[5], *ga = s->wn[6];
+  sunrealtype *w = s->wm[4], *Gtw = s->wn[3], *gv = s->wn[5];
   CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
-  chs_jac_tmv(s, s->G, w, Gtw);
-  chs_mass_inv(s, Gtw, a);
-  chs_jac_tmv(s, s->Gd, w, gv);
+  chs_jac_tmv_fused(s, w, NULL, Gtw, gv, NULL);
+  const sunrealtype *a = chs_mass_inv_view(s, Gtw, s->wn[4]);
   if (s->ops->jacobian_dot(s->data, y, a, ws->Gd2) != 0) {
     return CHS_RECOVERABLE;
   }
-  chs_jac_tmv(s, ws->Gd2, w, ga);
   for (sunindextype i = 0; i < n; i++) {
     ydot[i] -= 2 * a[i];
-    ydot[n + i] += 2 * (gv[i] - ga[i]);
+    ydot[n + i] += 2 * gv[i];
   }
+  chs_jac_tmv_acc(s, ws->Gd2, w, -2, ydot + n);
   return 0;
 }
 

@@ -15,7 +15,8 @@
  * with a = M^{-1} F, b = M^{-1} G^T lambda, c = M^{-1} G^T mu, D3(u, w) = grad_q (w^T Gdot(q,u) u)
  * (the problem's constraint_third, zero for quadratic constraints) and Hess V c the problem's
  * hessian_potential (zero when NULL). Gdot(q,u)^T w = sum_i w_i hess g_i u (DESIGN notation).
- * One more solve with the factored Q and three more Gdot evaluations than the standard ODE.
+ * One more solve with the factored Q and two more Gdot evaluations than the standard ODE (Gdot is
+ * linear in its direction, so the a and b terms share one).
  * On the manifold (g = 0) the field equals the standard one; off it the manifold is a saddle
  * (seed 002 Sec. 3.5-3.6): the constraint residuals grow exponentially. */
 #include <stdlib.h>
@@ -56,14 +57,11 @@ void chs_total_free(CHSFormulation f) {
 /* acc += sign * Gdot(q, u)^T w, evaluating Gdot at the new direction u. */
 static int total_add_gdot_t(CHSSystem *s, chs_total_ws *ws, const sunrealtype *q,
                             const sunrealtype *u, const sunrealtype *w, sunrealtype sign,
-                            sunrealtype *tmp) {
+                            sunrealtype *acc) {
   if (s->ops->jacobian_dot(s->data, q, u, ws->Gd2) != 0) {
     return CHS_RECOVERABLE;
   }
-  chs_jac_tmv(s, ws->Gd2, w, tmp);
-  for (sunindextype i = 0; i < s->n; i++) {
-    ws->acc[i] += sign * tmp[i];
-  }
+  chs_jac_tmv_acc(s, ws->Gd2, w, sign, acc);
   return 0;
 }
 
@@ -75,46 +73,56 @@ int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, C
   CHSKinematics k;
   CHS_CALL(chs_system_kinematics(s, q, y + n, &k));
   sunrealtype *g = s->wm[4], *mu = s->wm[5];
-  sunrealtype *tmp = s->wn[3], *tmp2 = s->wn[4], *gradp = s->wn[5];
+  sunrealtype *Gtmu = s->wn[3], *Gdvmu = s->wn[4], *Gtlam = s->wn[5], *acc = ws->acc;
   if (s->ops->constraint(s->data, q, g) != 0) {
     return CHS_RECOVERABLE;
   }
   CHS_CALL(chs_gram_solve(s->gram, g, mu));
 
-  /* grad_p = 2 M^{-1} Gdot(q,v)^T mu (s->Gd holds Gdot(q, v)). */
-  chs_jac_tmv(s, s->Gd, mu, tmp);
-  chs_mass_inv(s, tmp, gradp);
+  /* One pass: G^T mu, Gdot(q,v)^T mu (s->Gd holds Gdot(q, v)) and G^T lambda. */
+  chs_jac_tmv_fused(s, mu, k.lambda, Gtmu, Gdvmu, Gtlam);
+  /* grad_p = 2 M^{-1} Gdot(q,v)^T mu;  c = M^{-1} G^T mu;  a - b = M^{-1} (F - G^T lambda). */
+  const sunrealtype *gradp = chs_mass_inv_view(s, Gdvmu, ws->a);
+  const sunrealtype *c = chs_mass_inv_view(s, Gtmu, ws->c);
+  for (sunindextype i = 0; i < n; i++) {
+    ws->b[i] = k.F[i] - Gtlam[i];
+  }
+  const sunrealtype *amb = chs_mass_inv_view(s, ws->b, s->wn[6]);
 
-  /* a = M^{-1} F, b = M^{-1} G^T lambda, c = M^{-1} G^T mu. */
-  memcpy(ws->a, k.Minv_F, (size_t)n * sizeof *ws->a);
-  chs_jac_tmv(s, s->G, k.lambda, tmp);
-  chs_mass_inv(s, tmp, ws->b);
-  chs_jac_tmv(s, s->G, mu, tmp);
-  chs_mass_inv(s, tmp, ws->c);
-
-  memset(ws->acc, 0, (size_t)n * sizeof *ws->acc);
   if (s->ops->constraint_third) {
-    if (s->ops->constraint_third(s->data, q, k.v, mu, tmp) != 0) {
+    if (s->ops->constraint_third(s->data, q, k.v, mu, acc) != 0) {
       return CHS_RECOVERABLE;
     }
-    memcpy(ws->acc, tmp, (size_t)n * sizeof *tmp);
+  } else {
+    memset(acc, 0, (size_t)n * sizeof *acc);
   }
   if (s->ops->hessian_potential) {
-    if (s->ops->hessian_potential(s->data, q, ws->c, tmp) != 0) {
+    sunrealtype *Hc = s->wn[7];
+    if (s->ops->hessian_potential(s->data, q, c, Hc) != 0) {
       return CHS_RECOVERABLE;
     }
     for (sunindextype i = 0; i < n; i++) {
-      ws->acc[i] -= tmp[i];
+      acc[i] -= Hc[i];
     }
   }
-  CHS_CALL(total_add_gdot_t(s, ws, q, ws->a, mu, 1, tmp2));
-  CHS_CALL(total_add_gdot_t(s, ws, q, ws->b, mu, -1, tmp2));
-  CHS_CALL(total_add_gdot_t(s, ws, q, ws->c, k.lambda, -1, tmp2));
+  /* Gdot(q,u) is linear in u: Gdot(q,a)^T mu - Gdot(q,b)^T mu = Gdot(q,a-b)^T mu. */
+  if (s->m == 1) {
+    /* One constraint: Gdot(q,u)^T w = w Gdot(q,u)^T 1 is bilinear in (u, w), so both terms are
+     * one Gdot evaluation at mu amb - lambda c. */
+    sunrealtype *u = s->wn[7], one = 1;
+    for (sunindextype i = 0; i < n; i++) {
+      u[i] = mu[0] * amb[i] - k.lambda[0] * c[i];
+    }
+    CHS_CALL(total_add_gdot_t(s, ws, q, u, &one, 1, acc));
+  } else {
+    CHS_CALL(total_add_gdot_t(s, ws, q, amb, mu, 1, acc));
+    CHS_CALL(total_add_gdot_t(s, ws, q, c, k.lambda, -1, acc));
+  }
 
   for (sunindextype i = 0; i < n; i++) {
-    ws->acc[i] = -ws->acc[i];
+    ydot[i] = k.v[i] + 2 * gradp[i];
+    ydot[n + i] = ws->b[i] - acc[i];
   }
-  chs_system_field(s, &k, k.lambda, 2, gradp, ws->acc, ydot);
   if (kin) {
     *kin = k;
   }

@@ -29,8 +29,7 @@ struct CHSGram {
   int kind;
   sunindextype m;
   SUNMatrix Q;
-  sunrealtype *data, **cols; /* dense: Q's storage and columns (cached) */
-  sunindextype *pivots;      /* dense */
+  sunrealtype *data, **cols; /* dense: Q's storage and columns (Cholesky factor in place) */
   SUNLinearSolver ls;        /* band, klu */
   N_Vector b, x;             /* band, klu */
   /* CSR G: Q's entries e = 0 .. nq-1 at data offset off[e], each the sum over
@@ -59,7 +58,6 @@ void chs_gram_destroy(CHSGram **gram) {
   if (g->x) {
     N_VDestroy(g->x);
   }
-  free(g->pivots);
   free(g->qcol);
   free(g->off);
   free(g->tstart);
@@ -239,8 +237,7 @@ int chs_gram_create(const CHSSystem *s, int kind, SUNContext ctx, CHSGram **out,
   }
   if (rc == 0 && kind == CHS_GRAM_DENSE) {
     g->Q = SUNDenseMatrix(m, m, ctx);
-    g->pivots = calloc((size_t)m, sizeof *g->pivots);
-    if (g->Q && g->pivots) {
+    if (g->Q) {
       g->data = SUNDenseMatrix_Data(g->Q);
       g->cols = SUNDenseMatrix_Cols(g->Q);
     }
@@ -251,7 +248,7 @@ int chs_gram_create(const CHSSystem *s, int kind, SUNContext ctx, CHSGram **out,
     g->Q = SUNSparseMatrix(m, m, g->nq, CSC_MAT, ctx);
     g->ls = g->Q ? SUNLinSol_KLU(tmpl, g->Q, ctx) : NULL;
   }
-  if (rc != 0 || !g->Q || (kind == CHS_GRAM_DENSE ? !g->pivots : (!g->ls || !g->x))) {
+  if (rc != 0 || !g->Q || (kind != CHS_GRAM_DENSE && (!g->ls || !g->x))) {
     chs_gram_destroy(&g);
     return chs_error_set(err, rc ? rc : CHS_ERR_MEM, "cannot create the %s Gram solver (m=%ld)",
                          chs_gram_kind_names[kind], (long)m);
@@ -375,6 +372,7 @@ int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
 int chs_gram_factor(CHSGram *g) {
   sunindextype m = g->m;
   if (g->kind == CHS_GRAM_DENSE) {
+    /* Q = G M^{-1} G^T is symmetric positive definite when G has full rank: Cholesky. */
     sunrealtype *a = g->data, diag_max = 0;
     for (sunindextype i = 0; i < m; i++) {
       if (!isfinite(a[i * m + i])) {
@@ -382,13 +380,20 @@ int chs_gram_factor(CHSGram *g) {
       }
       diag_max = fmax(diag_max, fabs(a[i * m + i]));
     }
-    if (!(diag_max > 0) || SUNDlsMat_denseGETRF(g->cols, m, m, g->pivots) != 0) {
+    if (!(diag_max > 0)) {
+      return CHS_RECOVERABLE;
+    }
+    if (m == 1) { /* a single constraint: Q is a positive number */
+      g->factored = a[0] > 64 * SUN_UNIT_ROUNDOFF * diag_max;
+      return g->factored ? CHS_SUCCESS : CHS_RECOVERABLE;
+    }
+    if (SUNDlsMat_densePOTRF(g->cols, m) != 0) {
       return CHS_RECOVERABLE;
     }
     /* Reject pivots at round-off level relative to Q's scale: numerically singular (e.g. a
-     * pendulum at its pivot point, or two atoms on top of each other). */
+     * pendulum at its pivot point, or two atoms on top of each other). L_ii^2 is the pivot. */
     for (sunindextype i = 0; i < m; i++) {
-      if (!(fabs(a[i * m + i]) > 64 * SUN_UNIT_ROUNDOFF * diag_max)) {
+      if (!(a[i * m + i] * a[i * m + i] > 64 * SUN_UNIT_ROUNDOFF * diag_max)) {
         return CHS_RECOVERABLE;
       }
     }
@@ -412,10 +417,14 @@ int chs_gram_solve(CHSGram *g, const sunrealtype *b, sunrealtype *x) {
     return CHS_ERR_SOLVER;
   }
   if (g->kind == CHS_GRAM_DENSE) {
+    if (g->m == 1) {
+      x[0] = b[0] / g->data[0];
+      return CHS_SUCCESS;
+    }
     if (x != b) {
       memcpy(x, b, (size_t)g->m * sizeof *x);
     }
-    SUNDlsMat_denseGETRS(g->cols, g->m, g->pivots, x);
+    SUNDlsMat_densePOTRS(g->cols, g->m, x);
     return CHS_SUCCESS; /* a non-finite solution shows in the right-hand side, which is checked */
   }
   memcpy(N_VGetArrayPointer(g->b), b, (size_t)g->m * sizeof *b);

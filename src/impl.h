@@ -112,6 +112,11 @@ void chs_mass_inv(const CHSSystem *s, const sunrealtype *p, sunrealtype *v);
 /* out = J u (length m) and out = J^T w (length n) for J stored like G. */
 void chs_jac_mv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *u, sunrealtype *out);
 void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w, sunrealtype *out);
+void chs_jac_tmv_acc(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w,
+                     sunrealtype alpha, sunrealtype *out);
+const sunrealtype *chs_mass_inv_view(const CHSSystem *s, const sunrealtype *u, sunrealtype *out);
+void chs_jac_tmv_fused(const CHSSystem *s, const sunrealtype *w, const sunrealtype *z,
+                       sunrealtype *Gtw, sunrealtype *Gdtw, sunrealtype *Gtz);
 /* Evaluate G(q) into s->G, assemble Q = G M^{-1} G^T and factor it (counted).
  * 0, CHS_RECOVERABLE (singular Q or callback out of domain), or < 0. */
 int chs_system_gram_at(CHSSystem *s, const sunrealtype *q);
