@@ -239,6 +239,7 @@ static void test_energy_decays_with_damping(void **state) {
   /* H(tf) - H(0) = integral of Fnc . v (trapezoid over the internal steps: O(h^2)) */
   CHECK_NEAR(o.H[o.count - 1] - H0, o.work, 1e-3 * drop);
   CHECK_NEAR(s.diag.energy_err_final, drop / fabs(H0), 1e-12);
+  assert_int_equal(s.diag.energy_invariant, 0);
   CHECK_LE(s.diag.pos_res_max, 1e-8); /* g is a first integral of the Dirac flow */
   CHECK_LE(o.slider_err, 1e-8);
 }
@@ -314,6 +315,12 @@ static void test_hamiltonian_ones_refuse(void **state) {
   prob = new_problem("pendulum");
   assert_int_equal(CHSProblem_IsConservative(prob), 1);
   f = new_formulation("extended", prob, test_context());
+  CHSRunOptions opt;
+  CHSRunOptions_Default(&opt);
+  opt.ctl.h = 0.1;
+  opt.tf = 1;
+  CHSRunSummary sum = run_ok(f, &opt);
+  assert_int_equal(sum.diag.energy_invariant, 1);
   CHSFormulation_Destroy(&f);
   CHSProblem_Destroy(&prob);
 }
