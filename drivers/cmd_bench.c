@@ -66,7 +66,6 @@ static int bench_problem(const char *problem, long evals, int json, int first) {
     if (CHSFormulationRegistry_Get(i)->flags & CHS_FORM_DAE) {
       continue; /* residual formulations: no right-hand side to time */
     }
-    double per = 0;
     if ((CHSFormulationRegistry_Get(i)->flags & CHS_FORM_NEEDS_HAMILTONIAN) &&
         !CHSProblem_IsConservative(prob)) {
       /* the formulation refuses a damped problem: a row without numbers */
@@ -81,7 +80,7 @@ static int bench_problem(const char *problem, long evals, int json, int first) {
       }
       continue;
     }
-    per = cli_rhs_cost(prob, name, evals);
+    double per = cli_rhs_cost(prob, name, evals);
     if (per <= 0) {
       fprintf(stderr, "chs: %s failed at the initial state of %s\n", name, problem);
       status = CHS_EXIT_NUMERIC;
