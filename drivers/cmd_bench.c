@@ -66,6 +66,20 @@ static int bench_problem(const char *problem, long evals, int json, int first) {
     if (CHSFormulationRegistry_Get(i)->flags & CHS_FORM_DAE) {
       continue; /* residual formulations: no right-hand side to time */
     }
+    if ((CHSFormulationRegistry_Get(i)->flags & CHS_FORM_NEEDS_HAMILTONIAN) &&
+        !CHSProblem_IsConservative(prob)) {
+      /* the formulation refuses a damped problem: a row without numbers */
+      if (json) {
+        printf("%s\n    {\"problem\": ", first && i == 0 ? "" : ",");
+        json_string(stdout, problem);
+        printf(", \"formulation\": ");
+        json_string(stdout, name);
+        printf(", \"ns_per_eval\": null, \"ratio_to_standard\": null}");
+      } else {
+        printf("%-16s %-12s %10s %10s\n", i == 0 ? problem : "", name, "n/a", "n/a");
+      }
+      continue;
+    }
     double per = cli_rhs_cost(prob, name, evals);
     if (per <= 0) {
       fprintf(stderr, "chs: %s failed at the initial state of %s\n", name, problem);

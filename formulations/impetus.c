@@ -62,7 +62,7 @@ static int impetus_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, su
   sunindextype n = s->n;
   sunrealtype *lam, *p, *v, *F = s->wn[1], *gl = s->wn[2];
   CHS_CALL(impetus_physical(s, y, y + n, &lam, &p, &v));
-  if (s->ops->force(s->data, y, F) != 0 || s->ops->jacobian_dot(s->data, y, v, s->Gd) != 0) {
+  if (chs_system_force(s, y, v, F) != 0 || s->ops->jacobian_dot(s->data, y, v, s->Gd) != 0) {
     return CHS_RECOVERABLE;
   }
   chs_jac_tmv(s, s->Gd, lam, gl);

@@ -220,7 +220,7 @@ static int ssf_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrea
   sunrealtype *q = s->wn[0], *p = s->wn[1], *v = s->wn[2], *F = s->wn[5];
   CHS_CALL(ssf_physical(f, y, q, p));
   chs_mass_inv(s, p, v);
-  if (s->ops->force(s->data, q, F) != 0 || s->ops->jacobian_dot(s->data, q, v, s->Gd) != 0) {
+  if (chs_system_force(s, q, v, F) != 0 || s->ops->jacobian_dot(s->data, q, v, s->Gd) != 0) {
     return CHS_RECOVERABLE;
   }
   /* z = G_D^{-T} p_D; w = F - Gdot(q,v)^T z; theta' = phi'^T w. */

@@ -138,7 +138,7 @@ const CHSFormulationOps chs_formulation_total = {
     .name = "total",
     .summary = "total Hamiltonian H + lambda(q,p)^T g (manifold invariant, a saddle)",
     .source = "seed 001 (17), (43); seed 002 (3.9)-(3.10) with eta = 0",
-    .flags = CHS_FORM_ODE,
+    .flags = CHS_FORM_ODE | CHS_FORM_NEEDS_HAMILTONIAN,
     .init = chs_total_init,
     .free = chs_total_free,
     .rhs = total_rhs,

@@ -2,7 +2,8 @@
  *
  *   const CHSProblemOps *chs_problem_entry(int abi_version);
  *
- * returning its ops table for the ABI version chs asks for (or NULL). Loaded by path
+ * returning its ops table for the ABI version chs asks for (or NULL). chs asks for
+ * CHS_PROBLEM_ABI_VERSION, then for version 1, and accepts tables of either. Loaded by path
  * ("--problem ./libfoo.so:k=v"); the handle lives as long as the problem. */
 #include <dlfcn.h>
 #include <string.h>
@@ -32,7 +33,10 @@ int chs_plugin_load(const char *path, const CHSProblemOps **ops, void **handle, 
                          CHS_PROBLEM_ENTRY_SYMBOL);
   }
   *ops = entry(CHS_PROBLEM_ABI_VERSION);
-  if (!*ops || (*ops)->abi_version != CHS_PROBLEM_ABI_VERSION) {
+  if (!*ops) {
+    *ops = entry(1); /* a plugin built against version 1 (CHSProblem_CreateFromOps upgrades it) */
+  }
+  if (!*ops || ((*ops)->abi_version != CHS_PROBLEM_ABI_VERSION && (*ops)->abi_version != 1)) {
     int got = *ops ? (*ops)->abi_version : -1;
     dlclose(*handle);
     *handle = NULL;

@@ -54,6 +54,7 @@ int CHSDiagnostics_Create(CHSFormulation f, CHSDiagnostics *out, CHSError *err) 
   d->pr = d->qr + n;
   d->diff = d->pr + n;
   d->s.has_reference = f->prob->ops->reference != NULL;
+  d->s.energy_invariant = CHSProblem_IsConservative(f->prob);
   *out = d;
   return CHS_SUCCESS;
 }

@@ -11,6 +11,13 @@ int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, const char *param
   if (!ops || !(ops->rhs || ops->residual) || !prob || !sunctx) {
     return chs_error_set(err, CHS_ERR_ARG, "CHSFormulation_Create: NULL argument");
   }
+  if ((ops->flags & CHS_FORM_NEEDS_HAMILTONIAN) && !CHSProblem_IsConservative(prob)) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "formulation '%s' is built on the Hamiltonian and problem '%s' has a "
+                         "non-conservative (velocity-dependent) force: use standard, dirac, fj, "
+                         "baumgarte, impetus, ssf or a dae-* formulation",
+                         ops->name, CHSProblem_GetName(prob));
+  }
   CHSFormulation f = calloc(1, sizeof *f);
   if (!f) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");

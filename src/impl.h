@@ -53,7 +53,8 @@ struct CHSProblem_ {
   const CHSProblemOps *ops;
   void *data;
   CHSProblemDims dims;
-  void *plugin; /* dlopen handle of a plugin problem, or NULL */
+  void *plugin;               /* dlopen handle of a plugin problem, or NULL */
+  CHSProblemOps ops_upgraded; /* an older ABI's table, copied and completed with NULLs */
 };
 
 /* Plugins (problems/plugin.c). */
@@ -121,10 +122,14 @@ void chs_jac_tmv_fused(const CHSSystem *s, const sunrealtype *w, const sunrealty
  * 0, CHS_RECOVERABLE (singular Q or callback out of domain), or < 0. */
 int chs_system_gram_at(CHSSystem *s, const sunrealtype *q);
 
+/* F = -grad V(q) + Fnc(q, v) (the non-conservative part only when the problem has one).
+ * 0, CHS_RECOVERABLE (callback out of domain) or CHS_ERR_CALLBACK. Uses scratch s->wn[7]. */
+int chs_system_force(CHSSystem *s, const sunrealtype *q, const sunrealtype *v, sunrealtype *F);
+
 /* The quantities both the standard and the Hamilton-Dirac equations are built from, at (q, p):
- *   v = M^{-1} p, F = -grad V, G, Gdot(q, v) (s->G, s->Gd), Q factored,
- *   psi = G v, r = Gdot(q,v) v + G M^{-1} F, lambda = Q^{-1} r.
- * Pointers refer to the system's scratch space (valid until the next call). */
+ *   v = M^{-1} p, F = -grad V + Fnc(q, v) (chs_system_force), G, Gdot(q, v) (s->G, s->Gd), Q
+ * factored, psi = G v, r = Gdot(q,v) v + G M^{-1} F, lambda = Q^{-1} r. Pointers refer to the
+ * system's scratch space (valid until the next call). */
 typedef struct CHSKinematics {
   sunrealtype *v, *F, *Minv_F;   /* length n */
   sunrealtype *psi, *r, *lambda; /* length m */

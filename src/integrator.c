@@ -41,6 +41,14 @@ int CHSIntegrator_Create(const char *method, CHSFormulation f, N_Vector y0, sunr
                          "formulation '%s' is a DAE: integrate it with method ida, not %s",
                          CHSFormulation_GetOps(f)->name, method);
   }
+  CHSProblem prob = CHSFormulation_GetProblem(f);
+  if (ops->needs_hamiltonian && !CHSProblem_IsConservative(prob)) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method '%s' is built on the Hamiltonian and problem '%s' has a "
+                         "non-conservative (velocity-dependent) force: use erk, dirk, gauss, cvode "
+                         "or ida",
+                         method, CHSProblem_GetName(prob));
+  }
   CHSIntegrator it = calloc(1, sizeof *it);
   if (!it) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");

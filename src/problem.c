@@ -1,5 +1,6 @@
 /* Problem instances: validation of the ops table, dimensions and initial state. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "impl.h"
@@ -8,7 +9,7 @@ static int chs_check_ops(const CHSProblemOps *ops, CHSError *err) {
   if (!ops) {
     return chs_error_set(err, CHS_ERR_ARG, "problem ops table is NULL");
   }
-  if (ops->abi_version != CHS_PROBLEM_ABI_VERSION) {
+  if (ops->abi_version != CHS_PROBLEM_ABI_VERSION && ops->abi_version != 1) {
     return chs_error_set(err, CHS_ERR_PLUGIN,
                          "problem '%s' has ABI version %d, this chs expects %d",
                          ops->name ? ops->name : "?", ops->abi_version, CHS_PROBLEM_ABI_VERSION);
@@ -113,6 +114,12 @@ int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSPr
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
   prob->ops = ops;
+  if (ops->abi_version == 1) {
+    /* A version-1 table ends before nonconservative_force: copy what it has, the rest NULL. */
+    memcpy(&prob->ops_upgraded, ops, offsetof(CHSProblemOps, nonconservative_force));
+    prob->ops_upgraded.abi_version = CHS_PROBLEM_ABI_VERSION;
+    prob->ops = ops = &prob->ops_upgraded;
+  }
   int rc = ops->create(kv, &prob->data, &prob->dims, err);
   if (rc == 0) {
     rc = CHSParams_CheckAllUsed(kv, ops->name, err);
@@ -183,6 +190,10 @@ const CHSProblemDims *CHSProblem_GetDims(CHSProblem prob) {
 }
 const char *CHSProblem_GetName(CHSProblem prob) {
   return prob->ops->name;
+}
+
+int CHSProblem_IsConservative(CHSProblem prob) {
+  return prob->ops->nonconservative_force == NULL;
 }
 
 int CHSProblem_Reference(CHSProblem prob, sunrealtype t, sunrealtype *q, sunrealtype *p) {

@@ -293,6 +293,18 @@ int chs_system_gram_at(CHSSystem *s, const sunrealtype *q) {
   return chs_gram_factor(s->gram);
 }
 
+int chs_system_force(CHSSystem *s, const sunrealtype *q, const sunrealtype *v, sunrealtype *F) {
+  CHS_CALL(chs_cb(s->ops->force(s->data, q, F)));
+  if (s->ops->nonconservative_force) {
+    sunrealtype *Fnc = s->wn[7];
+    CHS_CALL(chs_cb(s->ops->nonconservative_force(s->data, q, v, Fnc)));
+    for (sunindextype i = 0; i < s->n; i++) {
+      F[i] += Fnc[i];
+    }
+  }
+  return 0;
+}
+
 int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
                           CHSKinematics *k) {
   k->v = s->wn[0];
@@ -304,7 +316,7 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
   sunrealtype *tmp = s->wm[3];
 
   chs_mass_inv(s, p, k->v);
-  CHS_CALL(chs_cb(s->ops->force(s->data, q, k->F)));
+  CHS_CALL(chs_system_force(s, q, k->v, k->F));
   chs_mass_inv(s, k->F, k->Minv_F);
   CHS_CALL(chs_system_gram_at(s, q));
   CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd)));

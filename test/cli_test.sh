@@ -79,6 +79,7 @@ if [[ -n $plugins ]]; then
   expect 2 "does not export" -- run --problem "$plugins/libchs_bad_plugin_1.so" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
   expect 2 "ABI version" -- run --problem "$plugins/libchs_bad_plugin_2.so" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
   expect 2 "required callback" -- run --problem "$plugins/libchs_bad_plugin_3.so" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+  expect 2 "required callback" -- run --problem "$plugins/libchs_bad_plugin_4.so" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
   expect 2 "depth" -- run --problem "$good:depth=2" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
 fi
 
@@ -199,6 +200,13 @@ if [[ -f $tmp/fail.csv ]] && awk -F, 'NR == 1 { n = NF } NF != n { exit 1 }' "$t
 fi
 if grep -qiE 'nan|inf' "$tmp/fail.csv" "$tmp/out"; then bad "NaN/Inf written"; else ok; fi
 if ls "$tmp" | grep -q '\.tmp\.'; then bad "temporary CSV left behind"; else ok; fi
+# A damped problem (slider-crank: non-conservative force): formulations and methods built on the
+# Hamiltonian refuse it (exit 2, naming why); the others run it; bad parameters are named.
+expect 2 "non-conservative" -- run --problem slider-crank --formulation extended --method erk:dp5 --rtol 1e-8 --atol 1e-10 --tf 1
+expect 2 "rattle" -- run --problem slider-crank --formulation standard --method rattle --h 0.01 --tf 1
+if "$chs" run --problem slider-crank --formulation dirac --method erk:dp5 --rtol 1e-8 --atol 1e-10 --tf 1 --json | grep -qE '"pos_res_max": [0-9.]+e-(09|1[0-9])'; then ok; else bad "slider-crank dirac run"; fi
+expect 2 "l = 1" -- run --problem slider-crank:l=1 --formulation dirac --method erk:dp5 --h 0.01 --tf 1
+expect 2 "c=-1" -- run --problem slider-crank:c=-1 --formulation dirac --method erk:dp5 --h 0.01 --tf 1
 # Singular Gram matrix: the pendulum at its pivot (length 1e-300, so the state is consistent):
 # the RHS fails recoverably, ERKStep cannot recover, chs exits 3 naming the cause.
 expect 3 "singular Gram" -- run --problem pendulum:x=0,y=0,py=0,length=1e-300 --formulation dirac --method erk:rk4 --h 0.1 --tf 1

@@ -31,6 +31,9 @@ typedef struct CHSDiagnosticsSummary {
   sunrealtype mom_res_max, mom_res_final;
   int has_reference;
   sunrealtype int_err_max, int_err_final;
+  /* 0 when the problem has a non-conservative force (CHSProblem_IsConservative): H then changes
+   * physically (a damper dissipates it) and energy_err measures that change, not an error. */
+  int energy_invariant;
 } CHSDiagnosticsSummary;
 
 typedef struct CHSDiagnostics_ *CHSDiagnostics;

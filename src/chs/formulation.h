@@ -27,6 +27,10 @@ typedef struct CHSFormulation_ *CHSFormulation;
 #define CHS_FORM_KEEPS_G 0x2u   /* g is a first integral of the exact flow */
 #define CHS_FORM_KEEPS_PSI 0x4u /* psi = G M^{-1} p is a first integral of the exact flow */
 #define CHS_FORM_DAE 0x8u       /* a residual F(t, y, y') = 0 with algebraic components (IDA) */
+/* The field is built from the Hamiltonian H itself (its gradient, or derivatives of multipliers
+ * that assume F = -grad V): refuses problems with a non-conservative force (CHS_ERR_UNSUPPORTED).
+ */
+#define CHS_FORM_NEEDS_HAMILTONIAN 0x10u
 
 typedef struct CHSFormulationOps {
   const char *name;    /* registry name, e.g. "dirac" */

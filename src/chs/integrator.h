@@ -44,6 +44,9 @@ typedef struct CHSIntegratorOps {
   /* Optional: restart at (t, y) after the state changed discontinuously (a new chart). */
   int (*reinit)(void *mem, sunrealtype t, N_Vector y);
   void (*destroy)(void *mem);
+  /* 1: the method is built on H = T + V with F = -grad V (e.g. RATTLE's explicit half-kicks);
+   * it refuses problems with a non-conservative force (CHS_ERR_UNSUPPORTED). */
+  int needs_hamiltonian;
 } CHSIntegratorOps;
 
 typedef struct CHSIntegrator_ *CHSIntegrator;

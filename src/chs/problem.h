@@ -22,8 +22,11 @@ extern "C" {
 #endif
 
 /* Bumped whenever CHSProblemOps changes layout. Plugins export
- *   const CHSProblemOps *chs_problem_entry(int abi_version);                                   */
-#define CHS_PROBLEM_ABI_VERSION 1
+ *   const CHSProblemOps *chs_problem_entry(int abi_version);
+ * Version 2 appended nonconservative_force. Tables of version 1 (without it) are still accepted,
+ * by CHSProblem_CreateFromOps and by the plugin loader (which asks the entry point for version 2,
+ * then for version 1): the missing callbacks read as NULL.                                      */
+#define CHS_PROBLEM_ABI_VERSION 2
 #define CHS_PROBLEM_ENTRY_SYMBOL "chs_problem_entry"
 
 typedef enum { CHS_MASS_IDENTITY = 0, CHS_MASS_DIAGONAL = 1, CHS_MASS_DENSE = 2 } CHSMassKind;
@@ -67,6 +70,15 @@ typedef struct CHSProblemOps {
   int (*initial_state)(void *data, sunrealtype *q, sunrealtype *p);
   /* Optional reference solution at time t (from t = 0). */
   int (*reference)(void *data, sunrealtype t, sunrealtype *q, sunrealtype *p);
+
+  /* ---- ABI version 2 */
+  /* Optional velocity-dependent generalized force (dampers, friction), v = M^{-1} p: the equations
+   * of motion become q' = v, p' = F(q) + Fnc(q, v) - G^T lambda. NULL: the system is Hamiltonian.
+   * A problem with this callback is not Hamiltonian: formulations and methods built on H
+   * (CHS_FORM_NEEDS_HAMILTONIAN, CHSIntegratorOps.needs_hamiltonian) refuse it, and the energy H
+   * is not an invariant (its rate is Fnc . v). */
+  int (*nonconservative_force)(void *data, const sunrealtype *q, const sunrealtype *v,
+                               sunrealtype *Fnc);
 } CHSProblemOps;
 
 /* A problem instance: ops + data + dims. */
@@ -83,6 +95,9 @@ const CHSProblemOps *CHSProblem_GetOps(CHSProblem prob);
 void *CHSProblem_GetData(CHSProblem prob);
 const CHSProblemDims *CHSProblem_GetDims(CHSProblem prob);
 const char *CHSProblem_GetName(CHSProblem prob);
+
+/* 1 when the problem has no non-conservative force (its flow is Hamiltonian), 0 otherwise. */
+int CHSProblem_IsConservative(CHSProblem prob);
 
 /* The problem's reference solution at t (CHS_ERR_UNSUPPORTED when it has none). */
 int CHSProblem_Reference(CHSProblem prob, sunrealtype t, sunrealtype *q, sunrealtype *p);

@@ -260,4 +260,5 @@ const CHSIntegratorOps chs_integrator_rattle = {
     .evolve = rattle_evolve,
     .get_stats = rattle_stats,
     .destroy = rattle_destroy,
+    .needs_hamiltonian = 1, /* explicit half-kicks with F(q) only */
 };
