@@ -69,6 +69,8 @@ void cli_print_run_usage(FILE *out, const char *cmd, const char *formulation_fla
           "                   (default 0: always); --project-every K: only every K steps;\n"
           "                   --project-newton-tol: stop the position Newton at |g| <= it\n"
           "  --json           one JSON object on stdout\n"
+          "  --wedge          (run, with --h) also the wedge product of two tangents carried\n"
+          "                   by the step map: wedge_err_max = max |omega(t) - omega(0)|\n"
           "  (chs list problems|formulations|methods shows the names)\n",
           cmd, formulation_flag, strcmp(formulation_flag, "--formulation") == 0 ? "F" : "F1,F2,...",
           formulation_flag,
@@ -88,6 +90,10 @@ int cli_parse(int argc, char **argv, const char *formulation_flag, cli_options *
     }
     if (strcmp(a, "--json") == 0) {
       o->json = 1;
+      continue;
+    }
+    if (strcmp(a, "--wedge") == 0 && strcmp(formulation_flag, "--formulation") == 0) {
+      o->wedge = 1; /* run only */
       continue;
     }
     if (strncmp(a, "--", 2) != 0) {

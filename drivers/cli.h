@@ -28,6 +28,7 @@ typedef struct {
   double h, rtol, atol, tf, project_tol, project_newton_tol;
   long every, max_steps, project_every;
   int json, help;
+  int wedge; /* run --wedge: the wedge product diagnostic (chs/wedge.h) */
   int have_h, have_rtol, have_atol, have_tf;
 } cli_options;
 
@@ -50,6 +51,8 @@ int cli_exit_status(int code);
 typedef struct {
   char problem[256], formulation[128], method[128];
   CHSRunSummary sum;
+  int has_wedge;        /* run --wedge */
+  double wedge_err_max; /* max_n |omega_n - omega_0|, omega_0 = 1 */
   int rc;
   CHSError err;
 } cli_result;

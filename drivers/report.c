@@ -79,6 +79,10 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
       json_real(out, f[i].x, f[i].valid);
     }
   }
+  if (r->has_wedge) { /* only when requested: the default keys do not change */
+    fprintf(out, ",\n%s  \"wedge_err_max\": ", indent);
+    json_real(out, r->wedge_err_max, 1);
+  }
   fprintf(out, "\n%s}", indent);
 }
 

@@ -155,4 +155,30 @@ static inline int chs_erk_fix_last_stage_reuse(void *arkode, ARKodeButcherTable 
 }
 #endif
 
+/* SPRKStep (symplectic partitioned RK) exists from SUNDIALS 6.6; its stepper-specific setters are
+ * deprecated in 7.1 for the shared ARKode* functions. */
+#define CHS_HAVE_SPRKSTEP CHS_SUNDIALS_AT_LEAST(6, 6)
+#if CHS_HAVE_SPRKSTEP
+#include <arkode/arkode_sprkstep.h>
+#endif
+#if CHS_SUNDIALS_AT_LEAST(7, 1)
+#define chs_sprk_free ARKodeFree
+#define chs_sprk_set_fixed_step ARKodeSetFixedStep
+#define chs_sprk_set_stop_time ARKodeSetStopTime
+#define chs_sprk_set_user_data ARKodeSetUserData
+#define chs_sprk_set_max_num_steps ARKodeSetMaxNumSteps
+#define chs_sprk_evolve ARKodeEvolve
+#define chs_sprk_get_num_steps ARKodeGetNumSteps
+#define chs_sprk_get_return_flag_name ARKodeGetReturnFlagName
+#elif CHS_HAVE_SPRKSTEP
+#define chs_sprk_free SPRKStepFree
+#define chs_sprk_set_fixed_step SPRKStepSetFixedStep
+#define chs_sprk_set_stop_time SPRKStepSetStopTime
+#define chs_sprk_set_user_data SPRKStepSetUserData
+#define chs_sprk_set_max_num_steps SPRKStepSetMaxNumSteps
+#define chs_sprk_evolve SPRKStepEvolve
+#define chs_sprk_get_num_steps SPRKStepGetNumSteps
+#define chs_sprk_get_return_flag_name SPRKStepGetReturnFlagName
+#endif
+
 #endif

@@ -169,6 +169,12 @@ void chs_arkode_capture_error(int code, const char *module, const char *function
 int chs_arkode_failure(CHSError *err, const char *who, char *flag_name, sunrealtype t,
                        CHSFormulation f, const char *arkode_msg);
 
+/* The SPRK tables of src/integrate/sprk.c (the coefficients live there only): the i-th table's
+ * ARKODE name, order, stages and coefficients a, ahat (s each); CHS_ERR_NOTFOUND past the end. */
+int chs_sprk_table_count(void);
+int chs_sprk_table_get(int i, const char **name, int *order, int *stages, const sunrealtype **a,
+                       const sunrealtype **ahat);
+
 /* Called by CHSFormulation_Destroy: the projector outlives nothing it points to. */
 void chs_projector_detach(CHSProjector proj);
 

@@ -213,5 +213,23 @@ expect 3 "singular Gram" -- run --problem pendulum:x=0,y=0,py=0,length=1e-300 --
 # Unwritable output path: exit 2, nothing written.
 expect 2 "/nonexistent/dir/x.csv" -- "${run[@]}" --h 0.1 --tf 1 --out /nonexistent/dir/x.csv
 
+# sprk and midpoint: unknown tables and options are input errors; fixed step only.
+sp=(run --problem pendulum --formulation standard)
+expect 2 "nosuch_4_4" -- "${sp[@]}" --method sprk:nosuch_4_4 --h 0.1 --tf 1
+expect 2 "bogus" -- "${sp[@]}" --method sprk:leapfrog_2_2:bogus --h 0.1 --tf 1
+expect 2 "--h" -- "${sp[@]}" --method sprk:ARKODE_SPRK_MCLACHLAN_4_4 --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "" -- "${sp[@]}" --method sprk:leapfrog_2_2 --tf 1
+expect 2 "midpoint:bogus" -- "${sp[@]}" --method midpoint:bogus --h 0.1 --tf 1
+expect 0 "" -- "${sp[@]}" --method sprk:ARKODE_SPRK_YOSHIDA_6_8 --h 0.1 --tf 1
+expect 0 "" -- run --problem pendulum --formulation dirac --method midpoint:fixed:tol=1e-5 --h 0.1 --tf 1
+if "$chs" list methods | grep -q 'sprk:ARKODE_SPRK_SOFRONIOU_10_36'; then ok; else bad "list methods sprk"; fi
+if "$chs" list methods | grep -q 'midpoint:fixed'; then ok; else bad "list methods midpoint"; fi
+# --wedge: the key only when requested; fixed step only.
+expect 2 "--h" -- run --problem pendulum --formulation dirac --method erk:dp5 --rtol 1e-6 --atol 1e-6 --tf 1 --wedge
+"$chs" "${sp[@]}" --method rattle --h 0.01 --tf 1 --wedge --json >"$tmp/wedge.json" 2>"$tmp/err"
+if grep -qE '"wedge_err_max": [0-9]' "$tmp/wedge.json"; then ok; else bad "--wedge JSON: $(cat "$tmp/wedge.json" "$tmp/err")"; fi
+"$chs" "${sp[@]}" --method rattle --h 0.01 --tf 1 --json >"$tmp/nowedge.json"
+if grep -q wedge "$tmp/nowedge.json"; then bad "wedge_err_max without --wedge"; else ok; fi
+
 echo "cli: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -11,6 +11,7 @@
 #include "chs/diagnostics.h"
 #include "chs/projection.h"
 #include "chs/run.h"
+#include "chs/wedge.h"
 
 #ifdef __cplusplus
 extern "C" {

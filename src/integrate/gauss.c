@@ -294,3 +294,42 @@ const CHSIntegratorOps chs_integrator_gauss = {
     .reinit = gauss_reinit,
     .destroy = gauss_destroy,
 };
+
+/* midpoint:fixed[:tol=X]: the implicit midpoint rule with functional iteration, i.e. gauss:1
+ * (seed 000 Sec. 7 iterates it to 1e-5: midpoint:fixed:tol=1e-5), to round-off without tol. */
+static const char *midpoint_method_name(int i) {
+  return i == 0 ? "fixed" : NULL;
+}
+
+static int midpoint_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
+                           const CHSStepControl *ctl, void **out, CHSError *err) {
+  CHSStepControl c = *ctl;
+  const char *o = options ? options : "";
+  if (strncmp(o, "fixed", 5) != 0 || (o[5] != '\0' && strncmp(o + 5, ":tol=", 5) != 0)) {
+    return chs_error_set(err, CHS_ERR_NOTFOUND,
+                         "unknown method 'midpoint:%s' (midpoint:fixed or midpoint:fixed:tol=1e-5)",
+                         o);
+  }
+  if (o[5] != '\0') {
+    char *end = NULL;
+    c.rtol = strtod(o + 10, &end);
+    if (end == o + 10 || *end != '\0' || !(c.rtol > 0) || !isfinite(c.rtol)) {
+      return chs_error_set(err, CHS_ERR_ARG, "midpoint:%s: tol must be a positive number", o);
+    }
+  } else {
+    c.rtol = 0;
+  }
+  return gauss_create("1", f, y0, t0, &c, out, err);
+}
+
+const CHSIntegratorOps chs_integrator_midpoint = {
+    .family = "midpoint",
+    .summary = "implicit midpoint rule with functional iteration (= gauss:1), to round-off or "
+               "to tol=X (seed 000 Sec. 7: midpoint:fixed:tol=1e-5)",
+    .method_name = midpoint_method_name,
+    .create = midpoint_create,
+    .evolve = gauss_evolve,
+    .get_stats = gauss_stats,
+    .reinit = gauss_reinit,
+    .destroy = gauss_destroy,
+};

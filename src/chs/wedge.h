@@ -1,0 +1,52 @@
+/* The wedge product dq ^ dp along a numerical solution (seed 002 Sec. 3.2): two tangent vectors
+ * dz1, dz2 of the constraint manifold T*M = {g = 0, G M^{-1} p = 0} at the initial state are
+ * carried along by the linearisation of each step of a fixed-step method, and
+ *
+ *   omega_n = omega(dz1_n, dz2_n) = dq1_n . dp2_n - dq2_n . dp1_n
+ *
+ * is recorded. A method that is symplectic on T*M (RATTLE, the sprk family with constraints) or on
+ * the whole phase space for a canonical Hamiltonian formulation (Gauss-Legendre on `extended`)
+ * keeps omega_n = omega_0; a non-symplectic one (RK4) does not.
+ *
+ * The linearisation is generic (any method, any formulation with a map to and from (q, p)): the
+ * step map Phi is applied to z +- eps d for six eps (eps0 2^-l) and the central differences are
+ * extrapolated (Richardson) to DPhi(z) d; each perturbed step runs in a new integrator created
+ * at the perturbed state, and so does the step from z itself, so that all are the same map. Cost
+ * per step: 25 steps of the method. Accuracy: the round-off of the map divided by the
+ * perturbations, a few 1e-15 |dz| per step; on the pendulum (h = 0.01, 300 steps) omega stays
+ * within 4e-13 - 3e-12 of omega_0 = 1 for symplectic methods (the tangents grow to |dz| ~ 10, and
+ * the error with them), RK4 departs by 2e-8. */
+#ifndef CHS_WEDGE_H
+#define CHS_WEDGE_H
+
+#include "chs/run.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct CHSWedgeSummary {
+  long steps;
+  sunrealtype omega0;    /* omega(dz1, dz2) at t0: 1 (dz2 is scaled so) */
+  sunrealtype err_max;   /* max_n |omega_n - omega_0| */
+  sunrealtype err_final; /* |omega_N - omega_0| at tf */
+} CHSWedgeSummary;
+
+/* Called at t0 and after every step with the current wedge product; nonzero stops the run. */
+typedef int (*CHSWedgeMonitorFn)(sunrealtype t, sunrealtype omega, void *ctx);
+
+/* Project (dq, dp) (length n each, in place) onto the tangent space of T*M at (q, p):
+ *   dq <- dq - M^{-1} G^T Q^{-1} G dq                       (G dq = 0),
+ *   dp <- dp - G^T Q^{-1} (G M^{-1} dp + Gdot(q, dq) M^{-1} p)  (the linearised G M^{-1} p = 0). */
+int CHSWedge_TangentProject(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
+                            sunrealtype *dq, sunrealtype *dp, CHSError *err);
+
+/* From the formulation's initial state at opt->t0 to opt->tf with the method opt->method and the
+ * fixed step opt->ctl.h (required: CHS_ERR_ARG otherwise); opt->project as in CHSRun. */
+int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn monitor, void *ctx,
+                 CHSWedgeSummary *sum, CHSError *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
