@@ -11,6 +11,16 @@
  * themselves drift along the gauge directions G^T (seed 001 Sec. 8, eq. (51)); the observables
  * (q, p) do not. ToPhysical returns (q, p*- G^T lambda*); FromPhysical sets p* = p.
  *
+ * A kinetic energy scaled by sigma(q) (CHSProblemOps.kinetic_scale; the pendulum's modified
+ * Hamiltonian (52), sigma = x^2 + y^2): H = sigma T(p) + V with T = 1/2 p^T M^{-1} p. The
+ * strictions do not change (sigma cancels in lambda* = (G sigma M^{-1} G^T)^{-1} G sigma M^{-1}
+ * p*), and with u = dH/dp = sigma M^{-1} p the equations of H*(q, p*) = H(q, p* - G^T lambda*) are
+ *
+ *   q' = u,   p*' = F - T(p) grad sigma + Gdot(q, u)^T lambda*,
+ *
+ * the terms with the derivatives of lambda* vanishing because G u = 0; for the pendulum this is
+ * (53).
+ *
  * Gauge reset (seed 001 Sec. 8): with impetus:reset=R > 0, whenever |lambda*|_inf > R between
  * steps, p* <- p* - G^T lambda* (the gauge transformation (31): no observable changes) and the
  * integrator restarts; counted by CHSFormulation_GetNumRecharts. */
@@ -39,6 +49,25 @@ static int impetus_physical(CHSSystem *s, const sunrealtype *q, const sunrealtyp
   return 0;
 }
 
+/* With a kinetic scale: v <- sigma v and F -= T(p) grad sigma (T = 1/2 p.v before scaling). */
+static int impetus_kinetic_scale(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
+                                 sunrealtype *v, sunrealtype *F) {
+  sunindextype n = s->n;
+  sunrealtype sigma = 1, T = 0, *grad = s->wn[6];
+  if (s->ops->kinetic_scale(s->data, q, &sigma, grad) != 0 || !(sigma > 0)) {
+    return CHS_RECOVERABLE;
+  }
+  for (sunindextype i = 0; i < n; i++) {
+    T += p[i] * v[i];
+  }
+  T /= 2;
+  for (sunindextype i = 0; i < n; i++) {
+    v[i] *= sigma;
+    F[i] -= T * grad[i];
+  }
+  return 0;
+}
+
 typedef struct {
   sunrealtype reset; /* 0: never */
 } impetus_params;
@@ -62,7 +91,13 @@ static int impetus_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, su
   sunindextype n = s->n;
   sunrealtype *lam, *p, *v, *F = s->wn[1], *gl = s->wn[2];
   CHS_CALL(impetus_physical(s, y, y + n, &lam, &p, &v));
-  if (chs_system_force(s, y, v, F) != 0 || s->ops->jacobian_dot(s->data, y, v, s->Gd) != 0) {
+  if (chs_system_force(s, y, v, F) != 0) {
+    return CHS_RECOVERABLE;
+  }
+  if (CHSProblem_HasKineticScale(s->prob)) {
+    CHS_CALL(impetus_kinetic_scale(s, y, p, v, F));
+  }
+  if (s->ops->jacobian_dot(s->data, y, v, s->Gd) != 0) {
     return CHS_RECOVERABLE;
   }
   chs_jac_tmv(s, s->Gd, lam, gl);
@@ -109,7 +144,7 @@ const CHSFormulationOps chs_formulation_impetus = {
     .name = "impetus",
     .summary = "impetus-striction formalism, state (q, p*), g a first integral",
     .source = "seed 001 (22)-(30), (50)",
-    .flags = CHS_FORM_ODE | CHS_FORM_KEEPS_G,
+    .flags = CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KINETIC_SCALE,
     .init = impetus_init,
     .free = impetus_free,
     .rhs = impetus_rhs,

@@ -6,6 +6,10 @@
  * gscale = 1/2 (default) is seed 000/001's phi; gscale = 1 is seed 002's g = q1^2 + q2^2 - 1.
  * Seed 003's start is x=0,y=-1,px=2,py=0.
  *
+ * hamiltonian=modified: seed 001's (52), H = (x^2 + y^2)/length^2 |p|^2/(2 mass) + V, equal to H on
+ * the constraint manifold (the same constrained motion, the same reference); its impetus-striction
+ * equations are (53). Only the impetus formulation accepts it (CHS_FORM_KINETIC_SCALE).
+ *
  * With length = gravity = mass = 1 and the default state (1, 0, 0, -2) this is the papers'
  * example: H = |p|^2/2 + y, the pendulum rotates clockwise with period T ~ 3.31 (seed 000).
  *
@@ -30,6 +34,7 @@
 
 typedef struct {
   sunrealtype length, gravity, mass, gscale;
+  int modified; /* hamiltonian=modified: seed 001 (52) */
   sunrealtype q0[2], p0[2];
   sunrealtype mass_diag[2];
   /* reference */
@@ -149,6 +154,9 @@ static int pendulum_create(CHSParams kv, void **data, CHSProblemDims *dims, CHSE
   CHS_CALL(CHSParams_GetReal(kv, "y", 0, &P->q0[1], err));
   CHS_CALL(CHSParams_GetReal(kv, "px", 0, &P->p0[0], err));
   CHS_CALL(CHSParams_GetReal(kv, "py", -2, &P->p0[1], err));
+  static const char *const hamiltonians[] = {"natural", "modified", NULL};
+  CHS_CALL(CHSParams_GetChoice(kv, "hamiltonian", hamiltonians, 0, &P->modified, err));
+  dims->kinetic_scaled = P->modified;
   P->mass_diag[0] = P->mass_diag[1] = P->mass;
   dims->n = 2;
   dims->m = 1;
@@ -162,6 +170,17 @@ static int pendulum_create(CHSParams kv, void **data, CHSProblemDims *dims, CHSE
 static int pendulum_potential(void *data, const sunrealtype *q, sunrealtype *V) {
   const pendulum *P = data;
   *V = P->mass * P->gravity * q[1];
+  return 0;
+}
+
+/* hamiltonian=modified: sigma = (x^2 + y^2) / length^2. */
+static int pendulum_kinetic_scale(void *data, const sunrealtype *q, sunrealtype *sigma,
+                                  sunrealtype *grad) {
+  const pendulum *P = data;
+  sunrealtype l2 = P->length * P->length;
+  *sigma = (q[0] * q[0] + q[1] * q[1]) / l2;
+  grad[0] = 2 * q[0] / l2;
+  grad[1] = 2 * q[1] / l2;
   return 0;
 }
 
@@ -240,7 +259,8 @@ const CHSProblemOps chs_problem_pendulum = {
     .abi_version = CHS_PROBLEM_ABI_VERSION,
     .name = "pendulum",
     .summary = "planar pendulum, H = |p|^2/(2m) + m g y, g = gscale (x^2+y^2-L^2) (seed 000-003)",
-    .params_doc = "length=1 gravity=1 mass=1 gscale=0.5 x=length y=0 px=0 py=-2",
+    .params_doc = "length=1 gravity=1 mass=1 gscale=0.5 x=length y=0 px=0 py=-2 "
+                  "hamiltonian=natural|modified (seed 001 (52); impetus only)",
     .create = pendulum_create,
     .destroy = pendulum_free,
     .potential = pendulum_potential,
@@ -250,4 +270,5 @@ const CHSProblemOps chs_problem_pendulum = {
     .jacobian_dot = pendulum_jacobian_dot,
     .initial_state = pendulum_initial,
     .reference = pendulum_reference,
+    .kinetic_scale = pendulum_kinetic_scale,
 };

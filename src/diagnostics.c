@@ -19,6 +19,11 @@ static int chs_energy(CHSSystem *s, const sunrealtype *q, const sunrealtype *p, 
     T += p[i] * s->wn[0][i];
   }
   int rc = s->ops->potential(s->data, q, &V);
+  if (rc == 0 && CHSProblem_HasKineticScale(s->prob)) { /* H = sigma(q) T + V */
+    sunrealtype sigma = 1;
+    rc = s->ops->kinetic_scale(s->data, q, &sigma, s->wn[1]);
+    T *= sigma;
+  }
   *H = T / 2 + V;
   return rc == 0 ? (isfinite(*H) ? 0 : CHS_ERR_NONFINITE) : CHS_ERR_CALLBACK;
 }

@@ -18,6 +18,12 @@ int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, const char *param
                          "baumgarte, impetus, ssf or a dae-* formulation",
                          ops->name, CHSProblem_GetName(prob));
   }
+  if (!(ops->flags & CHS_FORM_KINETIC_SCALE) && CHSProblem_HasKineticScale(prob)) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "formulation '%s' assumes the kinetic energy 1/2 p^T M^-1 p and problem "
+                         "'%s' scales it by a function of q (a modified Hamiltonian): use impetus",
+                         ops->name, CHSProblem_GetName(prob));
+  }
   CHSFormulation f = calloc(1, sizeof *f);
   if (!f) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");

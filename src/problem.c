@@ -128,6 +128,10 @@ int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSPr
   if (rc == 0) {
     rc = chs_check_dims(ops->name, &prob->dims, err);
   }
+  if (rc == 0 && prob->dims.kinetic_scaled && !ops->kinetic_scale) {
+    rc = chs_error_set(err, CHS_ERR_ARG, "problem '%s' sets kinetic_scaled without kinetic_scale",
+                       ops->name);
+  }
   if (rc == 0) {
     rc = chs_check_initial_state(prob, err);
   }
@@ -194,6 +198,10 @@ const char *CHSProblem_GetName(CHSProblem prob) {
 
 int CHSProblem_IsConservative(CHSProblem prob) {
   return prob->ops->nonconservative_force == NULL;
+}
+
+int CHSProblem_HasKineticScale(CHSProblem prob) {
+  return prob->dims.kinetic_scaled && prob->ops->kinetic_scale != NULL;
 }
 
 int CHSProblem_Reference(CHSProblem prob, sunrealtype t, sunrealtype *q, sunrealtype *p) {

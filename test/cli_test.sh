@@ -207,6 +207,10 @@ expect 2 "rattle" -- run --problem slider-crank --formulation standard --method 
 if "$chs" run --problem slider-crank --formulation dirac --method erk:dp5 --rtol 1e-8 --atol 1e-10 --tf 1 --json | grep -qE '"pos_res_max": [0-9.]+e-(09|1[0-9])'; then ok; else bad "slider-crank dirac run"; fi
 expect 2 "l = 1" -- run --problem slider-crank:l=1 --formulation dirac --method erk:dp5 --h 0.01 --tf 1
 expect 2 "c=-1" -- run --problem slider-crank:c=-1 --formulation dirac --method erk:dp5 --h 0.01 --tf 1
+# The modified Hamiltonian (52): impetus only; a bad choice is named.
+expect 2 "use impetus" -- run --problem pendulum:hamiltonian=modified --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 "bogus" -- run --problem pendulum:hamiltonian=bogus --formulation impetus --method erk:rk4 --h 0.1 --tf 1
+expect 0 "" -- run --problem pendulum:hamiltonian=modified --formulation impetus --method erk:rk4 --h 0.1 --tf 1
 # Singular Gram matrix: the pendulum at its pivot (length 1e-300, so the state is consistent):
 # the RHS fails recoverably, ERKStep cannot recover, chs exits 3 naming the cause.
 expect 3 "singular Gram" -- run --problem pendulum:x=0,y=0,py=0,length=1e-300 --formulation dirac --method erk:rk4 --h 0.1 --tf 1

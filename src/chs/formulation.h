@@ -31,6 +31,9 @@ typedef struct CHSFormulation_ *CHSFormulation;
  * that assume F = -grad V): refuses problems with a non-conservative force (CHS_ERR_UNSUPPORTED).
  */
 #define CHS_FORM_NEEDS_HAMILTONIAN 0x10u
+/* Accepts a kinetic energy with a configuration-dependent scale sigma(q) (CHSProblemOps
+ * .kinetic_scale); every other formulation refuses such a problem (CHS_ERR_UNSUPPORTED). */
+#define CHS_FORM_KINETIC_SCALE 0x20u
 
 typedef struct CHSFormulationOps {
   const char *name;    /* registry name, e.g. "dirac" */

@@ -42,6 +42,9 @@ typedef struct CHSProblemDims {
   sunindextype nnz;           /* CSR only */
   const sunindextype *rowptr; /* CSR only, m+1 entries */
   const sunindextype *colind; /* CSR only, nnz entries */
+  /* ABI 2: 1 when this instance's kinetic energy is sigma(q) 1/2 p^T M^{-1} p with sigma from
+   * CHSProblemOps.kinetic_scale (left 0 by version-1 problems). */
+  int kinetic_scaled;
 } CHSProblemDims;
 
 typedef struct CHSProblemOps {
@@ -79,6 +82,13 @@ typedef struct CHSProblemOps {
    * is not an invariant (its rate is Fnc . v). */
   int (*nonconservative_force)(void *data, const sunrealtype *q, const sunrealtype *v,
                                sunrealtype *Fnc);
+  /* Optional configuration-dependent scale of the kinetic energy, used when the instance sets
+   * dims.kinetic_scaled: H = sigma(q) 1/2 p^T M^{-1} p + V(q), sigma > 0 and sigma = 1 on the
+   * constraint manifold (so H is unchanged there: a different Hamiltonian for the same
+   * constrained motion, e.g. the pendulum's (52) of seed 001). Only formulations flagged
+   * CHS_FORM_KINETIC_SCALE (impetus) accept such an instance. */
+  int (*kinetic_scale)(void *data, const sunrealtype *q, sunrealtype *sigma,
+                       sunrealtype *grad_sigma);
 } CHSProblemOps;
 
 /* A problem instance: ops + data + dims. */
@@ -98,6 +108,8 @@ const char *CHSProblem_GetName(CHSProblem prob);
 
 /* 1 when the problem has no non-conservative force (its flow is Hamiltonian), 0 otherwise. */
 int CHSProblem_IsConservative(CHSProblem prob);
+/* 1 when the instance's kinetic energy has a configuration-dependent scale sigma(q). */
+int CHSProblem_HasKineticScale(CHSProblem prob);
 
 /* The problem's reference solution at t (CHS_ERR_UNSUPPORTED when it has none). */
 int CHSProblem_Reference(CHSProblem prob, sunrealtype t, sunrealtype *q, sunrealtype *p);
