@@ -215,7 +215,8 @@ static int alpha_try(alpha_mem *a, int k, sunrealtype alpha, sunrealtype h, int 
 /* The root of e(alpha) along direction k from a0 (slope: de/dalpha estimate, 0 if unknown) by a
  * safeguarded secant iteration: steps capped at ALPHA_JUMP, regula falsi when a secant step
  * leaves a bracket of the root, halved back towards the last good alpha when the stage Newton
- * fails. 0: found (the stepper holds the step at *alpha), 1: not found, < 0: error. */
+ * fails. 0: found (the stepper holds the step at *alpha), 1: not found, 2: the stage Newton
+ * fails already at a0 and at 0, < 0: error. */
 #define ALPHA_JUMP 0.05
 #define ALPHA_LIMIT 0.5
 static int alpha_search(alpha_mem *a, int k, sunrealtype a0, sunrealtype slope, int maxit,
@@ -229,7 +230,7 @@ static int alpha_search(alpha_mem *a, int k, sunrealtype a0, sunrealtype slope, 
     rc = alpha_try(a, k, a0, h, 0, &e0, err);
   }
   if (rc != 0) {
-    return rc;
+    return rc < 0 ? rc : 2;
   }
   int done = fabs(e0) <= tolE, bracket = 0;
   sunrealtype lo = 0, elo = 0, hi = 0, ehi = 0, a1 = a0;
@@ -312,7 +313,7 @@ static int alpha_step(alpha_mem *a, sunrealtype h, CHSError *err) {
   }
   sunrealtype alpha = 0, e = 0;
   int rc = alpha_search(a, a->dir, a->alpha, a->slope, 15, h, &alpha, &e, err);
-  if (rc > 0) {
+  if (rc == 1) {
     int k = 1 - a->dir;
     rc = alpha_search(a, k, 0, 0, 25, h, &alpha, &e, err);
     if (rc == 0) {
@@ -322,6 +323,12 @@ static int alpha_step(alpha_mem *a, sunrealtype h, CHSError *err) {
   }
   if (rc < 0) {
     return rc;
+  }
+  if (rc == 2) {
+    return chs_error_set(err, CHS_ERR_SOLVER,
+                         "%s: Newton iteration for the stages did not converge at t = %g "
+                         "(reduce --h)",
+                         a->who, (double)c->t);
   }
   if (rc > 0) {
     return chs_error_set(err, CHS_ERR_SOLVER,

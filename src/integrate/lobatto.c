@@ -530,9 +530,9 @@ static int lobatto_create(const char *options, CHSFormulation f, N_Vector y0, su
   long s = options && *options ? strtol(options, &end, 10) : 0;
   if (!options || !*options || *end != '\0' || s < 2 || s > CHS_CPRK_SMAX) {
     return chs_error_set(err, CHS_ERR_NOTFOUND,
-                         "unknown method 'lobatto:%s' (use lobatto:2, lobatto:3 or lobatto:4: the "
-                         "number of stages)",
-                         options ? options : "");
+                         "unknown method 'lobatto%s%s' (use lobatto:2, lobatto:3 or lobatto:4: "
+                         "the number of stages)",
+                         options && *options ? ":" : "", options ? options : "");
   }
   static const char *const who[] = {"", "", "lobatto:2", "lobatto:3", "lobatto:4"};
   lobatto_mem *l = calloc(1, sizeof *l);
