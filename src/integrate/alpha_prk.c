@@ -48,8 +48,9 @@
  *   order (by alpha h^2 M^{-1} sum_i (b^T Dh_2)_i f_i), so de/dalpha also has the term
  *   -grad V . dq_{n+1}/dalpha, which does not vanish at rest. D_2 keeps (S) and (J), so all of
  *   (ii) holds along it too; it is not symmetric.
- *   alpha runs along D_1 while e has a root along it and switches to D_2 (and back) when the
- *   search along the current direction fails; the stats count the steps taken along D_2.
+ *   Each step searches along D_1 first (from its last alpha and slope); only where that search
+ *   fails does the step take its alpha along D_2 (searched from 0). The stats count these
+ *   steps: 7 of 4000 on the chain with h = 0.05, none on the pendulum.
  *   Energy. Per step alpha_n solves e(alpha) = H(q_{n+1}(alpha), p_{n+1}(alpha)) - H(q_0, p_0) = 0
  * (the initial energy rather than H(q_n, p_n): the solver tolerance then does not accumulate as a
  * random walk; each step still changes H by at most twice the tolerance) by a safeguarded secant
@@ -57,14 +58,14 @@
  * de/dalpha of the previous step (a probe of size h^2 when unknown), caps each change of alpha
  * at 0.05 and |alpha| at 0.5, falls back to regula falsi when a secant step leaves a bracket,
  * backs off when the stage Newton fails; each e(alpha) is a full Newton solve warm-started from
- * the last one. It stops at |e| <= tol |H0| (tol = --rtol or 8 u), or when alpha stagnates at
- * round-off with |e| <= 50 tol |H0|. e(0) is the base method's energy error per step,
- * O(h^{2s-1}); de/dalpha is O(h^k) (k = 3 along D_1 for s = 3), so alpha_n -> 0 with h (measured
- * alpha = O(h^2) along D_1 on the pendulum, printed by the tests and by `chs reproduce
- * li-wang-alpha-prk`), and the change of the step caused by alpha is of the size of the base
- * method's local error: the order is kept. With alpha chosen per step the map is no longer
- * symplectic (alpha depends on the state), but g, psi, the quadratic invariants and H are
- * conserved.
+ * the last one. It stops at |e| <= tol |H0| (tol = --rtol or 8 u), or at |e| <= 25 tol |H0| when
+ * the iteration no longer makes progress (the noise level of e, a sum of rounded terms). e(0) is
+ * the base method's energy error per step, O(h^{2s-1}); de/dalpha is O(h^k) (k = 3 along D_1 for s
+ * = 3), so alpha_n -> 0 with h (measured alpha = O(h^2) along D_1 on the pendulum, printed by the
+ * tests and by `chs reproduce li-wang-alpha-prk`), and the change of the step caused by alpha is of
+ * the size of the base method's local error: the order is kept. With alpha chosen per step the map
+ * is no longer symplectic (alpha depends on the state), but g, psi, the quadratic invariants and H
+ * are conserved.
  *
  * Options: alpha-prk:s (s = 3, 4) chooses alpha per step; alpha-prk:s:alpha=A fixes alpha = A
  * (a symplectic member of the family; A = 0 is lobatto:s). Statistics: alpha_max = max |alpha_n|;
@@ -81,9 +82,11 @@ typedef struct {
   chs_cprk *c;
   chs_cprk_tableau base, cur;
   sunrealtype D[2][CHS_CPRK_SMAX][CHS_CPRK_SMAX], Dh[2][CHS_CPRK_SMAX][CHS_CPRK_SMAX];
-  int fixed, dir; /* dir: direction of the current alpha (0: D_1, 1: D_2) */
-  sunrealtype alpha, alpha_max, slope, H0, Hscale;
-  int have_slope, have_H0;
+  int fixed;
+  sunrealtype alpha;                  /* fixed alpha (alpha-prk:s:alpha=A) */
+  sunrealtype alpha_k[2], slope_k[2]; /* last alpha and slope de/dalpha along D_1, D_2 */
+  sunrealtype alpha_max, H0, Hscale;
+  int have_H0;
   long energy_solves, fallback_steps;
   char who[32];
 } alpha_mem;
@@ -257,6 +260,10 @@ static int alpha_search(alpha_mem *a, int k, sunrealtype a0, sunrealtype slope, 
       done = 1;
       break;
     }
+    if (fabs(e1) <= 25 * tolE && fabs(e1) >= 0.5 * fabs(e0)) {
+      done = 1; /* no progress at the noise level of e: accept */
+      break;
+    }
     /* bracket: lo and hi with e of opposite signs, kept up to date */
     if (!bracket && e0 * e1 < 0) {
       bracket = 1;
@@ -274,17 +281,14 @@ static int alpha_search(alpha_mem *a, int k, sunrealtype a0, sunrealtype slope, 
       }
     }
     sunrealtype sl = (e1 - e0) / (a1 - a0), a2 = a1 - e1 / sl;
-    if (sl != 0 && isfinite(sl) && k == a->dir) {
-      a->slope = sl;
+    if (sl != 0 && isfinite(sl)) {
+      a->slope_k[k] = sl;
     }
     if (bracket && !(a2 > fmin(lo, hi) && a2 < fmax(lo, hi))) {
       a2 = (lo * ehi - hi * elo) / (ehi - elo); /* secant left the bracket: regula falsi */
     }
-    if (!isfinite(a2)) {
-      break;
-    }
-    if (fabs(a2 - a1) <= 4 * SUN_UNIT_ROUNDOFF * fabs(a1)) {
-      done = fabs(e1) <= 50 * tolE; /* alpha at round-off: e is noise */
+    if (!isfinite(a2) || fabs(a2 - a1) <= 4 * SUN_UNIT_ROUNDOFF * fabs(a1)) {
+      done = fabs(e1) <= 25 * tolE; /* alpha at round-off: e is noise */
       break;
     }
     a0 = a1;
@@ -312,14 +316,11 @@ static int alpha_step(alpha_mem *a, sunrealtype h, CHSError *err) {
     a->have_H0 = 1;
   }
   sunrealtype alpha = 0, e = 0;
-  int rc = alpha_search(a, a->dir, a->alpha, a->slope, 15, h, &alpha, &e, err);
+  int k = 0, rc = alpha_search(a, 0, a->alpha_k[0], a->slope_k[0], 15, h, &alpha, &e, err);
   if (rc == 1) {
-    int k = 1 - a->dir;
-    rc = alpha_search(a, k, 0, 0, 25, h, &alpha, &e, err);
-    if (rc == 0) {
-      a->dir = k;
-      a->slope = 0;
-    }
+    a->alpha_k[0] = a->slope_k[0] = 0; /* no root along D_1 here: forget its history */
+    k = 1;
+    rc = alpha_search(a, 1, a->alpha_k[1], a->slope_k[1], 25, h, &alpha, &e, err);
   }
   if (rc < 0) {
     return rc;
@@ -336,10 +337,13 @@ static int alpha_step(alpha_mem *a, sunrealtype h, CHSError *err) {
                          "(last alpha %g, energy error %g; reduce --h)",
                          a->who, ALPHA_LIMIT, (double)c->t, (double)alpha, (double)e);
   }
-  if (a->dir == 1) {
+  if (k == 1) {
     a->fallback_steps++;
+  } else {
+    a->alpha_k[1] = 0; /* D_2 is used at isolated steps: restart it from the base method */
+    a->slope_k[1] = 0;
   }
-  a->alpha = alpha;
+  a->alpha_k[k] = alpha;
   a->alpha_max = fmax(a->alpha_max, fabs(alpha));
   chs_cprk_accept(c, h);
   return 0;
