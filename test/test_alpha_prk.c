@@ -1,4 +1,8 @@
 /* alpha-PRK (src/integrate/alpha_prk.c), the family rebuilt from seed 004's stated properties:
+ *   - the coefficients: for alpha = 0.3 along both directions, the symplecticity condition
+ *     b_i ah_ij + b_j a_ji = b_i b_j, Jay's structure (a_1j = 0, a_sj = b_j, ah_is = 0) and,
+ *     along D_1, the symmetry a_ij + a_{s+1-i,s+1-j} = b_j (also for ah) hold, and the
+ *     perturbation is not zero;
  *   - alpha = 0 is lobatto:3 (same trajectory bit for bit);
  *   - the energy changes per step by at most 100x the solver tolerance (8 u relative), on the
  *     pendulum and on the chain molecule, where lobatto:3 itself does not conserve it;
@@ -9,6 +13,7 @@
  *   - |g| and |psi| at the Newton tolerance over 10^4 steps (double pendulum);
  *   - alpha-prk:2 and bad options refused. */
 #include "test_util.h"
+#include "integrate/cprk.h"
 
 #define TOL (8 * SUN_UNIT_ROUNDOFF)
 
@@ -62,6 +67,37 @@ static CHSRunSummary run(const char *problem, const char *form, const char *meth
   CHSFormulation_Destroy(&f);
   CHSProblem_Destroy(&prob);
   return sum;
+}
+
+static void test_coefficients(void **state) {
+  (void)state;
+  chs_cprk_tableau t, base;
+  assert_int_equal(chs_alpha_prk_tableau(2, 0, 0.3, &t), -1);
+  for (int s = 3; s <= 4; s++) {
+    chs_lobatto_tableau(s, &base);
+    for (int k = 0; k < 2; k++) {
+      assert_int_equal(chs_alpha_prk_tableau(s, k, 0.3, &t), 0);
+      CHECK_LE(chs_cprk_symplectic_defect(&t), 1e-15);
+      double change = 0, sym = 0;
+      for (int i = 0; i < s; i++) {
+        CHECK_NEAR(t.A[0][i], 0, 0);
+        CHECK_NEAR(t.A[s - 1][i], t.b[i], 0);
+        CHECK_NEAR(t.Ah[i][s - 1], 0, 0);
+        CHECK_NEAR(t.b[i], base.b[i], 0);
+        for (int j = 0; j < s; j++) {
+          change = fmax(change, fabs(t.A[i][j] - base.A[i][j]) + fabs(t.Ah[i][j] - base.Ah[i][j]));
+          sym = fmax(sym, fabs(t.A[i][j] + t.A[s - 1 - i][s - 1 - j] - t.b[j]));
+          sym = fmax(sym, fabs(t.Ah[i][j] + t.Ah[s - 1 - i][s - 1 - j] - t.b[j]));
+        }
+      }
+      CHECK_GT(change, 0.29);
+      if (k == 0) {
+        CHECK_LE(sym, 1e-13); /* Lobatto 4 from a Vandermonde solve */
+      } else {
+        CHECK_GT(sym, 0.1);
+      }
+    }
+  }
 }
 
 static void test_alpha_zero_is_lobatto(void **state) {
@@ -172,9 +208,13 @@ static void test_refused(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_alpha_zero_is_lobatto), cmocka_unit_test(test_energy),
-      cmocka_unit_test(test_angular_momentum),      cmocka_unit_test(test_alpha_rate_and_order),
-      cmocka_unit_test(test_constraints),           cmocka_unit_test(test_refused),
+      cmocka_unit_test(test_coefficients),
+      cmocka_unit_test(test_alpha_zero_is_lobatto),
+      cmocka_unit_test(test_energy),
+      cmocka_unit_test(test_angular_momentum),
+      cmocka_unit_test(test_alpha_rate_and_order),
+      cmocka_unit_test(test_constraints),
+      cmocka_unit_test(test_refused),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -58,8 +58,8 @@
  * de/dalpha of the previous step (a probe of size h^2 when unknown), caps each change of alpha
  * at 0.05 and |alpha| at 0.5, falls back to regula falsi when a secant step leaves a bracket,
  * backs off when the stage Newton fails; each e(alpha) is a full Newton solve warm-started from
- * the last one. It stops at |e| <= tol |H0| (tol = --rtol or 8 u), or at |e| <= 25 tol |H0| when
- * the iteration no longer makes progress (the noise level of e, a sum of rounded terms).
+ * the last one. It stops at |e| <= tol |H0| (tol = --rtol or 8 u), or at |e| <= 200 u |H0| when
+ * the iteration no longer makes progress (the rounding level of e, a sum of rounded terms).
  *   Order. e(0) is the base method's energy error per step, O(h^{2s-1}), and de/dalpha = O(h^k),
  * so alpha_n = O(h^{2s-1-k}) -> 0 with h. Measured on the pendulum (tests and `chs reproduce
  * li-wang-alpha-prk`): max |alpha| = O(h^2) for alpha-prk:3, O(h^3 .. h^4) for alpha-prk:4. The
@@ -134,6 +134,18 @@ static void alpha_directions(alpha_mem *a) {
       }
     }
   }
+}
+
+int chs_alpha_prk_tableau(int s, int k, sunrealtype alpha, chs_cprk_tableau *t) {
+  alpha_mem a;
+  memset(&a, 0, sizeof a);
+  if (s < 3 || k < 0 || k > 1 || chs_lobatto_tableau(s, &a.base) != 0) {
+    return -1;
+  }
+  alpha_directions(&a);
+  alpha_set(&a, k, alpha);
+  *t = a.cur;
+  return 0;
 }
 
 static int alpha_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
@@ -226,6 +238,7 @@ static int alpha_try(alpha_mem *a, int k, sunrealtype alpha, sunrealtype h, int 
 static int alpha_search(alpha_mem *a, int k, sunrealtype a0, sunrealtype slope, int maxit,
                         sunrealtype h, sunrealtype *alpha, sunrealtype *elast, CHSError *err) {
   sunrealtype tolE = a->c->tol * a->Hscale;
+  sunrealtype noiseE = 200 * SUN_UNIT_ROUNDOFF * a->Hscale; /* rounding level of e */
   sunrealtype e0 = 0, e1 = 0;
   int rc = alpha_try(a, k, a0, h, 0, &e0, err);
   if (rc > 0 && a0 != 0) { /* the last step's alpha is too far: start from the base method */
@@ -261,7 +274,7 @@ static int alpha_search(alpha_mem *a, int k, sunrealtype a0, sunrealtype slope, 
       done = 1;
       break;
     }
-    if (fabs(e1) <= 25 * tolE && fabs(e1) >= 0.5 * fabs(e0)) {
+    if (fabs(e1) <= noiseE && fabs(e1) >= 0.5 * fabs(e0)) {
       done = 1; /* no progress at the noise level of e: accept */
       break;
     }
@@ -289,7 +302,7 @@ static int alpha_search(alpha_mem *a, int k, sunrealtype a0, sunrealtype slope, 
       a2 = (lo * ehi - hi * elo) / (ehi - elo); /* secant left the bracket: regula falsi */
     }
     if (!isfinite(a2) || fabs(a2 - a1) <= 4 * SUN_UNIT_ROUNDOFF * fabs(a1)) {
-      done = fabs(e1) <= 25 * tolE; /* alpha at round-off: e is noise */
+      done = fabs(e1) <= noiseE; /* alpha at round-off: e is noise */
       break;
     }
     a0 = a1;

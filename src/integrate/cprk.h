@@ -16,6 +16,9 @@ typedef struct {
 
 /* Lobatto IIIA-IIIB with s = 2 .. CHS_CPRK_SMAX stages; -1 for other s. */
 int chs_lobatto_tableau(int s, chs_cprk_tableau *t);
+/* The alpha-PRK member (alpha_prk.c): Lobatto s (3 .. CHS_CPRK_SMAX) perturbed by alpha along
+ * direction k (0: D_1, 1: D_2); -1 for other s or k. */
+int chs_alpha_prk_tableau(int s, int k, sunrealtype alpha, chs_cprk_tableau *t);
 /* max_ij |b_i ah_ij + b_j a_ji - b_i b_j| (0 for a symplectic pair). */
 sunrealtype chs_cprk_symplectic_defect(const chs_cprk_tableau *t);
 
