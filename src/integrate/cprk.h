@@ -39,7 +39,7 @@ typedef struct {
   sunrealtype **J;                                /* N x N Newton matrix, SUNDlsMat column-major */
   sunindextype *piv;
   long steps, force_evals, jac_setups, newton_iters;
-  int have_force, have_x;
+  int have_force, have_x, have_jac; /* have_jac: J factored near X (valid in the step) */
 } chs_cprk;
 
 int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype t0,

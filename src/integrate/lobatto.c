@@ -408,7 +408,8 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
     }
   }
   sunrealtype pscale = 1 + chs_norm2(c->p, n) + h * chs_norm2(c->F0, n);
-  int have_jac = 0, converged = 0;
+  /* a warm trial (same step, other coefficients) keeps the last factored Newton matrix */
+  int have_jac = warm && c->have_x && c->have_jac, converged = 0;
   sunrealtype prev = INFINITY;
   for (int it = 0; it < CPRK_NEWTON_MAX; it++) {
     if (cprk_residual(c, tb, h) != 0) {
@@ -448,6 +449,7 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
     prev = e;
   }
   c->have_x = converged;
+  c->have_jac = converged && have_jac;
   if (!converged) {
     return chs_error_set(err, CHS_ERR_SOLVER,
                          "%s: Newton iteration for the stages did not converge at t = %g "
@@ -494,6 +496,7 @@ void chs_cprk_accept(chs_cprk *c, sunrealtype h) {
   /* Lambda_s approximates lambda(t_{n+1}): the next step's predictor. */
   memcpy(c->lam, c->lam1, (size_t)m * sizeof *c->lam);
   c->have_x = 0;
+  c->have_jac = 0;
   c->t += h;
   c->steps++;
 }
