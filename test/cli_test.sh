@@ -60,6 +60,20 @@ if "$chs" run --problem pendulum --formulation dirac --method dirk:midpoint --h 
 expect 2 "dirk:bogus" -- "${run[@]:0:5}" --method dirk:bogus --h 0.1 --tf 1
 if [[ $("$chs" "${run[@]:0:5}" --method erk:bogus --h 0.1 --tf 1 2>&1 | wc -l) -eq 1 ]]; then ok; else bad "unknown ERK table printed more than one line"; fi
 
+# Lobatto IIIA-IIIB and alpha-PRK: bad stage counts and options are input errors naming the value,
+# variable steps refused (exit 2); a step too large for the stage Newton is a numerical failure.
+lob=(run --problem pendulum --formulation standard)
+expect 2 "lobatto:5" -- "${lob[@]}" --method lobatto:5 --h 0.1 --tf 1
+expect 2 "lobatto:x" -- "${lob[@]}" --method lobatto:x --h 0.1 --tf 1
+expect 2 "--h" -- "${lob[@]}" --method lobatto:3 --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "alpha-prk:2" -- "${lob[@]}" --method alpha-prk:2 --h 0.1 --tf 1
+expect 2 "beta=1" -- "${lob[@]}" --method alpha-prk:3:beta=1 --h 0.1 --tf 1
+expect 2 "alpha=x" -- "${lob[@]}" --method alpha-prk:3:alpha=x --h 0.1 --tf 1
+expect 2 "--h" -- "${lob[@]}" --method alpha-prk:3 --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "--alpha" -- "${lob[@]}" --method alpha-prk:3 --h 0.1 --tf 1 --alpha 1
+expect 3 "reduce --h" -- "${lob[@]}" --method alpha-prk:3 --h 3 --tf 30
+if "$chs" "${lob[@]}" --method alpha-prk:3 --h 0.1 --tf 10 --json | grep -qE '"energy_err_max": [0-9.]+e-1[5-6]'; then ok; else bad "alpha-prk:3 energy not conserved"; fi
+
 # Projections: bad kind is an input error; formulations with another state refuse (exit 2);
 # counts appear in the JSON.
 expect 2 "sideways" -- "${run[@]}" --h 0.1 --tf 1 --project sideways

@@ -26,6 +26,10 @@ typedef struct CHSIntegratorStats {
   long jac_evals;      /* -1 when not applicable */
   long err_test_fails; /* -1 when not applicable */
   long lin_setups;     /* linear-solver setups (Jacobian factorisations); -1 when none */
+  /* alpha-prk: max |alpha| over the steps taken and the number of steps whose alpha runs along
+   * the second direction (src/integrate/alpha_prk.c); 0 for other methods */
+  sunrealtype alpha_max;
+  long alpha_dir2_steps;
 } CHSIntegratorStats;
 
 typedef struct CHSIntegratorOps {

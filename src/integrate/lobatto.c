@@ -1,0 +1,602 @@
+/* Lobatto IIIA-IIIB partitioned Runge-Kutta methods for constrained Hamiltonian systems
+ * (L. O. Jay, SIAM J. Numer. Anal. 33 (1996) 368-387; Hairer-Lubich-Wanner, Geometric Numerical
+ * Integration, VII.1.4 and VII.2; seed 004 Sec. 2, (2.1)-(2.7), (2.11)-(2.12)), for
+ * H = 1/2 p^T M^{-1} p + V(q), g(q) = 0, F = -grad V, G = dg/dq, on the physical (q, p):
+ *
+ *   Q_i = q_n + h sum_j a_ij M^{-1} P_j,                                i = 1 .. s
+ *   P_i = p_n + h sum_j ah_ij (F(Q_j) - G(Q_j)^T Lambda_j),             i = 1 .. s
+ *   0 = g(Q_i),                                                         i = 2 .. s
+ *   q_{n+1} = Q_s,   p_{n+1} = p_n + h sum_j b_j (F(Q_j) - G(Q_j)^T Lambda_j),
+ *   0 = G(q_{n+1}) M^{-1} p_{n+1}.
+ *
+ * (a_ij) is Lobatto IIIA (collocation at the Lobatto nodes: row 1 zero, so Q_1 = q_n, and row s
+ * equal to b, so q_{n+1} = Q_s satisfies g), (ah_ij) is Lobatto IIIB, here computed from IIIA by
+ * the symplecticity condition b_i ah_ij + b_j a_ji = b_i b_j (seed 004 (2.2)); it has ah_is = 0,
+ * so Lambda_s appears only in p_{n+1} and is fixed by the hidden constraint psi = 0 (seed 004
+ * (2.3)-(2.7)). The stage system has s n + (s - 1) m unknowns (P_1 .. P_s, Lambda_1 ..
+ * Lambda_{s-1}) and as many equations; it is solved by Newton's method with the exact dense
+ * Jacobian (Hessian-vector products of V and Gdot(Q, u)^T Lambda for the stage forces), LU
+ * factored with SUNDlsMat_denseGETRF, kept while the iteration contracts fast (simplified
+ * Newton), to round-off or to --rtol when given. Lambda_s then costs one Gram solve at q_{n+1}.
+ *
+ * s = 2 is SHAKE/RATTLE (rattle.c), s = 3 has order 4, s = 4 order 6 (order 2s - 2). Symplectic,
+ * symmetric; g and psi hold to the Newton tolerance. Force evaluations F(Q_j) are counted as
+ * right-hand side evaluations (F(Q_1) = F(q_n) is the previous step's F(Q_s)). Fixed steps only.
+ *
+ * This file also holds the stepper shared with alpha_prk.c (cprk.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sundials/sundials_dense.h>
+#include "cprk.h"
+
+#define CPRK_NEWTON_MAX 60
+
+/* ------------------------------------------------------------------ coefficients */
+
+/* Solve the k x k system M x = r (row-major M, overwritten) by Gaussian elimination with partial
+ * pivoting; k <= CHS_CPRK_SMAX. */
+static void small_solve(int k, sunrealtype M[CHS_CPRK_SMAX][CHS_CPRK_SMAX], sunrealtype *x) {
+  for (int c = 0; c < k; c++) {
+    int piv = c;
+    for (int r = c + 1; r < k; r++) {
+      if (fabs(M[r][c]) > fabs(M[piv][c])) {
+        piv = r;
+      }
+    }
+    for (int j = 0; j < k; j++) {
+      sunrealtype t = M[c][j];
+      M[c][j] = M[piv][j];
+      M[piv][j] = t;
+    }
+    sunrealtype t = x[c];
+    x[c] = x[piv];
+    x[piv] = t;
+    for (int r = c + 1; r < k; r++) {
+      sunrealtype l = M[r][c] / M[c][c];
+      for (int j = c; j < k; j++) {
+        M[r][j] -= l * M[c][j];
+      }
+      x[r] -= l * x[c];
+    }
+  }
+  for (int r = k - 1; r >= 0; r--) {
+    for (int j = r + 1; j < k; j++) {
+      x[r] -= M[r][j] * x[j];
+    }
+    x[r] /= M[r][r];
+  }
+}
+
+int chs_lobatto_tableau(int s, chs_cprk_tableau *t) {
+  memset(t, 0, sizeof *t);
+  if (s < 2 || s > CHS_CPRK_SMAX) {
+    return -1;
+  }
+  t->s = s;
+  if (s == 2) {
+    t->c[1] = 1;
+  } else if (s == 3) {
+    t->c[1] = 0.5;
+    t->c[2] = 1;
+  } else {
+    t->c[1] = (5 - sqrt(5.0)) / 10;
+    t->c[2] = (5 + sqrt(5.0)) / 10;
+    t->c[3] = 1;
+  }
+  /* b: sum_j b_j c_j^k = 1/(k+1); IIIA rows: sum_j a_ij c_j^k = c_i^(k+1)/(k+1), k < s. */
+  for (int i = -1; i < s; i++) {
+    sunrealtype V[CHS_CPRK_SMAX][CHS_CPRK_SMAX], x[CHS_CPRK_SMAX];
+    sunrealtype ci = i < 0 ? 1 : t->c[i];
+    for (int k = 0; k < s; k++) {
+      for (int j = 0; j < s; j++) {
+        V[k][j] = pow(t->c[j], k);
+      }
+      x[k] = pow(ci, k + 1) / (k + 1);
+    }
+    small_solve(s, V, x);
+    for (int j = 0; j < s; j++) {
+      if (i < 0) {
+        t->b[j] = x[j];
+      } else {
+        t->A[i][j] = x[j];
+      }
+    }
+  }
+  /* Exact structure: Q_1 = q_n and Q_s = q_{n+1}. */
+  for (int j = 0; j < s; j++) {
+    t->A[0][j] = 0;
+    t->A[s - 1][j] = t->b[j];
+  }
+  for (int i = 0; i < s; i++) {
+    for (int j = 0; j < s; j++) {
+      t->Ah[i][j] = t->b[j] * (1 - t->A[j][i] / t->b[i]);
+    }
+    t->Ah[i][s - 1] = 0;
+  }
+  return 0;
+}
+
+sunrealtype chs_cprk_symplectic_defect(const chs_cprk_tableau *t) {
+  sunrealtype d = 0;
+  for (int i = 0; i < t->s; i++) {
+    for (int j = 0; j < t->s; j++) {
+      d = fmax(d, fabs(t->b[i] * t->Ah[i][j] + t->b[j] * t->A[j][i] - t->b[i] * t->b[j]));
+    }
+  }
+  return d;
+}
+
+/* ------------------------------------------------------------------ the stepper */
+
+void chs_cprk_destroy(chs_cprk *c) {
+  if (c) {
+    free(c->q);
+    if (c->J) {
+      SUNDlsMat_destroyMat(c->J);
+    }
+    free(c->piv);
+    free(c);
+  }
+}
+
+int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype t0,
+                    const CHSStepControl *ctl, int s, chs_cprk **out, CHSError *err) {
+  *out = NULL;
+  if (!(ctl->h > 0)) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method %s needs a fixed step --h (--rtol with --h sets the Newton "
+                         "tolerance)",
+                         who);
+  }
+  if (f->ops->to_physical || f->size != 2 * f->sys.n) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method %s works on the physical (q, p): use it with a formulation "
+                         "whose state is (q, p), e.g. standard",
+                         who);
+  }
+  chs_cprk *c = calloc(1, sizeof *c);
+  if (!c) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  size_t n = (size_t)f->sys.n, m = (size_t)f->sys.m, gs = (size_t)f->sys.gsize, S = (size_t)s;
+  c->f = f;
+  c->sys = &f->sys;
+  c->who = who;
+  c->s = s;
+  c->h = ctl->h;
+  c->tol = fmax(ctl->rtol > 0 ? ctl->rtol : 0, 8 * SUN_UNIT_ROUNDOFF);
+  c->t = t0;
+  c->n = (sunindextype)n;
+  c->m = (sunindextype)m;
+  c->gs = (sunindextype)gs;
+  c->N = (sunindextype)(S * n + (S - 1) * m);
+  size_t N = (size_t)c->N;
+  size_t total = 8 * n + 2 * N + 3 * S * n + S * gs + S * n * n + gs + 3 * m;
+  c->q = malloc(total * sizeof *c->q);
+  c->J = SUNDlsMat_newDenseMat(c->N, c->N);
+  c->piv = malloc(N * sizeof *c->piv);
+  if (!c->q || !c->J || !c->piv) {
+    chs_cprk_destroy(c);
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory (%s: %zu unknowns)", who, N);
+  }
+  c->p = c->q + n;
+  c->F0 = c->p + n;
+  c->q1 = c->F0 + n;
+  c->p1 = c->q1 + n;
+  c->F1 = c->p1 + n;
+  c->wn1 = c->F1 + n;
+  c->wn2 = c->wn1 + n;
+  c->X = c->wn2 + n;
+  c->dX = c->X + N;
+  c->Qs = c->dX + N;
+  c->Vs = c->Qs + S * n;
+  c->Fc = c->Vs + S * n;
+  c->Gs = c->Fc + S * n;
+  c->T = c->Gs + S * gs;
+  c->Gd = c->T + S * n * n;
+  c->lam = c->Gd + gs;
+  c->lam1 = c->lam + m;
+  c->wm1 = c->lam1 + m;
+  memset(c->lam, 0, m * sizeof *c->lam);
+  const sunrealtype *y = N_VGetArrayPointer(y0);
+  memcpy(c->q, y, n * sizeof *y);
+  memcpy(c->p, y + n, n * sizeof *y);
+  *out = c;
+  return CHS_SUCCESS;
+}
+
+/* Stage positions Q_i and velocities V_j = M^{-1} P_j from the unknowns X. */
+static void cprk_positions(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h) {
+  sunindextype n = c->n;
+  int s = c->s;
+  for (int j = 0; j < s; j++) {
+    chs_mass_inv(c->sys, c->X + j * n, c->Vs + j * n);
+  }
+  for (int i = 0; i < s; i++) {
+    sunrealtype *Q = c->Qs + i * n;
+    memcpy(Q, c->q, (size_t)n * sizeof *Q);
+    for (int j = 0; j < s; j++) {
+      sunrealtype a = h * tb->A[i][j];
+      if (a != 0) {
+        for (sunindextype k = 0; k < n; k++) {
+          Q[k] += a * c->Vs[j * n + k];
+        }
+      }
+    }
+  }
+}
+
+/* Residual at X into dX (negated below by the caller's solve): stage forces, G(Q_j) and
+ * Fc_j = F(Q_j) - G(Q_j)^T Lambda_j for j < s; G(Q_s). Returns 0 or > 0 on a callback failure. */
+static int cprk_residual(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h) {
+  CHSSystem *sys = c->sys;
+  const CHSProblemOps *ops = sys->ops;
+  sunindextype n = c->n, m = c->m, gs = c->gs;
+  int s = c->s;
+  cprk_positions(c, tb, h);
+  const sunrealtype *Lam = c->X + s * n;
+  for (int j = 0; j < s; j++) {
+    const sunrealtype *Q = c->Qs + j * n;
+    if (j > 0 && ops->jacobian(sys->data, Q, c->Gs + j * gs) != 0) {
+      return 1;
+    }
+    if (j == s - 1) {
+      break;
+    }
+    sunrealtype *Fc = c->Fc + j * n;
+    if (j == 0) {
+      memcpy(Fc, c->F0, (size_t)n * sizeof *Fc);
+    } else {
+      if (ops->force(sys->data, Q, Fc) != 0) {
+        return 1;
+      }
+      c->force_evals++;
+    }
+    chs_jac_tmv(sys, c->Gs + j * gs, Lam + j * m, c->wn1);
+    for (sunindextype k = 0; k < n; k++) {
+      Fc[k] -= c->wn1[k];
+    }
+  }
+  sunrealtype *R = c->dX;
+  for (int i = 0; i < s; i++) {
+    for (sunindextype k = 0; k < n; k++) {
+      sunrealtype r = c->X[i * n + k] - c->p[k];
+      for (int j = 0; j < s - 1; j++) {
+        r -= h * tb->Ah[i][j] * c->Fc[j * n + k];
+      }
+      R[i * n + k] = r;
+    }
+  }
+  for (int i = 1; i < s; i++) {
+    sunrealtype *Ri = R + s * n + (i - 1) * m;
+    if (ops->constraint(sys->data, c->Qs + i * n, Ri) != 0) {
+      return 1;
+    }
+    for (sunindextype k = 0; k < m; k++) {
+      Ri[k] /= h;
+    }
+  }
+  return chs_all_finite(R, c->N) ? 0 : 1;
+}
+
+/* The Newton matrix dR/dX at X (after cprk_residual). Rows/columns: P_i blocks (i n), then
+ * Lambda_j / g(Q_{i+1}) blocks (s n + j m). */
+static int cprk_jacobian(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h) {
+  CHSSystem *sys = c->sys;
+  const CHSProblemOps *ops = sys->ops;
+  sunindextype n = c->n, m = c->m, gs = c->gs, N = c->N;
+  int s = c->s;
+  sunrealtype **J = c->J;
+  const sunrealtype *Lam = c->X + s * n;
+  for (sunindextype col = 0; col < N; col++) {
+    memset(J[col], 0, (size_t)N * sizeof **J);
+  }
+  /* T_j = (dF/dQ - d(G^T Lambda_j)/dQ)(Q_j) M^{-1}, j = 1 .. s-2 (Q_0 = q_n is fixed). */
+  for (int j = 1; j < s - 1; j++) {
+    const sunrealtype *Q = c->Qs + j * n;
+    sunrealtype *Tj = c->T + (size_t)j * n * n;
+    for (sunindextype col = 0; col < n; col++) {
+      memset(c->wn2, 0, (size_t)n * sizeof *c->wn2);
+      c->wn2[col] = 1;
+      chs_mass_inv(sys, c->wn2, c->wn1); /* u = M^{-1} e_col */
+      sunrealtype *Tc = Tj + col * n;
+      memset(Tc, 0, (size_t)n * sizeof *Tc);
+      if (ops->hessian_potential && ops->hessian_potential(sys->data, Q, c->wn1, Tc) != 0) {
+        return 1;
+      }
+      if (ops->jacobian_dot(sys->data, Q, c->wn1, c->Gd) != 0) {
+        return 1;
+      }
+      chs_jac_tmv(sys, c->Gd, Lam + j * m, c->wn2);
+      for (sunindextype k = 0; k < n; k++) {
+        Tc[k] = -Tc[k] - c->wn2[k];
+      }
+    }
+  }
+  /* dR_P_i / dP_k = delta_ik I - h^2 sum_j ah_ij a_jk T_j */
+  for (int i = 0; i < s; i++) {
+    for (int k = 0; k < s; k++) {
+      for (sunindextype col = 0; col < n; col++) {
+        sunrealtype *Jc = J[k * n + col] + i * n;
+        if (i == k) {
+          Jc[col] += 1;
+        }
+        for (int j = 1; j < s - 1; j++) {
+          sunrealtype w = h * h * tb->Ah[i][j] * tb->A[j][k];
+          if (w != 0) {
+            const sunrealtype *Tc = c->T + (size_t)j * n * n + col * n;
+            for (sunindextype r = 0; r < n; r++) {
+              Jc[r] -= w * Tc[r];
+            }
+          }
+        }
+      }
+    }
+  }
+  /* dR_P_i / dLambda_k = h ah_ik G(Q_k)^T; dR_g_i / dP_k = a_ik G(Q_i) M^{-1} (R_g = g / h). */
+  for (int k = 0; k < s - 1; k++) {
+    for (sunindextype r = 0; r < m; r++) {
+      memset(c->wm1, 0, (size_t)m * sizeof *c->wm1);
+      c->wm1[r] = 1;
+      chs_jac_tmv(sys, c->Gs + k * gs, c->wm1, c->wn1); /* column r of G(Q_k)^T */
+      for (int i = 0; i < s; i++) {
+        sunrealtype w = h * tb->Ah[i][k];
+        if (w != 0) {
+          sunrealtype *Jc = J[s * n + k * m + r] + i * n;
+          for (sunindextype l = 0; l < n; l++) {
+            Jc[l] += w * c->wn1[l];
+          }
+        }
+      }
+    }
+  }
+  for (int i = 1; i < s; i++) {
+    for (sunindextype r = 0; r < m; r++) {
+      memset(c->wm1, 0, (size_t)m * sizeof *c->wm1);
+      c->wm1[r] = 1;
+      chs_jac_tmv(sys, c->Gs + i * gs, c->wm1, c->wn2);
+      chs_mass_inv(sys, c->wn2, c->wn1); /* row r of G(Q_i) M^{-1} (M symmetric) */
+      for (int k = 0; k < s; k++) {
+        sunrealtype w = tb->A[i][k];
+        if (w != 0) {
+          for (sunindextype l = 0; l < n; l++) {
+            J[k * n + l][s * n + (i - 1) * m + r] += w * c->wn1[l];
+          }
+        }
+      }
+    }
+  }
+  if (SUNDlsMat_denseGETRF(J, N, N, c->piv) != 0) {
+    return 1;
+  }
+  c->jac_setups++;
+  return 0;
+}
+
+int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int warm,
+                   CHSError *err) {
+  CHSSystem *sys = c->sys;
+  const CHSProblemOps *ops = sys->ops;
+  sunindextype n = c->n, m = c->m, gs = c->gs;
+  int s = c->s;
+  if (!c->have_force) {
+    if (ops->force(sys->data, c->q, c->F0) != 0) {
+      return chs_error_set(err, CHS_ERR_SOLVER, "%s: force failed at t = %g", c->who, (double)c->t);
+    }
+    c->force_evals++;
+    c->have_force = 1;
+  }
+  if (!warm || !c->have_x) {
+    if (ops->jacobian(sys->data, c->q, c->Gs) != 0) {
+      return chs_error_set(err, CHS_ERR_SOLVER, "%s: Jacobian failed at t = %g", c->who,
+                           (double)c->t);
+    }
+    /* Predictor: Lambda_j = the last step's Lambda_s, P_i from the forces at q_n. */
+    chs_jac_tmv(sys, c->Gs, c->lam, c->wn1);
+    for (int i = 0; i < s; i++) {
+      sunrealtype ci = 0;
+      for (int j = 0; j < s; j++) {
+        ci += tb->Ah[i][j];
+      }
+      for (sunindextype k = 0; k < n; k++) {
+        c->X[i * n + k] = c->p[k] + h * ci * (c->F0[k] - c->wn1[k]);
+      }
+    }
+    for (int j = 0; j < s - 1; j++) {
+      memcpy(c->X + s * n + j * m, c->lam, (size_t)m * sizeof *c->lam);
+    }
+  }
+  sunrealtype pscale = 1 + chs_norm2(c->p, n) + h * chs_norm2(c->F0, n);
+  /* a warm trial (same step, other coefficients) keeps the last factored Newton matrix */
+  int have_jac = warm && c->have_x && c->have_jac, converged = 0;
+  sunrealtype prev = INFINITY;
+  for (int it = 0; it < CPRK_NEWTON_MAX; it++) {
+    if (cprk_residual(c, tb, h) != 0) {
+      break;
+    }
+    if (!have_jac) {
+      /* Factor at this iterate (the Jacobian overwrites only J, T and scratch). */
+      if (cprk_jacobian(c, tb, h) != 0) {
+        break;
+      }
+      have_jac = 1;
+    }
+    SUNDlsMat_denseGETRS(c->J, c->N, c->piv, c->dX);
+    /* size of the increment as its effect on the momenta: |dP|, h |dLambda| */
+    sunrealtype dp = 0, dl = 0;
+    for (sunindextype k = 0; k < s * n; k++) {
+      dp += c->dX[k] * c->dX[k];
+    }
+    for (sunindextype k = s * n; k < c->N; k++) {
+      dl += c->dX[k] * c->dX[k];
+    }
+    sunrealtype e = (sqrt(dp) + h * sqrt(dl)) / pscale;
+    c->newton_iters++;
+    if (!isfinite(e)) {
+      break;
+    }
+    if (e <= c->tol || (it > 0 && e >= 0.5 * prev && e <= 1e3 * c->tol)) {
+      converged = 1; /* X (with its stage forces) is the solution; the last increment is noise */
+      break;
+    }
+    for (sunindextype k = 0; k < c->N; k++) {
+      c->X[k] -= c->dX[k];
+    }
+    if (it > 0 && e > 0.25 * prev) {
+      have_jac = 0; /* slow contraction: new Jacobian at the next iterate */
+    }
+    prev = e;
+  }
+  c->have_x = converged;
+  c->have_jac = converged && have_jac;
+  if (!converged) {
+    return chs_error_set(err, CHS_ERR_SOLVER,
+                         "%s: Newton iteration for the stages did not converge at t = %g "
+                         "(reduce --h)",
+                         c->who, (double)c->t);
+  }
+  /* q_{n+1} = Q_s; p~ = p_n + h sum_{j<s} b_j Fc_j + h b_s F(q_{n+1}); psi = 0 by Lambda_s. */
+  memcpy(c->q1, c->Qs + (s - 1) * n, (size_t)n * sizeof *c->q1);
+  if (ops->force(sys->data, c->q1, c->F1) != 0) {
+    return chs_error_set(err, CHS_ERR_SOLVER, "%s: force failed at t = %g", c->who,
+                         (double)(c->t + h));
+  }
+  c->force_evals++;
+  for (sunindextype k = 0; k < n; k++) {
+    sunrealtype v = c->p[k] + h * tb->b[s - 1] * c->F1[k];
+    for (int j = 0; j < s - 1; j++) {
+      v += h * tb->b[j] * c->Fc[j * n + k];
+    }
+    c->p1[k] = v;
+  }
+  if (chs_system_gram_at(sys, c->q1) != 0) {
+    return chs_error_set(err, CHS_ERR_SOLVER, "%s: singular Gram matrix at t = %g", c->who,
+                         (double)(c->t + h));
+  }
+  chs_mass_inv(sys, c->p1, c->wn1);
+  chs_jac_mv(sys, sys->G, c->wn1, c->wm1);
+  CHS_CALL(chs_gram_solve(sys->gram, c->wm1, c->wm1));
+  chs_jac_tmv(sys, sys->G, c->wm1, c->wn1);
+  for (sunindextype k = 0; k < n; k++) {
+    c->p1[k] -= c->wn1[k];
+  }
+  for (sunindextype k = 0; k < m; k++) {
+    c->lam1[k] = c->wm1[k] / (h * tb->b[s - 1]); /* Lambda_s */
+  }
+  (void)gs;
+  return 0;
+}
+
+void chs_cprk_accept(chs_cprk *c, sunrealtype h) {
+  sunindextype n = c->n, m = c->m;
+  memcpy(c->q, c->q1, (size_t)n * sizeof *c->q);
+  memcpy(c->p, c->p1, (size_t)n * sizeof *c->p);
+  memcpy(c->F0, c->F1, (size_t)n * sizeof *c->F0);
+  /* Lambda_s approximates lambda(t_{n+1}): the next step's predictor. */
+  memcpy(c->lam, c->lam1, (size_t)m * sizeof *c->lam);
+  c->have_x = 0;
+  c->have_jac = 0;
+  c->t += h;
+  c->steps++;
+}
+
+void chs_cprk_get_state(const chs_cprk *c, N_Vector y) {
+  sunrealtype *z = N_VGetArrayPointer(y);
+  memcpy(z, c->q, (size_t)c->n * sizeof *z);
+  memcpy(z + c->n, c->p, (size_t)c->n * sizeof *z);
+}
+
+/* ------------------------------------------------------------------ lobatto:s */
+
+typedef struct {
+  chs_cprk *c;
+  chs_cprk_tableau tb;
+} lobatto_mem;
+
+static const char *lobatto_method_name(int i) {
+  static const char *const names[] = {"2", "3", "4"};
+  return i >= 0 && i < 3 ? names[i] : NULL;
+}
+
+static void lobatto_destroy(void *mem) {
+  lobatto_mem *l = mem;
+  if (l) {
+    chs_cprk_destroy(l->c);
+    free(l);
+  }
+}
+
+static int lobatto_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
+                          const CHSStepControl *ctl, void **out, CHSError *err) {
+  char *end = NULL;
+  long s = options && *options ? strtol(options, &end, 10) : 0;
+  if (!options || !*options || *end != '\0' || s < 2 || s > CHS_CPRK_SMAX) {
+    return chs_error_set(err, CHS_ERR_NOTFOUND,
+                         "unknown method 'lobatto%s%s' (use lobatto:2, lobatto:3 or lobatto:4: "
+                         "the number of stages)",
+                         options && *options ? ":" : "", options ? options : "");
+  }
+  static const char *const who[] = {"", "", "lobatto:2", "lobatto:3", "lobatto:4"};
+  lobatto_mem *l = calloc(1, sizeof *l);
+  if (!l) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  chs_lobatto_tableau((int)s, &l->tb);
+  int rc = chs_cprk_create(who[s], f, y0, t0, ctl, (int)s, &l->c, err);
+  if (rc != 0) {
+    free(l);
+    return rc;
+  }
+  *out = l;
+  return CHS_SUCCESS;
+}
+
+static int lobatto_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
+                          CHSError *err) {
+  lobatto_mem *l = mem;
+  chs_cprk *c = l->c;
+  int rc = 0;
+  while (rc == 0 && c->t < tout) {
+    sunrealtype h = c->h;
+    int last = c->t + h >= tout - 1e-9 * c->h;
+    if (last) {
+      h = tout - c->t;
+    }
+    rc = chs_cprk_trial(c, &l->tb, h, 0, err);
+    if (rc == 0) {
+      chs_cprk_accept(c, h);
+      if (last) {
+        c->t = tout;
+      }
+    }
+    if (one_step) {
+      break;
+    }
+  }
+  chs_cprk_get_state(c, y);
+  *tret = c->t;
+  return rc;
+}
+
+static int lobatto_stats(void *mem, CHSIntegratorStats *st) {
+  lobatto_mem *l = mem;
+  memset(st, 0, sizeof *st);
+  st->steps = l->c->steps;
+  st->rhs_evals = l->c->force_evals;
+  st->jac_evals = -1;
+  st->err_test_fails = -1;
+  st->lin_setups = l->c->jac_setups;
+  return 0;
+}
+
+const CHSIntegratorOps chs_integrator_lobatto = {
+    .family = "lobatto",
+    .summary = "Lobatto IIIA-IIIB (Jay): s = 2 is RATTLE, order 2s-2, symplectic, g and psi to "
+               "the Newton tolerance",
+    .method_name = lobatto_method_name,
+    .create = lobatto_create,
+    .evolve = lobatto_evolve,
+    .get_stats = lobatto_stats,
+    .destroy = lobatto_destroy,
+};

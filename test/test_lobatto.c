@@ -1,0 +1,179 @@
+/* Lobatto IIIA-IIIB (src/integrate/lobatto.c):
+ *   - the coefficients against HLW Table II.1.2 (s = 3) and the symplecticity condition
+ *     b_i ah_ij + b_j a_ji = b_i b_j (s = 2, 3, 4);
+ *   - lobatto:2 is RATTLE: the same trajectory to round-off (pendulum, 1000 steps; the chaotic
+ *     double pendulum, 100 steps);
+ *   - observed orders against the pendulum's exact reference (rattle, lobatto:2 -> 2,
+ *     lobatto:3 -> 4, lobatto:4 -> 6) and on the double pendulum against a Verner 8(5,6) run of
+ *     the Hamilton-Dirac equations at tolerance 1e-13;
+ *   - |g| and |psi| at the Newton tolerance over 10^4 steps (double pendulum, unequal masses);
+ *   - variable steps refused. */
+#include "test_util.h"
+#include "integrate/cprk.h"
+
+typedef struct {
+  double q[8], p[8];
+  int n;
+} final_state;
+
+static int keep_final(const CHSRecord *rec, void *ctx) {
+  final_state *z = ctx;
+  memcpy(z->q, rec->q, (size_t)z->n * sizeof(double));
+  memcpy(z->p, rec->p, (size_t)z->n * sizeof(double));
+  return 0;
+}
+
+/* Final state and summary of one run. */
+static CHSRunSummary run(const char *problem, const char *form, const char *method, double h,
+                         double tol, double tf, final_state *z) {
+  CHSProblem prob = new_problem(problem);
+  CHSFormulation f = new_formulation(form, prob, test_context());
+  CHSRunOptions o;
+  CHSRunOptions_Default(&o);
+  o.method = method;
+  o.ctl.h = h;
+  o.ctl.rtol = o.ctl.atol = tol;
+  o.tf = tf;
+  o.every = h > 0 ? 1 : 1000000;
+  final_state dummy;
+  if (!z) {
+    z = &dummy;
+  }
+  z->n = (int)CHSProblem_GetDims(prob)->n;
+  CHSRunSummary sum;
+  CHSError err;
+  CHSError_Clear(&err);
+  int rc = CHSRun(f, &o, keep_final, z, &sum, &err);
+  if (rc != 0) {
+    print_error("CHSRun(%s): %s\n", method, err.msg);
+  }
+  assert_int_equal(rc, 0);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+  return sum;
+}
+
+static double dist(const final_state *a, const final_state *b) {
+  double d = 0;
+  for (int i = 0; i < a->n; i++) {
+    d += (a->q[i] - b->q[i]) * (a->q[i] - b->q[i]) + (a->p[i] - b->p[i]) * (a->p[i] - b->p[i]);
+  }
+  return sqrt(d);
+}
+
+static void test_coefficients(void **state) {
+  (void)state;
+  chs_cprk_tableau t;
+  assert_int_equal(chs_lobatto_tableau(1, &t), -1);
+  assert_int_equal(chs_lobatto_tableau(3, &t), 0);
+  /* HLW Table II.1.2 (Lobatto IIIA) and II.1.3 (IIIB), s = 3 */
+  const double A[3][3] = {{0, 0, 0}, {5. / 24, 1. / 3, -1. / 24}, {1. / 6, 2. / 3, 1. / 6}};
+  const double Ah[3][3] = {{1. / 6, -1. / 6, 0}, {1. / 6, 1. / 3, 0}, {1. / 6, 5. / 6, 0}};
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      CHECK_NEAR(t.A[i][j], A[i][j], 1e-15);
+      CHECK_NEAR(t.Ah[i][j], Ah[i][j], 1e-15);
+    }
+  }
+  for (int s = 2; s <= 4; s++) {
+    assert_int_equal(chs_lobatto_tableau(s, &t), 0);
+    double sb = 0;
+    for (int i = 0; i < s; i++) {
+      sb += t.b[i];
+    }
+    CHECK_NEAR(sb, 1, 1e-15);
+    CHECK_LE(chs_cprk_symplectic_defect(&t), 1e-15);
+  }
+}
+
+static void test_rattle_equivalence(void **state) {
+  (void)state;
+  final_state a, b;
+  run("pendulum", "standard", "rattle", 0.01, 0, 10, &a);
+  run("pendulum", "standard", "lobatto:2", 0.01, 0, 10, &b);
+  double d = dist(&a, &b);
+  print_message("lobatto:2 vs rattle, pendulum, 1000 steps: |difference| = %.2e\n", d);
+  CHECK_LE(d, 1e-13);
+  /* the double pendulum is chaotic: round-off differences grow, so 100 steps */
+  run("double-pendulum:m1=1,m2=3", "standard", "rattle", 0.01, 0, 1, &a);
+  run("double-pendulum:m1=1,m2=3", "standard", "lobatto:2", 0.01, 0, 1, &b);
+  d = dist(&a, &b);
+  print_message("lobatto:2 vs rattle, double pendulum, 100 steps: |difference| = %.2e\n", d);
+  CHECK_LE(d, 1e-13);
+}
+
+static void orders(const char *problem, const char *method, double h0, double tf, double expect,
+                   const final_state *ref) {
+  double e[3];
+  final_state z;
+  for (int k = 0; k < 3; k++) {
+    CHSRunSummary s = run(problem, "standard", method, h0 / (1 << k), 0, tf, &z);
+    e[k] = ref ? dist(&z, ref) : s.diag.int_err_final;
+  }
+  double p1 = log2(e[0] / e[1]), p2 = log2(e[1] / e[2]);
+  print_message("%s on %s: errors %.3e %.3e %.3e, orders %.3f %.3f\n", method, problem, e[0], e[1],
+                e[2], p1, p2);
+  CHECK_NEAR(p2, expect, 0.2);
+  CHECK_NEAR(p1, expect, 0.4);
+}
+
+static void test_orders_pendulum(void **state) {
+  (void)state;
+  orders("pendulum", "rattle", 0.1, 5, 2, NULL);
+  orders("pendulum", "lobatto:2", 0.1, 5, 2, NULL);
+  orders("pendulum", "lobatto:3", 0.1, 5, 4, NULL);
+  orders("pendulum", "lobatto:4", 0.2, 5, 6, NULL);
+}
+
+static void test_orders_double_pendulum(void **state) {
+  (void)state;
+  final_state ref;
+  run("double-pendulum", "dirac", "erk:ARKODE_VERNER_8_5_6", 0, 1e-13, 2, &ref);
+  orders("double-pendulum", "lobatto:2", 0.05, 2, 2, &ref);
+  orders("double-pendulum", "lobatto:3", 0.05, 2, 4, &ref);
+}
+
+static void test_constraints(void **state) {
+  (void)state;
+  for (int s = 2; s <= 3; s++) {
+    const char *m = s == 2 ? "lobatto:2" : "lobatto:3";
+    CHSRunSummary r = run("double-pendulum:m1=1,m2=3", "standard", m, 0.01, 0, 100, NULL);
+    print_message("%s, double pendulum, 10^4 steps: max |g| %.2e, max |psi| %.2e, %.2f force "
+                  "evaluations per step\n",
+                  m, r.diag.pos_res_max, r.diag.mom_res_max,
+                  (double)r.rhs_evals / (double)r.stats.steps);
+    assert_int_equal(r.stats.steps, 10000);
+    CHECK_LE(r.diag.pos_res_max, 1e-13);
+    CHECK_LE(r.diag.mom_res_max, 1e-13);
+  }
+}
+
+static void test_refuses_adaptive(void **state) {
+  (void)state;
+  CHSProblem prob = new_problem("pendulum");
+  CHSFormulation f = new_formulation("standard", prob, test_context());
+  CHSRunOptions o;
+  CHSRunOptions_Default(&o);
+  o.method = "lobatto:3";
+  o.ctl.rtol = o.ctl.atol = 1e-6;
+  o.tf = 1;
+  CHSRunSummary sum;
+  CHSError err;
+  CHSError_Clear(&err);
+  assert_int_equal(CHSRun(f, &o, NULL, NULL, &sum, &err), CHS_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "--h"));
+  o.method = "lobatto:5";
+  o.ctl.h = 0.1;
+  assert_int_equal(CHSRun(f, &o, NULL, NULL, &sum, &err), CHS_ERR_NOTFOUND);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_coefficients),    cmocka_unit_test(test_rattle_equivalence),
+      cmocka_unit_test(test_orders_pendulum), cmocka_unit_test(test_orders_double_pendulum),
+      cmocka_unit_test(test_constraints),     cmocka_unit_test(test_refuses_adaptive),
+  };
+  return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
