@@ -408,5 +408,6 @@ const CHSIntegratorOps chs_integrator_alpha_prk = {
     .create = alpha_create,
     .evolve = alpha_evolve,
     .get_stats = alpha_stats,
+    .needs_hamiltonian = 1, /* kicks with F(q) = -grad V only */
     .destroy = alpha_destroy,
 };

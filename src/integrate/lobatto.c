@@ -598,5 +598,6 @@ const CHSIntegratorOps chs_integrator_lobatto = {
     .create = lobatto_create,
     .evolve = lobatto_evolve,
     .get_stats = lobatto_stats,
+    .needs_hamiltonian = 1, /* kicks with F(q) = -grad V only */
     .destroy = lobatto_destroy,
 };

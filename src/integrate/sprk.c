@@ -673,5 +673,6 @@ const CHSIntegratorOps chs_integrator_sprk = {
     .evolve = sprk_evolve,
     .get_stats = sprk_stats,
     .sundials_mem = sprk_sundials_mem,
+    .needs_hamiltonian = 1, /* kicks with F(q) = -grad V only */
     .destroy = sprk_destroy,
 };
