@@ -11,31 +11,14 @@
  *   d/dq: -2 Gdot(q,v)^T w + 2 Gdot(q,a)^T w,
  *
  * so q' = q'_T - 2 a and p' = p'_T + 2 Gdot(q,v)^T w - 2 Gdot(q,a)^T w: one more solve and one
- * more Gdot evaluation than H_T. The constraint manifold is invariant and, linearised, a centre
- * (seed 002 Sec. 3.5-3.6; seed 000 Sec. 10). */
+ * more Gdot evaluation than H_T (none with one constraint: chs_total_field shares them). The
+ * constraint manifold is invariant and, linearised, a centre (seed 002 Sec. 3.5-3.6; seed 000 Sec.
+ * 10). */
 #include "../src/impl.h"
 
 static int extended_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrealtype *ydot) {
   (void)t;
-  CHSSystem *s = &f->sys;
-  chs_total_ws *ws = CHSFormulation_GetPrivate(f);
-  sunindextype n = s->n;
-  CHSKinematics k;
-  CHS_CALL(chs_total_field(f, y, ydot, &k));
-  /* s->Gd still holds Gdot(q, v); k.psi is psi at y. */
-  sunrealtype *w = s->wm[4], *Gtw = s->wn[3], *gv = s->wn[5];
-  CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
-  chs_jac_tmv_fused(s, w, NULL, Gtw, gv, NULL);
-  const sunrealtype *a = chs_mass_inv_view(s, Gtw, s->wn[4]);
-  if (s->ops->jacobian_dot(s->data, y, a, ws->Gd2) != 0) {
-    return CHS_RECOVERABLE;
-  }
-  for (sunindextype i = 0; i < n; i++) {
-    ydot[i] -= 2 * a[i];
-    ydot[n + i] += 2 * gv[i];
-  }
-  chs_jac_tmv_acc(s, ws->Gd2, w, -2, ydot + n);
-  return 0;
+  return chs_total_field(f, y, ydot, 1);
 }
 
 const CHSFormulationOps chs_formulation_extended = {

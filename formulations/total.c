@@ -29,7 +29,7 @@ int chs_total_init(CHSFormulation f, CHSParams params, CHSError *err) {
   chs_total_ws *w = calloc(1, sizeof *w);
   if (w) {
     w->Gd2 = calloc((size_t)s->gsize, sizeof(sunrealtype));
-    w->a = calloc(4 * (size_t)s->n, sizeof(sunrealtype));
+    w->a = calloc(7 * (size_t)s->n, sizeof(sunrealtype));
   }
   if (!w || !w->Gd2 || !w->a) {
     if (w) {
@@ -41,6 +41,9 @@ int chs_total_init(CHSFormulation f, CHSParams params, CHSError *err) {
   w->b = w->a + s->n;
   w->c = w->b + s->n;
   w->acc = w->c + s->n;
+  w->Gtw = w->acc + s->n;
+  w->gvw = w->Gtw + s->n;
+  w->e = w->gvw + s->n;
   CHSFormulation_SetPrivate(f, w);
   return CHS_SUCCESS;
 }
@@ -65,14 +68,14 @@ static int total_add_gdot_t(CHSSystem *s, chs_total_ws *ws, const sunrealtype *q
   return 0;
 }
 
-int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, CHSKinematics *kin) {
+int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, int extended) {
   CHSSystem *s = &f->sys;
   chs_total_ws *ws = CHSFormulation_GetPrivate(f);
   sunindextype n = s->n;
   const sunrealtype *q = y;
   CHSKinematics k;
   CHS_CALL(chs_system_kinematics(s, q, y + n, &k));
-  sunrealtype *g = s->wm[4], *mu = s->wm[5];
+  sunrealtype *g = s->wm[4], *mu = s->wm[5], *w = s->wm[6];
   sunrealtype *Gtmu = s->wn[3], *Gdvmu = s->wn[4], *Gtlam = s->wn[5], *acc = ws->acc;
   if (s->ops->constraint(s->data, q, g) != 0) {
     return CHS_RECOVERABLE;
@@ -88,6 +91,13 @@ int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, C
     ws->b[i] = k.F[i] - Gtlam[i];
   }
   const sunrealtype *amb = chs_mass_inv_view(s, ws->b, s->wn[6]);
+  /* Extended: w = Q^{-1} psi, G^T w and Gdot(q,v)^T w in one pass, e = M^{-1} G^T w. */
+  const sunrealtype *e = NULL;
+  if (extended) {
+    CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
+    chs_jac_tmv_fused(s, w, NULL, ws->Gtw, ws->gvw, NULL);
+    e = chs_mass_inv_view(s, ws->Gtw, ws->e);
+  }
 
   if (s->ops->constraint_third) {
     if (s->ops->constraint_third(s->data, q, k.v, mu, acc) != 0) {
@@ -105,33 +115,40 @@ int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, C
       acc[i] -= Hc[i];
     }
   }
-  /* Gdot(q,u) is linear in u: Gdot(q,a)^T mu - Gdot(q,b)^T mu = Gdot(q,a-b)^T mu. */
+  /* acc += Gdot(q,a)^T mu - Gdot(q,b)^T mu - Gdot(q,c)^T lambda [+ 2 Gdot(q,e)^T w]. Gdot is linear
+   * in its direction: the first two are Gdot(q,a-b)^T mu; with one constraint,
+   * Gdot(q,u)^T w = w Gdot(q,u)^T 1 is bilinear in (u, w), so all of them are one evaluation. */
   if (s->m == 1) {
-    /* One constraint: Gdot(q,u)^T w = w Gdot(q,u)^T 1 is bilinear in (u, w), so both terms are
-     * one Gdot evaluation at mu amb - lambda c. */
     sunrealtype *u = s->wn[7], one = 1;
     for (sunindextype i = 0; i < n; i++) {
-      u[i] = mu[0] * amb[i] - k.lambda[0] * c[i];
+      u[i] = mu[0] * amb[i] - k.lambda[0] * c[i] + (extended ? 2 * w[0] * e[i] : 0);
     }
     CHS_CALL(total_add_gdot_t(s, ws, q, u, &one, 1, acc));
   } else {
     CHS_CALL(total_add_gdot_t(s, ws, q, amb, mu, 1, acc));
     CHS_CALL(total_add_gdot_t(s, ws, q, c, k.lambda, -1, acc));
+    if (extended) {
+      CHS_CALL(total_add_gdot_t(s, ws, q, e, w, 2, acc));
+    }
   }
 
-  for (sunindextype i = 0; i < n; i++) {
-    ydot[i] = k.v[i] + 2 * gradp[i];
-    ydot[n + i] = ws->b[i] - acc[i];
-  }
-  if (kin) {
-    *kin = k;
+  if (extended) { /* q' = q'_T - 2 e,  p' = p'_T + 2 Gdot(q,v)^T w - 2 Gdot(q,e)^T w */
+    for (sunindextype i = 0; i < n; i++) {
+      ydot[i] = k.v[i] + 2 * (gradp[i] - e[i]);
+      ydot[n + i] = ws->b[i] - acc[i] + 2 * ws->gvw[i];
+    }
+  } else {
+    for (sunindextype i = 0; i < n; i++) {
+      ydot[i] = k.v[i] + 2 * gradp[i];
+      ydot[n + i] = ws->b[i] - acc[i];
+    }
   }
   return 0;
 }
 
 static int total_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrealtype *ydot) {
   (void)t;
-  return chs_total_field(f, y, ydot, NULL);
+  return chs_total_field(f, y, ydot, 0);
 }
 
 const CHSFormulationOps chs_formulation_total = {

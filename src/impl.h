@@ -143,16 +143,17 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
 void chs_system_field(CHSSystem *s, const CHSKinematics *k, const sunrealtype *mult, sunrealtype cq,
                       const sunrealtype *dq, const sunrealtype *dp, sunrealtype *ydot);
 
-/* The total Hamiltonian's field (formulations/total.c), shared with the extended Hamiltonian,
- * which adds the gradient of -psi^T Q^{-1} psi. Workspace installed by chs_total_init as the
- * formulation's private data; kin (may be NULL) receives the kinematics at y. */
+/* The total Hamiltonian's field (formulations/total.c); with extended = 1 the extended
+ * Hamiltonian's, which adds the gradient of -psi^T Q^{-1} psi (its Gdot products share the
+ * total field's evaluations). Workspace installed by chs_total_init as the formulation's private
+ * data. */
 typedef struct {
-  sunrealtype *Gd2;             /* scratch Gdot evaluations (gsize) */
-  sunrealtype *a, *b, *c, *acc; /* length n */
+  sunrealtype *Gd2;                             /* scratch Gdot evaluations (gsize) */
+  sunrealtype *a, *b, *c, *acc, *Gtw, *gvw, *e; /* length n */
 } chs_total_ws;
 int chs_total_init(CHSFormulation f, CHSParams params, CHSError *err);
 void chs_total_free(CHSFormulation f);
-int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, CHSKinematics *kin);
+int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, int extended);
 
 /* The Hamilton-Dirac field (formulations/dirac.c), shared with the Faddeev-Jackiw system; w and z
  * (may be NULL) receive w = Q^{-1} psi and z = lambda - Q^{-1} S w (scratch of the system). */
