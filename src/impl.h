@@ -201,6 +201,24 @@ int chs_cvode_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix A, void *use
 int chs_ida_jac(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector r, SUNMatrix A,
                 void *user_data, N_Vector tmp1, N_Vector tmp2, N_Vector tmp3);
 
+/* Linear solvers of CVODE and IDA from "ls=...,jac=..." (src/linsol.c). chs_ls_parse reads the
+ * parameters (jac = -1 when not given); chs_ls_create makes the matrix (NULL for spgmr) and the
+ * solver, installs the Jacobian workspace in f when needed and says whether the integrator must
+ * set chs_cvode_jac / chs_ida_jac as its Jacobian function (*user_jac). residual: IDA. */
+#define CHS_LS_DENSE 0
+#define CHS_LS_BAND 1
+#define CHS_LS_KLU 2
+#define CHS_LS_SPGMR 3
+extern const char *const chs_ls_names[]; /* "dense", "band", "klu", "spgmr", NULL */
+typedef struct {
+  int ls, jac;
+} chs_ls_options;
+int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls_options *o,
+                 CHSError *err);
+int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o, int residual,
+                  N_Vector y0, N_Vector yp0, SUNMatrix *A, SUNLinearSolver *LS, int *user_jac,
+                  CHSError *err);
+
 /* ------------------------------------------------------------------ formulation */
 struct CHSFormulation_ {
   const CHSFormulationOps *ops;
