@@ -91,7 +91,7 @@ int cmd_workprec(int argc, char **argv) {
   char cache_buf[4096];
   double tf = -1;
   int json = 0, no_cache = 0;
-  long repeats = 3;
+  long repeats = 3, max_steps = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -103,6 +103,7 @@ int cmd_workprec(int argc, char **argv) {
       printf(
           "usage: chs workprec --problem P --configs 'F/M[/proj],...' --tols HI:LO:N --tf T\n"
           "                    [--repeats R] [--out DIR] [--json] [--cache-dir DIR | --no-cache]\n"
+          "                    [--max-steps N]  (per run: more is a failed point)\n"
           "  adaptive methods only (erk:dp5, erk:rkf45, cvode:bdf, ida, ...): rtol = atol = tol\n"
           "  reference without a closed form: dirac + Verner 8(5,6) at 1e-12, cached in "
           "--cache-dir\n"
@@ -130,6 +131,13 @@ int cmd_workprec(int argc, char **argv) {
       tf = strtod(argv[++i], &end);
       if (*end || !(tf > 0)) {
         fprintf(stderr, "chs: bad value for --tf: '%s'\n", v);
+        return CHS_EXIT_USAGE;
+      }
+    } else if (strcmp(a, "--max-steps") == 0) {
+      char *end;
+      max_steps = strtol(argv[++i], &end, 10);
+      if (*end || max_steps < 1) {
+        fprintf(stderr, "chs: bad value for --max-steps: '%s'\n", v);
         return CHS_EXIT_USAGE;
       }
     } else if (strcmp(a, "--repeats") == 0) {
@@ -202,7 +210,7 @@ int cmd_workprec(int argc, char **argv) {
       pt->ok = 1;
       for (long r = 0; r < repeats && r < 64 && pt->ok; r++) {
         CHSRunOptions o = {.method = cfg[c].method,
-                           .ctl = {.rtol = tols[t], .atol = tols[t]},
+                           .ctl = {.rtol = tols[t], .atol = tols[t], .max_steps = max_steps},
                            .tf = tf,
                            .every = 1000000000L,
                            .project =

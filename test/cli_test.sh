@@ -104,6 +104,11 @@ XDG_CACHE_HOME="$tmp/xdg" "$chs" "${wpc[@]}" --tf 1 >/dev/null
 if ls "$tmp"/xdg/chs/references/ref-*.txt >/dev/null 2>&1; then ok; else bad "reference cache in XDG_CACHE_HOME"; fi
 if XDG_CACHE_HOME="$tmp/xdg2" "$chs" "${wpc[@]}" --tf 1 --no-cache | head -1 | grep -q 'computed, est' && [[ ! -e $tmp/xdg2 ]]; then ok; else bad "workprec --no-cache"; fi
 
+# Failed runs (too much work) are marked points: FAILED in the table, "failed" rows with the work
+# spent in the CSV, and the plots are still drawn.
+"$chs" workprec --problem pendulum --configs 'dae-ggl/ida' --tols 1e-3:1e-9:2 --tf 5 --repeats 1 --max-steps 300 --out "$tmp/wpf" >"$tmp/wpf.txt" 2>&1
+if grep -q 'FAILED' "$tmp/wpf.txt" && grep -qE '^dae-ggl/ida,1e-09,failed,[0-9]+,[0-9]+,' "$tmp/wpf/workprec.csv" && grep -q ',ok,' "$tmp/wpf/workprec.csv" && [[ -s $tmp/wpf/workprec-wall.png ]]; then ok; else bad "workprec failed points: $(cat "$tmp/wpf.txt")"; fi
+
 # Linear solvers of CVODE and IDA: bad values are input errors naming them; every solver runs.
 expect 2 "ls=dense, band, klu, spgmr" -- run --problem pendulum --formulation standard --method cvode:bdf:ls=lapack --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "jac=analytic, fd" -- run --problem pendulum --formulation standard --method cvode:bdf:ls=klu,jac=exact --rtol 1e-6 --atol 1e-6 --tf 1
