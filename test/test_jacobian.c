@@ -1,9 +1,10 @@
 /* Analytic Jacobians of the formulations (standard: df/dy; dae-index3, dae-ggl, dae-index1: the
  * residual's dF/dy + cj dF/dy') against central differences of the right-hand side / residual
- * computed here, at consistent points (the problems' initial states) and at random inconsistent
- * ones (random y, y', cj), for the pendulum, the double pendulum (dense and CSR G), the
- * pendulum chain (CSR G), the chain (non-linear potential: hess V) and a user problem with a
- * non-linear potential and non-quadratic constraints (constraint_third). */
+ * computed here, at consistent points (the problems' initial states, also with random angles and
+ * velocities) and at random inconsistent ones (random y, y', cj), for the pendulum, the double
+ * pendulum (dense and CSR G), the pendulum chain (CSR G), the chain (non-linear potential: hess V)
+ * and a user problem with a non-linear potential and non-quadratic constraints (constraint_third).
+ */
 #include <nvector/nvector_serial.h>
 #include "test_util.h"
 
@@ -203,6 +204,28 @@ static void test_builtin_problems(void **state) {
   }
 }
 
+/* Random consistent points: problems built with random initial angles and velocities. */
+static void test_random_consistent(void **state) {
+  (void)state;
+  rng_seed(2024);
+  for (int k = 0; k < 3; k++) {
+    char spec[3][256];
+    double a = rng_uniform(-3, 3), b = rng_uniform(-3, 3), w1 = rng_uniform(-2, 2),
+           w2 = rng_uniform(-2, 2);
+    snprintf(spec[0], sizeof spec[0], "pendulum:x=%.17g,y=%.17g,px=%.17g,py=%.17g", sin(a), -cos(a),
+             w1 * cos(a), w1 * sin(a));
+    snprintf(spec[1], sizeof spec[1],
+             "double-pendulum:theta1=%.17g,theta2=%.17g,omega1=%.17g,omega2=%.17g", a, b, w1, w2);
+    snprintf(spec[2], sizeof spec[2], "pendulum-chain:N=4,theta=%.17g,bend=%.17g,omega=%.17g", a,
+             rng_uniform(-1, 1), w2);
+    for (int i = 0; i < 3; i++) {
+      CHSProblem prob = new_problem(spec[i]);
+      check_problem(prob, spec[i]);
+      CHSProblem_Destroy(&prob);
+    }
+  }
+}
+
 static void test_nonquadratic(void **state) {
   (void)state;
   CHSProblem prob = NULL;
@@ -231,6 +254,7 @@ static void test_no_jacobian(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_builtin_problems),
+      cmocka_unit_test(test_random_consistent),
       cmocka_unit_test(test_nonquadratic),
       cmocka_unit_test(test_no_jacobian),
   };
