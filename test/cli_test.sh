@@ -116,6 +116,7 @@ expect 2 "spgmr" -- run --problem pendulum --formulation dae-ggl --method ida:ls
 expect 2 "ls=dense, band, klu" -- run --problem pendulum --formulation dae-ggl --method ida:ls=superlu --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "no analytic Jacobian" -- run --problem pendulum --formulation dirac --method ida:jac=analytic --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "unknown parameter" -- run --problem pendulum --formulation dae-ggl --method ida:solver=klu --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "too large" -- run --problem pendulum-chain:N=3000 --formulation dae-ggl --method ida:ls=klu --rtol 1e-6 --atol 1e-6 --tf 1
 for m in cvode:bdf:ls=band cvode:bdf:ls=klu cvode:bdf:ls=spgmr; do
   if "$chs" run --problem pendulum-chain:N=4 --formulation standard --method $m --rtol 1e-6 --atol 1e-6 --tf 1 --json | grep -q '"jac_evals"'; then ok; else bad "run $m"; fi
 done
