@@ -105,7 +105,11 @@ static int bench_problem(const char *problem, long evals, int json, int first) {
  * The user's question "DAE vs stabilised ODE cost": for final-time errors 1e-4 .. 1e-8, the
  * cheapest stabilised-ODE configuration against the cheapest IDA configuration, each point the
  * cheapest run (over a tolerance sweep 1e-3 .. 1e-12) that meets the error; ratios of
- * evaluations and of wall time, measured in one run. */
+ * evaluations and of wall time, measured in one run. IDA's Newton Jacobian: for each DAE
+ * formulation the analytic one (ida) and IDA's difference quotients (ida:jac=fd) are timed first
+ * at tol 1e-8 (median of 3 runs) and the sweep uses the analytic one unless the difference
+ * quotients are faster by more than 20 %, reported in the output (the
+ * evaluation counts do not see the cost of analytic Jacobians, the wall times do). */
 typedef struct {
   const char *form, *method;
   int project;
@@ -124,7 +128,56 @@ static const bench_cfg bench_cfgs[] = {
 #define BENCH_NCFG ((int)(sizeof bench_cfgs / sizeof bench_cfgs[0]))
 #define BENCH_NTOL 10
 
-static int bench_dae_problem(const char *problem, double tf, int json, int first) {
+#define BENCH_JAC_RUNS 3
+
+typedef struct {
+  char problem[32], form[32];
+  double wall[2]; /* median wall time: analytic, fd (< 0: failed) */
+  long evals[2], jac[2];
+  int chosen; /* 0 analytic, 1 fd */
+} bench_jac;
+
+static const char *const bench_jac_methods[2] = {"ida", "ida:jac=fd"};
+
+static int cmp_wall(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Time IDA with the analytic and the difference-quotient Jacobian on formulation form. */
+static void bench_jac_choice(CHSProblem prob, const char *problem, const char *form, double tf,
+                             bench_jac *bj) {
+  memset(bj, 0, sizeof *bj);
+  snprintf(bj->problem, sizeof bj->problem, "%s", problem);
+  snprintf(bj->form, sizeof bj->form, "%s", form);
+  for (int j = 0; j < 2; j++) {
+    double w[BENCH_JAC_RUNS];
+    bj->wall[j] = -1;
+    for (int r = 0; r < BENCH_JAC_RUNS; r++) {
+      CHSRunOptions o = {.method = bench_jac_methods[j],
+                         .ctl = {.rtol = 1e-8, .atol = 1e-8},
+                         .tf = tf,
+                         .every = 1000000000L};
+      CHSRunSummary sum;
+      CHSError e;
+      if (rep_run(prob, form, o, NULL, NULL, &sum, &e) != 0) {
+        break;
+      }
+      w[r] = sum.wall_s;
+      bj->evals[j] = sum.rhs_evals;
+      bj->jac[j] = sum.stats.jac_evals;
+      if (r == BENCH_JAC_RUNS - 1) {
+        qsort(w, BENCH_JAC_RUNS, sizeof *w, cmp_wall);
+        bj->wall[j] = w[BENCH_JAC_RUNS / 2];
+      }
+    }
+  }
+  /* fd only when clearly faster: wall times on a shared machine scatter by 10-20 % */
+  bj->chosen = bj->wall[0] < 0 || (bj->wall[1] >= 0 && bj->wall[1] < 0.8 * bj->wall[0]);
+}
+
+static int bench_dae_problem(const char *problem, double tf, int json, int first, bench_jac *bj,
+                             int *nbj) {
   CHSError err;
   CHSError_Clear(&err);
   CHSProblem prob = NULL;
@@ -149,10 +202,19 @@ static int bench_dae_problem(const char *problem, double tf, int json, int first
   }
   double err_at[BENCH_NCFG][BENCH_NTOL], evals[BENCH_NCFG][BENCH_NTOL],
       wall[BENCH_NCFG][BENCH_NTOL];
+  const char *method[BENCH_NCFG];
+  for (int c = 0; c < BENCH_NCFG; c++) {
+    method[c] = bench_cfgs[c].method;
+    if (bench_cfgs[c].dae) {
+      bench_jac *b = &bj[(*nbj)++];
+      bench_jac_choice(prob, problem, bench_cfgs[c].form, tf, b);
+      method[c] = bench_jac_methods[b->chosen];
+    }
+  }
   for (int c = 0; c < BENCH_NCFG; c++) {
     for (int t = 0; t < BENCH_NTOL; t++) {
       double tol = pow(10, -3 - t);
-      CHSRunOptions o = {.method = bench_cfgs[c].method,
+      CHSRunOptions o = {.method = method[c],
                          .ctl = {.rtol = tol, .atol = tol},
                          .tf = tf,
                          .every = 1000000000L,
@@ -189,7 +251,8 @@ static int bench_dae_problem(const char *problem, double tf, int json, int first
     for (int d = 0; d < 2; d++) {
       if (who[d] >= 0) {
         const bench_cfg *b = &bench_cfgs[who[d]];
-        snprintf(name[d], sizeof name[d], "%s/%s%s", b->form, b->method, b->project ? "/both" : "");
+        snprintf(name[d], sizeof name[d], "%s/%s%s", b->form, method[who[d]],
+                 b->project ? "/both" : "");
       } else {
         snprintf(name[d], sizeof name[d], "none reaches it");
       }
@@ -234,6 +297,8 @@ static int bench_dae_problem(const char *problem, double tf, int json, int first
 }
 
 static int bench_dae(int json) {
+  bench_jac bj[2 * BENCH_NCFG];
+  int nbj = 0;
   if (json) {
     printf("{\n  \"benchmark\": \"dae\",\n  \"results\": [");
   } else {
@@ -241,16 +306,40 @@ static int bench_dae(int json) {
            "%-16s %8s  %-26s %8s  %-18s %8s  %8s %8s\n",
            "problem", "error", "stabilised ODE", "evals", "IDA", "evals", "evals x", "wall x");
   }
-  int rc = bench_dae_problem("pendulum", 30, json, 1);
+  int rc = bench_dae_problem("pendulum", 30, json, 1, bj, &nbj);
   if (rc == 0) {
     /* t = 20, not 200: the chain's vibrations amplify errors so that at t = 200 no configuration
      * reaches 1e-6 even at tolerance 1e-12 (measured), and the comparison would be empty. */
-    rc = bench_dae_problem("chain", 20, json, 0);
+    rc = bench_dae_problem("chain", 20, json, 0, bj, &nbj);
   }
   if (json) {
+    printf("\n  ],\n  \"ida_jacobian\": [");
+    for (int i = 0; i < nbj; i++) {
+      printf("%s\n    {\"problem\": ", i ? "," : "");
+      json_string(stdout, bj[i].problem);
+      printf(", \"formulation\": ");
+      json_string(stdout, bj[i].form);
+      printf(", \"wall_s_analytic\": ");
+      json_real(stdout, bj[i].wall[0], bj[i].wall[0] >= 0);
+      printf(", \"wall_s_fd\": ");
+      json_real(stdout, bj[i].wall[1], bj[i].wall[1] >= 0);
+      printf(", \"evals_analytic\": %ld, \"evals_fd\": %ld, \"jac_evals_analytic\": %ld, "
+             "\"jac_evals_fd\": %ld, \"chosen\": \"%s\"}",
+             bj[i].evals[0], bj[i].evals[1], bj[i].jac[0], bj[i].jac[1],
+             bj[i].chosen ? "fd" : "analytic");
+    }
     printf("\n  ]\n}\n");
   } else {
-    printf("\nevals x, wall x: DAE (IDA) cost divided by the stabilised ODE's\n");
+    printf("\nevals x, wall x: DAE (IDA) cost divided by the stabilised ODE's\n"
+           "\nIDA Newton Jacobian at tol 1e-8 (wall: median of %d runs; evals: residuals, "
+           "difference quotients included):\n%-16s %-12s %12s %8s %6s %12s %8s %6s  %s\n",
+           BENCH_JAC_RUNS, "problem", "formulation", "analytic s", "evals", "jacs", "fd s", "evals",
+           "jacs", "used");
+    for (int i = 0; i < nbj; i++) {
+      printf("%-16s %-12s %12.3g %8ld %6ld %12.3g %8ld %6ld  %s\n", bj[i].problem, bj[i].form,
+             bj[i].wall[0], bj[i].evals[0], bj[i].jac[0], bj[i].wall[1], bj[i].evals[1],
+             bj[i].jac[1], bj[i].chosen ? "fd" : "analytic");
+    }
   }
   return rc;
 }

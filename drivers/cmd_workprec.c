@@ -1,9 +1,12 @@
 /* chs workprec: work-precision sweep. For each configuration "formulation/method[/projection]"
  * and each tolerance of a logarithmic range (rtol = atol), one adaptive run to --tf: final error
- * against the reference (the problem's, or else a Verner 8(5,6) Hamilton-Dirac run at 1e-12),
- * max |g|, max |psi|, max energy error, steps, RHS/residual evaluations and wall time (median of
- * --repeats runs). Failed runs are kept as marked points. Table, CSV and PNG plots (gnuplot) into
- * --out, or JSON. */
+ * against the reference, max |g|, max |psi|, max energy error, steps, RHS/residual evaluations
+ * and wall time (median of --repeats runs). The reference is the problem's, or else a Verner
+ * 8(5,6) Hamilton-Dirac run at 1e-12 with an error estimate, computed once and cached on disk
+ * (drivers/refcache.c; --cache-dir DIR, --no-cache). Failed runs (e.g. IDA convergence failures,
+ * too much work) are kept as marked points: FAILED rows in the table, status "failed" with the
+ * work spent in the CSV, red crosses above the curves in the plots. Table, CSV and PNG plots
+ * (gnuplot) into --out, or JSON. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,20 +87,27 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 int cmd_workprec(int argc, char **argv) {
-  const char *problem = NULL, *configs = NULL, *tols_text = NULL, *out = NULL;
+  const char *problem = NULL, *configs = NULL, *tols_text = NULL, *out = NULL, *cache_dir = NULL;
+  char cache_buf[4096];
   double tf = -1;
-  int json = 0;
-  long repeats = 3;
+  int json = 0, no_cache = 0;
+  long repeats = 3, max_steps = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(a, "--json") == 0) {
       json = 1;
+    } else if (strcmp(a, "--no-cache") == 0) {
+      no_cache = 1;
     } else if (strcmp(a, "--help") == 0) {
       printf(
           "usage: chs workprec --problem P --configs 'F/M[/proj],...' --tols HI:LO:N --tf T\n"
-          "                    [--repeats R] [--out DIR] [--json]\n"
-          "  adaptive methods only (erk:dp5, erk:rkf45, cvode:bdf, ida, ...): rtol = atol = tol\n");
+          "                    [--repeats R] [--out DIR] [--json] [--cache-dir DIR | --no-cache]\n"
+          "                    [--max-steps N]  (per run: more is a failed point)\n"
+          "  adaptive methods only (erk:dp5, erk:rkf45, cvode:bdf, ida, ...): rtol = atol = tol\n"
+          "  reference without a closed form: dirac + Verner 8(5,6) at 1e-12, cached in "
+          "--cache-dir\n"
+          "  (default $XDG_CACHE_HOME/chs/references or ~/.cache/chs/references)\n");
       return CHS_EXIT_OK;
     } else if (!v) {
       fprintf(stderr, "chs: option %s needs a value\n", a);
@@ -110,11 +120,24 @@ int cmd_workprec(int argc, char **argv) {
       tols_text = argv[++i];
     } else if (strcmp(a, "--out") == 0) {
       out = argv[++i];
+    } else if (strcmp(a, "--cache-dir") == 0) {
+      cache_dir = argv[++i];
+      if (!*cache_dir) {
+        fprintf(stderr, "chs: bad value for --cache-dir: ''\n");
+        return CHS_EXIT_USAGE;
+      }
     } else if (strcmp(a, "--tf") == 0) {
       char *end;
       tf = strtod(argv[++i], &end);
       if (*end || !(tf > 0)) {
         fprintf(stderr, "chs: bad value for --tf: '%s'\n", v);
+        return CHS_EXIT_USAGE;
+      }
+    } else if (strcmp(a, "--max-steps") == 0) {
+      char *end;
+      max_steps = strtol(argv[++i], &end, 10);
+      if (*end || max_steps < 1) {
+        fprintf(stderr, "chs: bad value for --max-steps: '%s'\n", v);
         return CHS_EXIT_USAGE;
       }
     } else if (strcmp(a, "--repeats") == 0) {
@@ -158,10 +181,26 @@ int cmd_workprec(int argc, char **argv) {
     return CHS_EXIT_NUMERIC;
   }
   ref[0] = z[0] = (double)n;
-  char ref_how[96];
-  if (rep_reference_final(prob, tf, 1e-12, ref, ref_how, sizeof ref_how, &err) != 0) {
+  if (no_cache) {
+    cache_dir = NULL;
+  } else if (!cache_dir) {
+    cache_dir = rep_default_cache_dir(cache_buf, sizeof cache_buf);
+  }
+  rep_reference_info ri;
+  if (rep_reference_cached(prob, problem, tf, 1e-12, cache_dir, ref, &ri, &err) != 0) {
     fprintf(stderr, "chs: reference run failed: %s\n", err.msg);
     return CHS_EXIT_NUMERIC;
+  }
+  if (ri.ignored[0]) {
+    fprintf(stderr, "chs: reference cache entry %s ignored (%s)\n", ri.path[0] ? ri.path : "(none)",
+            ri.ignored);
+  }
+  char ref_how[4700];
+  if (strcmp(ri.source, "problem") == 0) {
+    snprintf(ref_how, sizeof ref_how, "the problem's reference solution");
+  } else {
+    snprintf(ref_how, sizeof ref_how, "%s, %s%s%s, est. error %.1e", ri.command, ri.source,
+             ri.path[0] ? " in " : "", ri.path, ri.est_error);
   }
   for (int c = 0; c < nc; c++) {
     for (int t = 0; t < nt; t++) {
@@ -171,7 +210,7 @@ int cmd_workprec(int argc, char **argv) {
       pt->ok = 1;
       for (long r = 0; r < repeats && r < 64 && pt->ok; r++) {
         CHSRunOptions o = {.method = cfg[c].method,
-                           .ctl = {.rtol = tols[t], .atol = tols[t]},
+                           .ctl = {.rtol = tols[t], .atol = tols[t], .max_steps = max_steps},
                            .tf = tf,
                            .every = 1000000000L,
                            .project =
@@ -180,8 +219,12 @@ int cmd_workprec(int argc, char **argv) {
         CHSRunSummary sum;
         CHSError e;
         CHSError_Clear(&e);
+        memset(&sum, 0, sizeof sum);
         if (rep_run(prob, cfg[c].form, o, rep_final_monitor, z, &sum, &e) != 0) {
           pt->ok = 0;
+          pt->steps = sum.stats.steps; /* the work spent until the failure */
+          pt->evals = sum.rhs_evals;
+          pt->wall = sum.wall_s;
           snprintf(pt->msg, sizeof pt->msg, "%.190s", e.msg);
           if (CHSError_IsInput(e.code)) {
             fprintf(stderr, "chs: %s/%s: %s\n", cfg[c].form, cfg[c].method, e.msg);
@@ -212,6 +255,10 @@ int cmd_workprec(int argc, char **argv) {
     json_string(stdout, problem);
     printf(",\n  \"t_final\": %.17g,\n  \"reference\": ", tf);
     json_string(stdout, ref_how);
+    printf(",\n  \"reference_source\": ");
+    json_string(stdout, ri.source);
+    printf(",\n  \"reference_est_error\": ");
+    json_real(stdout, ri.est_error, ri.est_error >= 0);
     printf(",\n  \"points\": [");
     for (int c = 0, first = 1; c < nc; c++) {
       for (int t = 0; t < nt; t++, first = 0) {
@@ -281,13 +328,26 @@ int cmd_workprec(int argc, char **argv) {
           if (p->ok) {
             fprintf(fp, ",%ld,%ld,%.6g,%.6g,%.6g,%.6g,%.6g\n", p->steps, p->evals, p->err, p->g,
                     p->psi, p->energy, p->wall);
-          } else {
-            fprintf(fp, ",,,,,,,\n");
+          } else { /* the work spent until the failure, no errors */
+            fprintf(fp, ",%ld,%ld,,,,,%.6g\n", p->steps, p->evals, p->wall);
           }
         }
       }
       fclose(fp);
-      /* Plots: one data block per configuration (failed points left out, listed in the CSV). */
+      /* Plots: one curve per configuration; failed runs as red crosses at the work they spent,
+       * drawn at 10 x the largest error of the successful points (above every curve). */
+      double emax = 0;
+      int nfail = 0;
+      for (int c = 0; c < nc; c++) {
+        for (int t = 0; t < nt; t++) {
+          if (pts[c][t].ok) {
+            emax = fmax(emax, pts[c][t].err);
+          } else {
+            nfail += pts[c][t].evals > 0;
+          }
+        }
+      }
+      emax = emax > 0 ? 10 * emax : 1;
       for (int kind = 0; kind < 2; kind++) {
         char script[8192];
         int len = snprintf(script, sizeof script,
@@ -302,6 +362,12 @@ int cmd_workprec(int argc, char **argv) {
                           c ? ", " : "", out, cfg[c].form, cfg[c].method,
                           cfg[c].project[0] ? "/" : "", cfg[c].project, kind ? 10 : 5, cfg[c].form,
                           cfg[c].method, cfg[c].project[0] ? "/" : "", cfg[c].project);
+        }
+        if (nfail > 0 && len < (int)sizeof script - 300) {
+          len += snprintf(script + len, sizeof script - (size_t)len,
+                          ", '%s/workprec.csv' u (strcol(3) eq 'failed' && $5 > 0 ? $%d : NaN):"
+                          "(%g) w p pt 2 ps 2 lc rgb 'red' t 'failed (work until the failure)'",
+                          out, kind ? 10 : 5, emax);
         }
         char png[4096];
         snprintf(png, sizeof png, "%s/workprec-%s.png", out, kind ? "wall" : "evals");

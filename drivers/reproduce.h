@@ -78,6 +78,22 @@ int rep_final_monitor(const CHSRecord *rec, void *ctx);
 int rep_reference_final(CHSProblem prob, double tf, double tol, double *z, char *how,
                         size_t how_len, CHSError *err);
 
+/* The reference final state z (layout of rep_final_monitor) for `chs workprec`: the problem's
+ * reference solution, else a dirac + Verner 8(5,6) run at rtol = atol = tol with its error
+ * estimated by a second run at 10 tol, cached on disk in cache_dir (NULL or "": no cache) under
+ * the problem spec, tf, tol and the chs and SUNDIALS versions (drivers/refcache.c). */
+typedef struct {
+  char source[16];   /* "problem", "cached" or "computed" */
+  char command[160]; /* what made it */
+  char path[4096];   /* the cache file ("" when none) */
+  char ignored[64];  /* why a cache entry present was not used ("" when none was) */
+  double est_error;  /* estimated |z - exact|_2 (0 for the problem's reference) */
+} rep_reference_info;
+int rep_reference_cached(CHSProblem prob, const char *spec, double tf, double tol,
+                         const char *cache_dir, double *z, rep_reference_info *info, CHSError *err);
+/* $XDG_CACHE_HOME/chs/references or $HOME/.cache/chs/references into buf; NULL when neither. */
+const char *rep_default_cache_dir(char *buf, size_t len);
+
 /* Seconds per right-hand-side evaluation of formulation `name` at prob's initial state (best of
  * several repetitions of evals calls); < 0 on failure. Shared with `chs bench rhs`. */
 double cli_rhs_cost(CHSProblem prob, const char *name, long evals);

@@ -3,6 +3,7 @@
 #ifndef CHS_DAE_COMMON_H
 #define CHS_DAE_COMMON_H
 
+#include <stdlib.h>
 #include <string.h>
 #include "../src/impl.h"
 
@@ -66,6 +67,125 @@ static inline int chs_dae_dynamics(CHSFormulation f, const sunrealtype *y, const
     }
   }
   (void)m;
+  return 0;
+}
+
+/* The residual Jacobian dF/dy + cj dF/dy' (dense column-major, N = f->size) of the DAE forms,
+ * kind 3 (index 3: rows q, p, g), 2 (GGL: rows q, p, g, psi; columns q, p, lambda, mu) or 1
+ * (index 1: rows q, p, Q lambda - r). With v = M^{-1} p, H = hess V, K_w = sum_i w_i hess g_i:
+ *   rows q:   cj I on q, -M^{-1} on p (GGL: + M^{-1} K_mu on q, M^{-1} G^T on mu)
+ *   rows p:   H + K_lambda on q, cj I on p, G^T on lambda
+ *   g:        G on q
+ *   psi:      Gdot(q, v) on q, G M^{-1} on p                                   (GGL)
+ *   Q lam - r: Gdot(q, M^{-1} G^T lambda) + G M^{-1} (K_lambda + H) - d/dq(Gdot(q,v) v)
+ *              - Gdot(q, M^{-1} F) on q, -2 Gdot(q, v) M^{-1} on p, Q on lambda (index 1). */
+static inline int chs_dae_jacobian(CHSFormulation f, int kind, const sunrealtype *y, sunrealtype cj,
+                                   sunrealtype *J) {
+  CHSSystem *s = &f->sys;
+  sunindextype n = s->n, m = s->m, N = f->size;
+  const sunrealtype *q = y, *p = y + n, *lam = y + 2 * n, *mu = kind == 2 ? y + 2 * n + m : NULL;
+  size_t nn = (size_t)(n * n), mn = (size_t)(m * n);
+  sunrealtype *buf = malloc((4 * nn + 6 * mn + 4 * (size_t)n) * sizeof *buf);
+  if (!buf) {
+    return CHS_ERR_MEM;
+  }
+  sunrealtype *Minv = buf, *HK = Minv + nn, *W = HK + nn, *X = W + nn, *G = X + nn, *GM = G + mn,
+              *A = GM + mn, *B = A + mn, *C = B + mn, *D = C + mn, *v = D + mn, *F = v + n,
+              *MiF = F + n, *b = MiF + n;
+  int rc = s->ops->jacobian(s->data, q, s->G) == 0 && s->ops->force(s->data, q, F) == 0
+               ? 0
+               : CHS_RECOVERABLE;
+  if (rc == 0) {
+    chs_block_G(s, s->G, G);
+    chs_block_minv(s, Minv);
+    chs_dense_mm(m, n, n, G, Minv, GM);
+    chs_mass_inv(s, p, v);
+    chs_mass_inv(s, F, MiF);
+    rc = chs_block_hessV(s, q, HK);
+  }
+  if (rc == 0) {
+    rc = chs_block_hessgw(s, q, lam, W);
+  }
+  if (rc == 0 && kind == 2) {
+    rc = chs_block_hessgw(s, q, mu, X);
+  }
+  if (rc == 0 && kind != 3) {
+    rc = chs_block_gdot(s, q, v, A); /* A = Gdot(q, v) */
+  }
+  if (rc == 0 && kind == 1) { /* B = Gdot(q, M^{-1} G^T lambda) - Gdot(q, M^{-1} F) - T */
+    chs_jac_tmv(s, s->G, lam, F);
+    chs_mass_inv(s, F, b);
+    rc = chs_block_gdot(s, q, b, B);
+    if (rc == 0) {
+      rc = chs_block_gdot(s, q, MiF, C);
+    }
+    if (rc == 0) {
+      rc = chs_block_third(s, q, v, D);
+    }
+    for (size_t i = 0; rc == 0 && i < mn; i++) {
+      B[i] -= C[i] + D[i];
+    }
+  }
+  if (rc != 0) {
+    free(buf);
+    return rc;
+  }
+  for (size_t i = 0; i < nn; i++) {
+    HK[i] += W[i]; /* H + K_lambda */
+  }
+  memset(J, 0, (size_t)(N * N) * sizeof *J);
+#define JE(i, j) J[(i) + (j)*N]
+  for (sunindextype i = 0; i < n; i++) {
+    JE(i, i) = cj;
+    JE(n + i, n + i) = cj;
+    for (sunindextype j = 0; j < n; j++) {
+      JE(i, n + j) = -Minv[i * n + j];
+      JE(n + i, j) = HK[i * n + j];
+    }
+    for (sunindextype l = 0; l < m; l++) {
+      JE(n + i, 2 * n + l) = G[l * n + i];
+    }
+  }
+  if (kind == 2) {
+    chs_dense_mm(n, n, n, Minv, X, W); /* M^{-1} K_mu */
+    for (sunindextype i = 0; i < n; i++) {
+      for (sunindextype j = 0; j < n; j++) {
+        JE(i, j) += W[i * n + j];
+      }
+      for (sunindextype l = 0; l < m; l++) {
+        JE(i, 2 * n + m + l) = GM[l * n + i]; /* (M^{-1} G^T)_il = (G M^{-1})_li, M symmetric */
+      }
+    }
+  }
+  if (kind != 1) {
+    for (sunindextype l = 0; l < m; l++) {
+      for (sunindextype j = 0; j < n; j++) {
+        JE(2 * n + l, j) = G[l * n + j];
+        if (kind == 2) {
+          JE(2 * n + m + l, j) = A[l * n + j];
+          JE(2 * n + m + l, n + j) = GM[l * n + j];
+        }
+      }
+    }
+  } else {
+    chs_dense_mm(m, n, n, GM, HK, C);  /* G M^{-1} (H + K_lambda) */
+    chs_dense_mm(m, n, n, A, Minv, D); /* Gdot(q, v) M^{-1} */
+    for (sunindextype l = 0; l < m; l++) {
+      for (sunindextype j = 0; j < n; j++) {
+        JE(2 * n + l, j) = B[l * n + j] + C[l * n + j];
+        JE(2 * n + l, n + j) = -2 * D[l * n + j];
+      }
+      for (sunindextype k = 0; k < m; k++) { /* Q_lk = (G M^{-1} G^T)_lk */
+        sunrealtype acc = 0;
+        for (sunindextype j = 0; j < n; j++) {
+          acc += GM[l * n + j] * G[k * n + j];
+        }
+        JE(2 * n + l, 2 * n + k) = acc;
+      }
+    }
+  }
+#undef JE
+  free(buf);
   return 0;
 }
 

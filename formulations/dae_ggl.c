@@ -28,6 +28,13 @@ static void ggl_ids(CHSFormulation f, sunrealtype *id) {
   chs_dae_ids(f, 1, id);
 }
 
+static int ggl_jacobian(CHSFormulation f, sunrealtype t, const sunrealtype *y,
+                        const sunrealtype *yp, sunrealtype cj, sunrealtype *J) {
+  (void)t;
+  (void)yp;
+  return chs_dae_jacobian(f, 2, y, cj, J);
+}
+
 const CHSFormulationOps chs_formulation_dae_ggl = {
     .name = "dae-ggl",
     .summary = "Gear-Gupta-Leimkuhler index-2 DAE (q, p, lambda, mu) for IDA",
@@ -38,4 +45,5 @@ const CHSFormulationOps chs_formulation_dae_ggl = {
     .initial_derivative = chs_dae_initial_derivative,
     .component_ids = ggl_ids,
     .from_physical = chs_dae_from_physical,
+    .jacobian = ggl_jacobian,
 };

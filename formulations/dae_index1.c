@@ -32,6 +32,13 @@ static void dae1_ids(CHSFormulation f, sunrealtype *id) {
   chs_dae_ids(f, 1, id);
 }
 
+static int dae1_jacobian(CHSFormulation f, sunrealtype t, const sunrealtype *y,
+                         const sunrealtype *yp, sunrealtype cj, sunrealtype *J) {
+  (void)t;
+  (void)yp;
+  return chs_dae_jacobian(f, 1, y, cj, J);
+}
+
 const CHSFormulationOps chs_formulation_dae_index1 = {
     .name = "dae-index1",
     .summary = "index-1 DAE (acceleration constraint) for IDA; g and psi drift (reported)",
@@ -42,4 +49,5 @@ const CHSFormulationOps chs_formulation_dae_index1 = {
     .initial_derivative = chs_dae_initial_derivative,
     .component_ids = dae1_ids,
     .from_physical = chs_dae_from_physical,
+    .jacobian = dae1_jacobian,
 };

@@ -24,6 +24,13 @@ static void dae3_ids(CHSFormulation f, sunrealtype *id) {
   chs_dae_ids(f, 0, id);
 }
 
+static int dae3_jacobian(CHSFormulation f, sunrealtype t, const sunrealtype *y,
+                         const sunrealtype *yp, sunrealtype cj, sunrealtype *J) {
+  (void)t;
+  (void)yp;
+  return chs_dae_jacobian(f, 3, y, cj, J);
+}
+
 const CHSFormulationOps chs_formulation_dae_index3 = {
     .name = "dae-index3",
     .summary = "index-3 DAE (q, p, lambda) for IDA; p and lambda out of the error test",
@@ -34,4 +41,5 @@ const CHSFormulationOps chs_formulation_dae_index3 = {
     .initial_derivative = chs_dae_initial_derivative,
     .component_ids = dae3_ids,
     .from_physical = chs_dae_from_physical,
+    .jacobian = dae3_jacobian,
 };

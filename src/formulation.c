@@ -82,6 +82,7 @@ void CHSFormulation_Destroy(CHSFormulation *f) {
     return;
   }
   chs_projector_detach((*f)->projector);
+  chs_jac_work_free(&(*f)->jac);
   if ((*f)->ops->free) {
     (*f)->ops->free(*f);
   }

@@ -318,6 +318,9 @@ int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
   if (g->nq > 0) {
     if (g->kind == CHS_GRAM_BAND) {
       memset(Q, 0, (size_t)(SUNBandMatrix_LDim(g->Q) * m) * sizeof *Q);
+    } else if (g->kind == CHS_GRAM_DENSE) {
+      /* the Cholesky factor overwrote Q in place: clear what the pattern does not rewrite */
+      memset(Q, 0, (size_t)(m * m) * sizeof *Q);
     }
     const sunrealtype *G = s->G, *minv = s->minv;
     for (sunindextype e = 0; e < g->nq; e++) {

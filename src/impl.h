@@ -179,6 +179,63 @@ int chs_sprk_table_get(int i, const char **name, int *order, int *stages, const 
 /* Called by CHSFormulation_Destroy: the projector outlives nothing it points to. */
 void chs_projector_detach(CHSProjector proj);
 
+/* ------------------------------------------------------------------ Jacobians (src/jacobian.c)
+ * Dense blocks at q for the formulations' analytic Jacobians, row-major:
+ *   chs_block_G      D (m x n) = J stored like G (G or Gdot)
+ *   chs_block_minv   D (n x n) = M^{-1}
+ *   chs_block_hessV  D (n x n) = hess V(q) (zero when the problem has no hessian_potential)
+ *   chs_block_hessgw D (n x n) = sum_i w_i hess g_i(q)
+ *   chs_block_gdot   D (m x n) = Gdot(q, u)
+ *   chs_block_third  D (m x n) = d/dq (Gdot(q, u) u) at fixed u (zero without constraint_third)
+ * chs_dense_mm: C (a x c) = A (a x b) B (b x c); chs_gram_solve_columns: A (m x ncols) <- Q^{-1} A
+ * with the Gram matrix factored last. The block helpers use scratch s->wn[6..7], s->wm[6..7]. */
+void chs_block_G(const CHSSystem *s, const sunrealtype *J, sunrealtype *D);
+void chs_block_minv(const CHSSystem *s, sunrealtype *D);
+int chs_block_hessV(const CHSSystem *s, const sunrealtype *q, sunrealtype *D);
+int chs_block_hessgw(const CHSSystem *s, const sunrealtype *q, const sunrealtype *w,
+                     sunrealtype *D);
+int chs_block_gdot(const CHSSystem *s, const sunrealtype *q, const sunrealtype *u, sunrealtype *D);
+int chs_block_third(const CHSSystem *s, const sunrealtype *q, const sunrealtype *u, sunrealtype *D);
+void chs_dense_mm(sunindextype a, sunindextype b, sunindextype c, const sunrealtype *A,
+                  const sunrealtype *B, sunrealtype *C);
+int chs_gram_solve_columns(CHSSystem *s, sunindextype ncols, sunrealtype *A);
+
+/* The Jacobian an integrator hands SUNDIALS: analytic (the formulation's) or forward differences,
+ * with the sparsity pattern found at set-up (nnz, band widths mu, ml). Owned by the formulation
+ * (f->jac; a new set-up replaces it), evaluated by chs_cvode_jac (CVLsJacFn, df/dy) and
+ * chs_ida_jac (IDALsJacFn, dF/dy + cj dF/dy') into dense, band or CSC sparse matrices. */
+#define CHS_JACOBIAN_ANALYTIC 0
+#define CHS_JACOBIAN_FD 1
+extern const char *const chs_jac_mode_names[]; /* "analytic", "fd", NULL */
+typedef struct CHSJacWork CHSJacWork;
+int chs_jac_work_create(CHSFormulation f, int mode, int residual, N_Vector y0, N_Vector yp0,
+                        CHSJacWork **out, CHSError *err);
+void chs_jac_work_free(CHSJacWork **w);
+void chs_jac_work_shape(const CHSJacWork *w, sunindextype *nnz, sunindextype *mu, sunindextype *ml);
+long chs_jac_work_evals(const CHSJacWork *w);
+int chs_cvode_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix A, void *user_data,
+                  N_Vector tmp1, N_Vector tmp2, N_Vector tmp3);
+int chs_ida_jac(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector r, SUNMatrix A,
+                void *user_data, N_Vector tmp1, N_Vector tmp2, N_Vector tmp3);
+
+/* Linear solvers of CVODE and IDA from "ls=...,jac=..." (src/linsol.c). chs_ls_parse reads the
+ * parameters (jac = -1 when not given); chs_ls_create makes the matrix (NULL for spgmr) and the
+ * solver, installs the Jacobian workspace in f when needed and says whether the integrator must
+ * set chs_cvode_jac / chs_ida_jac as its Jacobian function (*user_jac). residual: IDA. */
+#define CHS_LS_DENSE 0
+#define CHS_LS_BAND 1
+#define CHS_LS_KLU 2
+#define CHS_LS_SPGMR 3
+extern const char *const chs_ls_names[]; /* "dense", "band", "klu", "spgmr", NULL */
+typedef struct {
+  int ls, jac;
+} chs_ls_options;
+int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls_options *o,
+                 CHSError *err);
+int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o, int residual,
+                  N_Vector y0, N_Vector yp0, SUNMatrix *A, SUNLinearSolver *LS, int *user_jac,
+                  CHSError *err);
+
 /* ------------------------------------------------------------------ formulation */
 struct CHSFormulation_ {
   const CHSFormulationOps *ops;
@@ -191,6 +248,7 @@ struct CHSFormulation_ {
   long n_recharts;
   CHSProjector projector; /* attached by CHSProjector_Create, or NULL */
   CHSError failure;
+  CHSJacWork *jac; /* Jacobian workspace of the integrator using it, or NULL */
 };
 
 #endif

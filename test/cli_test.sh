@@ -102,6 +102,40 @@ fi
 if [[ $(grep -c '"status": "ok"' "$tmp/wp.json") -eq 4 && -s $tmp/wp/workprec.csv && -s $tmp/wp/workprec-evals.png ]]; then ok; else bad "workprec output"; fi
 expect 2 "bogus" -- workprec --problem pendulum --configs 'bogus/erk:dp5' --tols 1e-4:1e-8:2 --tf 1
 expect 2 "--tols" -- workprec --problem pendulum --configs 'dirac/erk:dp5' --tols 1e-4 --tf 1
+# Reference cache: computed once, then cached; a corrupt or mismatched entry is ignored and
+# recomputed (stderr says why); the cache goes to $XDG_CACHE_HOME/chs/references by default.
+wpc=(workprec --problem double-pendulum --configs dirac/erk:dp5 --tols 1e-4:1e-6:2 --repeats 1)
+if "$chs" "${wpc[@]}" --tf 1 --cache-dir "$tmp/rc" | head -1 | grep -q 'computed in .*est. error'; then ok; else bad "workprec reference computed"; fi
+if "$chs" "${wpc[@]}" --tf 1 --cache-dir "$tmp/rc" --json | grep -q '"reference_source": "cached"'; then ok; else bad "workprec reference cached"; fi
+p1=$(ls "$tmp"/rc/ref-*.txt)
+sed -i 's/^z -*[0-9]/z 7/' "$p1"
+if "$chs" "${wpc[@]}" --tf 1 --cache-dir "$tmp/rc" 2>"$tmp/err" | head -1 | grep -q computed && grep -q 'checksum mismatch' "$tmp/err"; then ok; else bad "corrupt reference cache entry"; fi
+"$chs" "${wpc[@]}" --tf 2 --cache-dir "$tmp/rc" >/dev/null
+p2=$(ls "$tmp"/rc/ref-*.txt | grep -v "$p1")
+cp "$p1" "$p2"
+if "$chs" "${wpc[@]}" --tf 2 --cache-dir "$tmp/rc" 2>"$tmp/err" | head -1 | grep -q computed && grep -q 'key mismatch' "$tmp/err"; then ok; else bad "mismatched reference cache entry"; fi
+if ls "$tmp/rc" | grep -q '\.tmp\.'; then bad "temporary reference file left"; else ok; fi
+XDG_CACHE_HOME="$tmp/xdg" "$chs" "${wpc[@]}" --tf 1 >/dev/null
+if ls "$tmp"/xdg/chs/references/ref-*.txt >/dev/null 2>&1; then ok; else bad "reference cache in XDG_CACHE_HOME"; fi
+if XDG_CACHE_HOME="$tmp/xdg2" "$chs" "${wpc[@]}" --tf 1 --no-cache | head -1 | grep -q 'computed, est' && [[ ! -e $tmp/xdg2 ]]; then ok; else bad "workprec --no-cache"; fi
+
+# Failed runs (too much work) are marked points: FAILED in the table, "failed" rows with the work
+# spent in the CSV, and the plots are still drawn.
+"$chs" workprec --problem pendulum --configs 'dae-ggl/ida' --tols 1e-3:1e-9:2 --tf 5 --repeats 1 --max-steps 300 --out "$tmp/wpf" >"$tmp/wpf.txt" 2>&1
+if grep -q 'FAILED' "$tmp/wpf.txt" && grep -qE '^dae-ggl/ida,1e-09,failed,[0-9]+,[0-9]+,' "$tmp/wpf/workprec.csv" && grep -q ',ok,' "$tmp/wpf/workprec.csv" && [[ -s $tmp/wpf/workprec-wall.png ]]; then ok; else bad "workprec failed points: $(cat "$tmp/wpf.txt")"; fi
+
+# Linear solvers of CVODE and IDA: bad values are input errors naming them; every solver runs.
+expect 2 "ls=dense, band, klu, spgmr" -- run --problem pendulum --formulation standard --method cvode:bdf:ls=lapack --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "jac=analytic, fd" -- run --problem pendulum --formulation standard --method cvode:bdf:ls=klu,jac=exact --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "spgmr" -- run --problem pendulum --formulation dae-ggl --method ida:ls=spgmr --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "ls=dense, band, klu" -- run --problem pendulum --formulation dae-ggl --method ida:ls=superlu --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "no analytic Jacobian" -- run --problem pendulum --formulation dirac --method ida:jac=analytic --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "unknown parameter" -- run --problem pendulum --formulation dae-ggl --method ida:solver=klu --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "too large" -- run --problem pendulum-chain:N=3000 --formulation dae-ggl --method ida:ls=klu --rtol 1e-6 --atol 1e-6 --tf 1
+for m in cvode:bdf:ls=band cvode:bdf:ls=klu cvode:bdf:ls=spgmr; do
+  if "$chs" run --problem pendulum-chain:N=4 --formulation standard --method $m --rtol 1e-6 --atol 1e-6 --tf 1 --json | grep -q '"jac_evals"'; then ok; else bad "run $m"; fi
+done
+if [[ $("$chs" compare --problem pendulum --formulations standard,dirac --method cvode:bdf:ls=klu --tols 1e-5:1e-7:3 --tf 2 --project both | grep -cE '^(standard|dirac) ') -eq 12 ]]; then ok; else bad "compare --tols with ls=klu"; fi
 
 # compare --tols: a sweep table, rows for each formulation x projection x tolerance.
 if [[ $("$chs" compare --problem pendulum --formulations standard,dirac --method cvode:bdf --tols 1e-5:1e-7:3 --tf 2 --project both | grep -cE '^(standard|dirac) ') -eq 12 ]]; then ok; else bad "compare --tols"; fi

@@ -64,6 +64,11 @@ typedef struct CHSFormulationOps {
    * after rewriting y in new coordinates (the integrator is then restarted), 0 when y stays,
    * < 0 on failure. */
   int (*rechart)(CHSFormulation f, sunrealtype t, sunrealtype *y);
+  /* Optional analytic Jacobian, dense column-major (J[i + j * size] = d out_i / d y_j): for ODE
+   * formulations df/dy at (t, y) (yp NULL, cj unused); for DAE formulations the residual's
+   * dF/dy + cj dF/dy' at (t, y, yp). 0, > 0 recoverable, < 0 fatal. */
+  int (*jacobian)(CHSFormulation f, sunrealtype t, const sunrealtype *y, const sunrealtype *yp,
+                  sunrealtype cj, sunrealtype *J);
 } CHSFormulationOps;
 
 /* Create from "name[:k=v,...]" in the registry, for a problem that outlives the formulation. */
@@ -79,6 +84,14 @@ int CHSFormulation_Residual(sunrealtype t, N_Vector y, N_Vector yp, N_Vector res
 int CHSFormulation_InitialDerivative(CHSFormulation f, N_Vector y, N_Vector yp);
 /* id[i] = 1 for differential, 0 for algebraic components (all 1 for ODE formulations). */
 void CHSFormulation_ComponentIds(CHSFormulation f, N_Vector id);
+
+/* Analytic Jacobians (J dense column-major, size x size; CHS_ERR_UNSUPPORTED when the
+ * formulation has none): df/dy of an ODE formulation, and the residual Jacobian
+ * dF/dy + cj dF/dy' (for ODE formulations of y' - f: cj I - df/dy). */
+int CHSFormulation_HasJacobian(CHSFormulation f);
+int CHSFormulation_RhsJacobian(CHSFormulation f, sunrealtype t, N_Vector y, sunrealtype *J);
+int CHSFormulation_ResidualJacobian(CHSFormulation f, sunrealtype t, sunrealtype cj, N_Vector y,
+                                    N_Vector yp, sunrealtype *J);
 
 /* ARKRhsFn / CVRhsFn; user_data must be the CHSFormulation. */
 int CHSFormulation_Rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data);

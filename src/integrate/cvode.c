@@ -1,18 +1,21 @@
-/* CVODE: variable-order BDF (stiff) or Adams (non-stiff) with Newton iteration and SUNDIALS'
- * dense linear solver (difference-quotient Jacobian), adaptive only (--rtol/--atol).
+/* CVODE: variable-order BDF (stiff) or Adams (non-stiff) with Newton iteration, adaptive only
+ * (--rtol/--atol).
  *
  *   cvode:bdf    BDF orders 1-5
  *   cvode:adams  Adams-Moulton orders 1-12
+ *   cvode:bdf:ls=dense|band|klu|spgmr[,jac=analytic|fd]   the Newton linear solver (src/linsol.c):
+ *                dense LU (default) or band LU with SUNDIALS' difference-quotient Jacobian, KLU
+ *                with the formulation's analytic sparse Jacobian (forward differences when it
+ *                has none), or matrix-free SPGMR (difference-quotient J v)
  *
  * A projector attached to the formulation becomes CVODE's projection (CVodeSetProjFn, with the
  * error projection CVODE asks for; BDF only, as in CVODE): a failed position projection is a
  * recoverable failure, so CVODE retries the step with a smaller h. */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <cvode/cvode.h>
 #include <cvode/cvode_proj.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
 #include "../compat.h"
 #include "../impl.h"
 
@@ -26,8 +29,8 @@ typedef struct {
 } cvode_mem;
 
 static const char *cvode_method_name(int i) {
-  static const char *const names[] = {"bdf", "adams"};
-  return i >= 0 && i < 2 ? names[i] : NULL;
+  static const char *const names[] = {"bdf", "adams", "bdf:ls=band", "bdf:ls=klu", "bdf:ls=spgmr"};
+  return i >= 0 && i < 5 ? names[i] : NULL;
 }
 
 static void cvode_destroy(void *mem) {
@@ -50,15 +53,23 @@ static void cvode_destroy(void *mem) {
 static int cvode_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
                         const CHSStepControl *ctl, void **out, CHSError *err) {
   int lmm;
-  if (options && strcmp(options, "bdf") == 0) {
+  char name[64], method[160];
+  const char *params = NULL;
+  if (!options || CHSSpec_Split(options, name, sizeof name, &params, err) != 0) {
+    name[0] = '\0';
+  }
+  if (strcmp(name, "bdf") == 0) {
     lmm = CV_BDF;
-  } else if (options && strcmp(options, "adams") == 0) {
+  } else if (strcmp(name, "adams") == 0) {
     lmm = CV_ADAMS;
   } else {
     return chs_error_set(err, CHS_ERR_NOTFOUND,
                          "unknown method 'cvode:%s' (cvode:bdf, cvode:adams)",
                          options ? options : "");
   }
+  snprintf(method, sizeof method, "cvode:%s", options);
+  chs_ls_options lso;
+  CHS_CALL(chs_ls_parse(method, params, 1, &lso, err));
   if (ctl->h > 0) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
                          "method cvode:%s is adaptive: give --rtol and --atol, not --h", options);
@@ -73,12 +84,15 @@ static int cvode_create(const char *options, CHSFormulation f, N_Vector y0, sunr
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
   SUNContext ctx = CHSFormulation_GetContext(f);
-  sunindextype n = N_VGetLength(y0);
   c->f = f;
   c->cvode = CVodeCreate(lmm, ctx);
-  c->A = SUNDenseMatrix(n, n, ctx);
-  c->LS = c->A ? SUNLinSol_Dense(y0, c->A, ctx) : NULL;
-  int rc = c->cvode && c->LS ? 0 : -1;
+  int user_jac = 0;
+  int rc = chs_ls_create(f, method, &lso, 0, y0, NULL, &c->A, &c->LS, &user_jac, err);
+  if (rc != 0) {
+    cvode_destroy(c);
+    return rc;
+  }
+  rc = c->cvode ? 0 : -1;
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)
   if (rc == 0) {
     rc = CVodeSetErrHandlerFn(c->cvode, chs_arkode_capture_error, c->arkode_msg);
@@ -95,6 +109,9 @@ static int cvode_create(const char *options, CHSFormulation f, N_Vector y0, sunr
   }
   if (rc == 0) {
     rc = CVodeSetLinearSolver(c->cvode, c->LS, c->A);
+  }
+  if (rc == 0 && user_jac) {
+    rc = CVodeSetJacFn(c->cvode, chs_cvode_jac);
   }
   if (rc == 0) {
     rc = CVodeSetMaxNumSteps(c->cvode, ctl->max_steps > 0 ? ctl->max_steps : 500000);
@@ -156,7 +173,8 @@ static void *cvode_sundials_mem(void *mem) {
 
 const CHSIntegratorOps chs_integrator_cvode = {
     .family = "cvode",
-    .summary = "CVODE BDF or Adams, Newton + dense LU; projections through CVodeSetProjFn",
+    .summary =
+        "CVODE BDF or Adams, Newton + ls=dense|band|klu|spgmr; projections via CVodeSetProjFn",
     .method_name = cvode_method_name,
     .create = cvode_create,
     .evolve = cvode_evolve,

@@ -1,14 +1,19 @@
 /* IDA: variable-order BDF for the residual F(t, y, y') = 0 of a formulation (the DAE
  * formulations dae-index3, dae-ggl, dae-index1, or y' - f(t, y) for an ODE formulation), Newton
- * with SUNDIALS' dense linear solver and IDA's difference-quotient Jacobian; adaptive only.
+ * with a direct linear solver, adaptive only:
+ *
+ *   ida:ls=dense|band|klu[,jac=analytic|fd]   (src/linsol.c; default ls=dense)
+ *
+ * The Jacobian dF/dy + cj dF/dy' is the formulation's analytic one when it has one (all DAE
+ * formulations, and standard), else (or with jac=fd) IDA's difference quotients (dense, band) or
+ * forward differences by columns (klu).
  * The components the formulation marks algebraic (id = 0) are excluded from the error test
  * (IDASetId + IDASetSuppressAlg): lambda (and mu), and for the index-3 form also p. The initial
  * y' comes from the formulation (consistent by construction; no IDACalcIC needed). */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <ida/ida.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
 #include "../compat.h"
 #include "../impl.h"
 
@@ -23,7 +28,8 @@ typedef struct {
 } ida_mem;
 
 static const char *ida_method_name(int i) {
-  return i == 0 ? "" : NULL;
+  static const char *const names[] = {"", "ls=band", "ls=klu", "jac=fd"};
+  return i >= 0 && i < 4 ? names[i] : NULL;
 }
 
 static void ida_destroy(void *mem) {
@@ -51,9 +57,11 @@ static void ida_destroy(void *mem) {
 
 static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
                       const CHSStepControl *ctl, void **out, CHSError *err) {
-  if (options && *options) {
-    return chs_error_set(err, CHS_ERR_NOTFOUND, "unknown method 'ida:%s' (use ida)", options);
-  }
+  char method[160];
+  snprintf(method, sizeof method, "ida%s%s", options && *options ? ":" : "",
+           options ? options : "");
+  chs_ls_options lso;
+  CHS_CALL(chs_ls_parse(method, options, 0, &lso, err));
   if (ctl->h > 0) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
                          "method ida is adaptive: give --rtol and --atol, not --h");
@@ -71,17 +79,23 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   d->ida = IDACreate(ctx);
   d->yp = N_VClone(y0);
   d->id = N_VClone(y0);
-  d->A = SUNDenseMatrix(n, n, ctx);
-  d->LS = d->A ? SUNLinSol_Dense(y0, d->A, ctx) : NULL;
-  int rc = d->ida && d->yp && d->id && d->LS ? 0 : -1;
+  int rc = d->ida && d->yp && d->id ? 0 : -1;
+  if (rc == 0) {
+    rc = CHSFormulation_InitialDerivative(f, y0, d->yp) == 0 ? 0 : -2;
+  }
+  int user_jac = 0;
+  if (rc == 0) {
+    rc = chs_ls_create(f, method, &lso, 1, y0, d->yp, &d->A, &d->LS, &user_jac, err);
+    if (rc != 0) {
+      ida_destroy(d);
+      return rc;
+    }
+  }
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)
   if (rc == 0) {
     rc = IDASetErrHandlerFn(d->ida, chs_arkode_capture_error, d->msg);
   }
 #endif
-  if (rc == 0) {
-    rc = CHSFormulation_InitialDerivative(f, y0, d->yp) == 0 ? 0 : -2;
-  }
   if (rc == 0) {
     rc = IDAInit(d->ida, CHSFormulation_Residual, t0, y0, d->yp);
   }
@@ -110,6 +124,9 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   }
   if (rc == 0) {
     rc = IDASetLinearSolver(d->ida, d->LS, d->A);
+  }
+  if (rc == 0 && user_jac) {
+    rc = IDASetJacFn(d->ida, chs_ida_jac);
   }
   if (rc == 0) {
     rc = IDASetId(d->ida, d->id);
@@ -176,7 +193,8 @@ static void *ida_sundials_mem(void *mem) {
 
 const CHSIntegratorOps chs_integrator_ida = {
     .family = "ida",
-    .summary = "IDA (BDF) on the residual: the DAE formulations, or y' - f for ODE ones",
+    .summary = "IDA (BDF) on the residual (DAE formulations, or y' - f); ls=dense|band|klu, "
+               "analytic Jacobians",
     .accepts_dae = 1,
     .method_name = ida_method_name,
     .create = ida_create,

@@ -1,0 +1,243 @@
+/* Reference final states for `chs workprec` (and `chs bench dae`), cached on disk.
+ *
+ * A problem with a closed-form reference uses it. Otherwise the reference is the most accurate
+ * configuration chs has, the Hamilton-Dirac formulation with Verner's 8(5,6) pair at
+ * rtol = atol = tol, and its error is estimated by the difference to a second run at tol * 10:
+ * the estimate is conservative for the tighter run (the error of the looser one). Both runs are
+ * stored in the cache (one text file per problem spec, t_final, tolerance, chs and SUNDIALS
+ * version, named by a 64-bit FNV-1a hash of that key) with the key, the command that made it, n,
+ * the estimate and a checksum; the file is written to a temporary name and renamed (atomic on
+ * POSIX). An entry whose key, size, values or checksum do not match is ignored and recomputed.
+ *
+ * Cache directory: the caller's (--cache-dir), else $XDG_CACHE_HOME/chs/references, else
+ * $HOME/.cache/chs/references; NULL or "" (workprec --no-cache) disables the cache. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <sundials/sundials_config.h>
+#include "chs/version.h"
+#include "reproduce.h"
+
+#define REF_MAGIC "chs-reference 1"
+
+static uint64_t fnv1a(const char *s, uint64_t h) {
+  for (; *s; s++) {
+    h ^= (unsigned char)*s;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+const char *rep_default_cache_dir(char *buf, size_t len) {
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  if (xdg && *xdg) {
+    snprintf(buf, len, "%s/chs/references", xdg);
+  } else if (home && *home) {
+    snprintf(buf, len, "%s/.cache/chs/references", home);
+  } else {
+    return NULL;
+  }
+  return buf;
+}
+
+/* mkdir -p */
+static int make_dirs(const char *dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s", dir);
+  for (char *p = path + 1; *p; p++) {
+    if (*p == '/') {
+      *p = '\0';
+      if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+        return -1;
+      }
+      *p = '/';
+    }
+  }
+  return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* The body of an entry (everything the checksum covers). */
+static int format_body(char *buf, size_t len, const char *key, const char *command, long n,
+                       double est, const double *z) {
+  int k = snprintf(buf, len, "%s\nkey %s\ncommand %s\nn %ld\nest_error %.17g\nz", REF_MAGIC, key,
+                   command, n, est);
+  for (long i = 0; i < 2 * n && k > 0 && (size_t)k < len; i++) {
+    k += snprintf(buf + k, len - (size_t)k, " %.17g", z[i]);
+  }
+  if (k > 0 && (size_t)k < len) {
+    k += snprintf(buf + k, len - (size_t)k, "\n");
+  }
+  return k > 0 && (size_t)k < len ? k : -1;
+}
+
+/* 0 and z, est filled when the file holds a valid entry for key; else a reason. */
+static const char *read_entry(const char *path, const char *key, long n, double *z, double *est,
+                              char *command, size_t command_len) {
+  FILE *fp = fopen(path, "r");
+  if (!fp) {
+    return "absent";
+  }
+  size_t cap = 4096 + 32 * (size_t)n, len = 0;
+  char *buf = malloc(cap + 1);
+  if (!buf) {
+    fclose(fp);
+    return "out of memory";
+  }
+  len = fread(buf, 1, cap, fp);
+  fclose(fp);
+  buf[len] = '\0';
+  const char *why = NULL;
+  char *sum = strstr(buf, "checksum ");
+  unsigned long long want = 0;
+  if (!sum || sscanf(sum, "checksum %llx", &want) != 1) {
+    why = "no checksum";
+  } else {
+    *sum = '\0';
+    if (fnv1a(buf, 0xcbf29ce484222325ULL) != want) {
+      why = "checksum mismatch";
+    }
+  }
+  if (!why && strncmp(buf, REF_MAGIC "\n", strlen(REF_MAGIC) + 1) != 0) {
+    why = "not a chs reference";
+  }
+  char *line = buf, *save = NULL;
+  long nn = -1;
+  int have_key = 0, have_z = 0;
+  *est = -1;
+  for (char *l = why ? NULL : strtok_r(line, "\n", &save); l && !why;
+       l = strtok_r(NULL, "\n", &save)) {
+    if (strncmp(l, "key ", 4) == 0) {
+      have_key = strcmp(l + 4, key) == 0;
+      if (!have_key) {
+        why = "key mismatch";
+      }
+    } else if (strncmp(l, "command ", 8) == 0) {
+      snprintf(command, command_len, "%s", l + 8);
+    } else if (strncmp(l, "n ", 2) == 0) {
+      nn = strtol(l + 2, NULL, 10);
+      if (nn != n) {
+        why = "size mismatch";
+      }
+    } else if (strncmp(l, "est_error ", 10) == 0) {
+      *est = strtod(l + 10, NULL);
+    } else if (strncmp(l, "z", 1) == 0 && nn == n) {
+      char *p = l + 1, *end;
+      have_z = 1;
+      for (long i = 0; i < 2 * n; i++, p = end) {
+        z[i] = strtod(p, &end);
+        if (end == p || !isfinite(z[i])) {
+          why = "bad values";
+          break;
+        }
+      }
+    }
+  }
+  if (!why && (!have_key || !have_z || !(*est >= 0) || !isfinite(*est))) {
+    why = "incomplete";
+  }
+  free(buf);
+  return why;
+}
+
+static int write_entry(const char *dir, const char *path, const char *key, const char *command,
+                       long n, double est, const double *z) {
+  size_t cap = 4096 + 32 * (size_t)n;
+  char *buf = malloc(cap), tmp[4200];
+  if (!buf || make_dirs(dir) != 0) {
+    free(buf);
+    return -1;
+  }
+  int len = format_body(buf, cap, key, command, n, est, z);
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  FILE *fp = len > 0 ? fopen(tmp, "w") : NULL;
+  int rc = fp ? 0 : -1;
+  if (fp) {
+    rc = fwrite(buf, 1, (size_t)len, fp) == (size_t)len ? 0 : -1;
+    if (fprintf(fp, "checksum %016llx\n", (unsigned long long)fnv1a(buf, 0xcbf29ce484222325ULL)) <
+        0) {
+      rc = -1;
+    }
+    if (fflush(fp) != 0 || fsync(fileno(fp)) != 0) {
+      rc = -1;
+    }
+    if (fclose(fp) != 0) {
+      rc = -1;
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+      rc = -1;
+    }
+    if (rc != 0) {
+      remove(tmp);
+    }
+  }
+  free(buf);
+  return rc;
+}
+
+int rep_reference_cached(CHSProblem prob, const char *spec, double tf, double tol,
+                         const char *cache_dir, double *z, rep_reference_info *info,
+                         CHSError *err) {
+  long n = (long)z[0];
+  memset(info, 0, sizeof *info);
+  info->est_error = -1;
+  if (CHSProblem_Reference(prob, tf, z + 1, z + 1 + n) == 0) {
+    snprintf(info->source, sizeof info->source, "problem");
+    snprintf(info->command, sizeof info->command, "the problem's reference solution");
+    info->est_error = 0;
+    return 0;
+  }
+  snprintf(info->command, sizeof info->command,
+           "dirac + erk:ARKODE_VERNER_8_5_6 at rtol = atol = %g (error estimated against %g)", tol,
+           tol * 10);
+  char key[1024];
+  snprintf(key, sizeof key, "problem=%s tf=%.17g tol=%.17g chs=%s sundials=%s", spec, tf, tol,
+           CHS_VERSION_STRING, SUNDIALS_VERSION);
+  if (cache_dir && *cache_dir) {
+    snprintf(info->path, sizeof info->path, "%s/ref-%016llx.txt", cache_dir,
+             (unsigned long long)fnv1a(key, 0xcbf29ce484222325ULL));
+    char command[sizeof info->command];
+    command[0] = '\0';
+    const char *why =
+        read_entry(info->path, key, n, z + 1, &info->est_error, command, sizeof command);
+    if (!why) {
+      snprintf(info->source, sizeof info->source, "cached");
+      snprintf(info->command, sizeof info->command, "%s", command);
+      return 0;
+    }
+    snprintf(info->ignored, sizeof info->ignored, "%s", strcmp(why, "absent") ? why : "");
+  }
+  double *z2 = malloc((1 + 2 * (size_t)n) * sizeof *z2);
+  if (!z2) {
+    err->code = CHS_ERR_MEM;
+    snprintf(err->msg, sizeof err->msg, "out of memory");
+    return CHS_ERR_MEM;
+  }
+  z2[0] = (double)n;
+  CHSRunOptions o = {.method = "erk:ARKODE_VERNER_8_5_6",
+                     .ctl = {.rtol = tol, .atol = tol},
+                     .tf = tf,
+                     .every = 1000000000L};
+  int rc = rep_run(prob, "dirac", o, rep_final_monitor, z, NULL, err);
+  if (rc == 0) {
+    o.ctl.rtol = o.ctl.atol = 10 * tol;
+    rc = rep_run(prob, "dirac", o, rep_final_monitor, z2, NULL, err);
+  }
+  if (rc == 0) {
+    double d = 0;
+    for (long i = 1; i <= 2 * n; i++) {
+      d += (z[i] - z2[i]) * (z[i] - z2[i]);
+    }
+    info->est_error = sqrt(d);
+    snprintf(info->source, sizeof info->source, "computed");
+    if (info->path[0] &&
+        write_entry(cache_dir, info->path, key, info->command, n, info->est_error, z + 1) != 0) {
+      snprintf(info->ignored, sizeof info->ignored, "cannot write the cache");
+      info->path[0] = '\0';
+    }
+  }
+  free(z2);
+  return rc;
+}

@@ -1,0 +1,468 @@
+/* Jacobians of formulations for the Newton iterations of CVODE and IDA.
+ *
+ * Formulations may supply an analytic Jacobian (CHSFormulationOps.jacobian) built from the dense
+ * second-derivative blocks below (G, M^{-1}, hess V, sum_i w_i hess g_i, Gdot(q, u) and the third
+ * derivatives of the problem's constraint_third). The integrators hand SUNDIALS a Jacobian
+ * function (chs_cvode_jac, chs_ida_jac) that evaluates the analytic Jacobian, or a forward
+ * difference one (one right-hand side / residual evaluation per column, no colouring), into a
+ * dense column-major buffer and copies it into the SUNMatrix the linear solver uses (dense, band
+ * or CSC sparse).
+ *
+ * The sparsity pattern (for KLU, and the band widths for the band solver) is found once, at
+ * set-up, from the Jacobian itself at the initial state and two pseudo-random perturbations of
+ * it (relative size 1e-3): entries nonzero at any of the three points, plus the diagonal. An
+ * entry that is structurally nonzero vanishes at three random points only on a set of measure
+ * zero; a later evaluation with a nonzero outside the pattern is reported as a recoverable
+ * failure naming the entry.
+ *
+ * Limitation: the Jacobian is assembled densely (N x N, then copied into the band or CSC
+ * matrix), so memory is O(N^2) and the analytic blocks cost up to O(n^3); KLU then saves the
+ * factorisations (pendulum-chain:N=200 with dae-ggl, N = 1200: 0.14 s with KLU against 3.9 s
+ * dense). State sizes above CHS_JAC_MAX_SIZE are refused. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <nvector/nvector_serial.h>
+#include <sunmatrix/sunmatrix_band.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
+#include "impl.h"
+
+const char *const chs_jac_mode_names[] = {"analytic", "fd", NULL};
+
+/* The largest state size for which the dense N x N Jacobian buffer (and pattern) is allocated:
+ * 8000^2 doubles = 512 MB. */
+#define CHS_JAC_MAX_SIZE 8000
+
+/* ------------------------------------------------------------------ dense blocks */
+
+void chs_block_G(const CHSSystem *s, const sunrealtype *J, sunrealtype *D) {
+  sunindextype n = s->n, m = s->m;
+  if (s->jac_kind == CHS_JAC_DENSE) {
+    memcpy(D, J, (size_t)(m * n) * sizeof *D);
+    return;
+  }
+  memset(D, 0, (size_t)(m * n) * sizeof *D);
+  for (sunindextype i = 0; i < m; i++) {
+    for (sunindextype k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
+      D[i * n + s->colind[k]] = J[k];
+    }
+  }
+}
+
+void chs_block_minv(const CHSSystem *s, sunrealtype *D) {
+  sunindextype n = s->n;
+  sunrealtype *e = s->wn[7], *col = s->wn[6];
+  memset(e, 0, (size_t)n * sizeof *e);
+  for (sunindextype j = 0; j < n; j++) {
+    e[j] = 1;
+    chs_mass_inv(s, e, col);
+    e[j] = 0;
+    for (sunindextype i = 0; i < n; i++) {
+      D[i * n + j] = col[i];
+    }
+  }
+}
+
+static int chs_block_cb(int rc) {
+  return rc == 0 ? 0 : (rc > 0 ? CHS_RECOVERABLE : CHS_ERR_CALLBACK);
+}
+
+int chs_block_hessV(const CHSSystem *s, const sunrealtype *q, sunrealtype *D) {
+  sunindextype n = s->n;
+  memset(D, 0, (size_t)(n * n) * sizeof *D);
+  if (!s->ops->hessian_potential) {
+    return 0;
+  }
+  sunrealtype *e = s->wn[7], *col = s->wn[6];
+  memset(e, 0, (size_t)n * sizeof *e);
+  for (sunindextype j = 0; j < n; j++) {
+    e[j] = 1;
+    int rc = s->ops->hessian_potential(s->data, q, e, col);
+    e[j] = 0;
+    CHS_CALL(chs_block_cb(rc));
+    for (sunindextype i = 0; i < n; i++) {
+      D[i * n + j] = col[i];
+    }
+  }
+  return 0;
+}
+
+int chs_block_hessgw(const CHSSystem *s, const sunrealtype *q, const sunrealtype *w,
+                     sunrealtype *D) {
+  sunindextype n = s->n;
+  sunrealtype *e = s->wn[7], *col = s->wn[6];
+  sunrealtype *Gd = malloc((size_t)s->gsize * sizeof *Gd);
+  if (!Gd) {
+    return CHS_ERR_MEM;
+  }
+  memset(e, 0, (size_t)n * sizeof *e);
+  int rc = 0;
+  /* column j: Gdot(q, e_j)^T w, since Gdot(q, e_j)_ik = d2 g_i / dq_k dq_j */
+  for (sunindextype j = 0; j < n && rc == 0; j++) {
+    e[j] = 1;
+    rc = chs_block_cb(s->ops->jacobian_dot(s->data, q, e, Gd));
+    e[j] = 0;
+    if (rc == 0) {
+      chs_jac_tmv(s, Gd, w, col);
+      for (sunindextype i = 0; i < n; i++) {
+        D[i * n + j] = col[i];
+      }
+    }
+  }
+  free(Gd);
+  return rc;
+}
+
+int chs_block_gdot(const CHSSystem *s, const sunrealtype *q, const sunrealtype *u, sunrealtype *D) {
+  sunrealtype *Gd = malloc((size_t)s->gsize * sizeof *Gd);
+  if (!Gd) {
+    return CHS_ERR_MEM;
+  }
+  int rc = chs_block_cb(s->ops->jacobian_dot(s->data, q, u, Gd));
+  if (rc == 0) {
+    chs_block_G(s, Gd, D);
+  }
+  free(Gd);
+  return rc;
+}
+
+int chs_block_third(const CHSSystem *s, const sunrealtype *q, const sunrealtype *u,
+                    sunrealtype *D) {
+  sunindextype n = s->n, m = s->m;
+  memset(D, 0, (size_t)(m * n) * sizeof *D);
+  if (!s->ops->constraint_third) {
+    return 0;
+  }
+  sunrealtype *e = s->wm[7];
+  memset(e, 0, (size_t)m * sizeof *e);
+  for (sunindextype i = 0; i < m; i++) {
+    e[i] = 1;
+    int rc = s->ops->constraint_third(s->data, q, u, e, D + i * n);
+    e[i] = 0;
+    CHS_CALL(chs_block_cb(rc));
+  }
+  return 0;
+}
+
+void chs_dense_mm(sunindextype a, sunindextype b, sunindextype c, const sunrealtype *A,
+                  const sunrealtype *B, sunrealtype *C) {
+  for (sunindextype i = 0; i < a; i++) {
+    for (sunindextype k = 0; k < c; k++) {
+      C[i * c + k] = 0;
+    }
+    for (sunindextype j = 0; j < b; j++) {
+      sunrealtype aij = A[i * b + j];
+      if (aij != 0) {
+        for (sunindextype k = 0; k < c; k++) {
+          C[i * c + k] += aij * B[j * c + k];
+        }
+      }
+    }
+  }
+}
+
+int chs_gram_solve_columns(CHSSystem *s, sunindextype ncols, sunrealtype *A) {
+  sunindextype m = s->m;
+  sunrealtype *b = s->wm[6], *x = s->wm[7];
+  for (sunindextype j = 0; j < ncols; j++) {
+    for (sunindextype i = 0; i < m; i++) {
+      b[i] = A[i * ncols + j];
+    }
+    CHS_CALL(chs_gram_solve(s->gram, b, x));
+    for (sunindextype i = 0; i < m; i++) {
+      A[i * ncols + j] = x[i];
+    }
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ public evaluation */
+
+int CHSFormulation_HasJacobian(CHSFormulation f) {
+  return f->ops->jacobian != NULL;
+}
+
+static int chs_jac_finish(CHSFormulation f, int rc, sunrealtype t, const sunrealtype *J) {
+  if (rc == 0 && !chs_all_finite(J, f->size * f->size)) {
+    rc = CHS_RECOVERABLE;
+  }
+  if (rc != 0 && f->failure.code == CHS_SUCCESS) {
+    CHSFormulation_SetFailure(f, rc, "%s: Jacobian failed at t = %g", f->ops->name, (double)t);
+  }
+  return rc > 0 ? CHS_RECOVERABLE : rc;
+}
+
+int CHSFormulation_RhsJacobian(CHSFormulation f, sunrealtype t, N_Vector y, sunrealtype *J) {
+  if (!f->ops->jacobian || !f->ops->rhs) {
+    return CHS_ERR_UNSUPPORTED;
+  }
+  CHSError_Clear(&f->failure);
+  int rc = f->ops->jacobian(f, t, N_VGetArrayPointer(y), NULL, 0, J);
+  return chs_jac_finish(f, rc, t, J);
+}
+
+int CHSFormulation_ResidualJacobian(CHSFormulation f, sunrealtype t, sunrealtype cj, N_Vector y,
+                                    N_Vector yp, sunrealtype *J) {
+  if (!f->ops->jacobian) {
+    return CHS_ERR_UNSUPPORTED;
+  }
+  CHSError_Clear(&f->failure);
+  sunindextype N = f->size;
+  int rc = f->ops->jacobian(f, t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), cj, J);
+  if (rc == 0 && !f->ops->residual) { /* y' - f(t, y): cj I - df/dy */
+    for (sunindextype k = 0; k < N * N; k++) {
+      J[k] = -J[k];
+    }
+    for (sunindextype i = 0; i < N; i++) {
+      J[i + i * N] += cj;
+    }
+  }
+  return chs_jac_finish(f, rc, t, J);
+}
+
+/* ------------------------------------------------------------------ integrator workspace */
+
+struct CHSJacWork {
+  int mode, residual;
+  sunindextype N;
+  sunrealtype *J;           /* N x N column-major */
+  unsigned char *mask;      /* pattern, N x N column-major */
+  sunindextype nnz, mu, ml; /* of the pattern */
+  N_Vector y1, yp1, r0, r1; /* difference-quotient scratch */
+  long n_evals;
+};
+
+void chs_jac_work_free(CHSJacWork **w) {
+  if (!w || !*w) {
+    return;
+  }
+  CHSJacWork *j = *w;
+  free(j->J);
+  free(j->mask);
+  N_Vector v[] = {j->y1, j->yp1, j->r0, j->r1};
+  for (int k = 0; k < 4; k++) {
+    if (v[k]) {
+      N_VDestroy(v[k]);
+    }
+  }
+  free(j);
+  *w = NULL;
+}
+
+/* J = d rhs / dy (ODE mode) or dF/dy + cj dF/dy' by forward differences. */
+static int chs_jac_fd(CHSFormulation f, CHSJacWork *w, sunrealtype t, sunrealtype cj, N_Vector y,
+                      N_Vector yp) {
+  sunindextype N = w->N;
+  int rc = w->residual ? CHSFormulation_Residual(t, y, yp, w->r0, f)
+                       : CHSFormulation_Rhs(t, y, w->r0, f);
+  if (rc != 0) {
+    return rc;
+  }
+  N_VScale(1, y, w->y1);
+  if (w->residual) {
+    N_VScale(1, yp, w->yp1);
+  }
+  sunrealtype *y1 = N_VGetArrayPointer(w->y1), *yp1 = w->residual ? N_VGetArrayPointer(w->yp1) : 0;
+  const sunrealtype *r0 = N_VGetArrayPointer(w->r0), *r1 = N_VGetArrayPointer(w->r1);
+  const sunrealtype sq = sqrt(SUN_UNIT_ROUNDOFF);
+  for (sunindextype j = 0; j < N; j++) {
+    sunrealtype yj = y1[j], h = sq * fmax(fabs(yj), 1);
+    volatile sunrealtype yh = yj + h; /* the step actually taken */
+    h = yh - yj;
+    y1[j] = yh;
+    if (w->residual) {
+      yp1[j] += cj * h;
+    }
+    rc = w->residual ? CHSFormulation_Residual(t, w->y1, w->yp1, w->r1, f)
+                     : CHSFormulation_Rhs(t, w->y1, w->r1, f);
+    y1[j] = yj;
+    if (w->residual) {
+      yp1[j] = N_VGetArrayPointer(yp)[j];
+    }
+    if (rc != 0) {
+      return rc;
+    }
+    for (sunindextype i = 0; i < N; i++) {
+      w->J[i + j * N] = (r1[i] - r0[i]) / h;
+    }
+  }
+  return 0;
+}
+
+static int chs_jac_eval(CHSFormulation f, CHSJacWork *w, sunrealtype t, sunrealtype cj, N_Vector y,
+                        N_Vector yp) {
+  w->n_evals++;
+  if (w->mode == CHS_JACOBIAN_FD) {
+    return chs_jac_fd(f, w, t, cj, y, yp);
+  }
+  return w->residual ? CHSFormulation_ResidualJacobian(f, t, cj, y, yp, w->J)
+                     : CHSFormulation_RhsJacobian(f, t, y, w->J);
+}
+
+int chs_jac_work_create(CHSFormulation f, int mode, int residual, N_Vector y0, N_Vector yp0,
+                        CHSJacWork **out, CHSError *err) {
+  *out = NULL;
+  if (mode == CHS_JACOBIAN_ANALYTIC && !f->ops->jacobian) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "formulation '%s' has no analytic Jacobian (use jac=fd)", f->ops->name);
+  }
+  sunindextype N = f->size;
+  if (N > CHS_JAC_MAX_SIZE) { /* the Jacobian is built densely (N^2 doubles) */
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "%s: state size %ld too large for the band and klu solvers and analytic "
+                         "Jacobians, which build the Jacobian densely (limit %d): use ls=dense "
+                         "with difference quotients, or cvode with ls=spgmr",
+                         f->ops->name, (long)N, CHS_JAC_MAX_SIZE);
+  }
+  CHSJacWork *w = calloc(1, sizeof *w);
+  if (!w) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  w->mode = mode;
+  w->residual = residual;
+  w->N = N;
+  w->J = malloc((size_t)(N * N) * sizeof *w->J);
+  w->mask = calloc((size_t)(N * N), 1);
+  w->y1 = N_VClone(y0);
+  w->yp1 = N_VClone(y0);
+  w->r0 = N_VClone(y0);
+  w->r1 = N_VClone(y0);
+  N_Vector yr = N_VClone(y0), ypr = N_VClone(y0);
+  int rc = w->J && w->mask && w->y1 && w->yp1 && w->r0 && w->r1 && yr && ypr ? 0 : CHS_ERR_MEM;
+  /* Pattern: the initial state and two pseudo-random perturbations (a fixed linear congruential
+   * sequence: reproducible), cj = 1 so that dF/dy' shows. */
+  unsigned long long lcg = 0x2545F4914F6CDD1DULL;
+  for (int pt = 0; pt < 3 && rc == 0; pt++) {
+    N_VScale(1, y0, yr);
+    if (residual) {
+      N_VScale(1, yp0, ypr);
+    }
+    if (pt > 0) {
+      sunrealtype *a = N_VGetArrayPointer(yr);
+      for (sunindextype i = 0; i < N; i++) {
+        lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+        sunrealtype u = (sunrealtype)((lcg >> 11) * 0x1.0p-53) - 0.5;
+        a[i] += 2e-3 * u * (1 + fabs(a[i]));
+      }
+    }
+    rc = chs_jac_eval(f, w, 0, 1, yr, ypr);
+    for (sunindextype k = 0; rc == 0 && k < N * N; k++) {
+      w->mask[k] |= w->J[k] != 0;
+    }
+  }
+  if (yr) {
+    N_VDestroy(yr);
+  }
+  if (ypr) {
+    N_VDestroy(ypr);
+  }
+  if (rc != 0) {
+    chs_jac_work_free(&w);
+    return rc == CHS_ERR_MEM
+               ? chs_error_set(err, rc, "out of memory")
+               : chs_error_set(err, CHS_ERR_SOLVER,
+                               "%s: Jacobian evaluation failed at the initial state", f->ops->name);
+  }
+  w->n_evals = 0;
+  for (sunindextype j = 0; j < N; j++) {
+    w->mask[j + j * N] = 1;
+    for (sunindextype i = 0; i < N; i++) {
+      if (w->mask[i + j * N]) {
+        w->nnz++;
+        w->mu = i < j && j - i > w->mu ? j - i : w->mu;
+        w->ml = i > j && i - j > w->ml ? i - j : w->ml;
+      }
+    }
+  }
+  *out = w;
+  return CHS_SUCCESS;
+}
+
+void chs_jac_work_shape(const CHSJacWork *w, sunindextype *nnz, sunindextype *mu,
+                        sunindextype *ml) {
+  *nnz = w->nnz;
+  *mu = w->mu;
+  *ml = w->ml;
+}
+
+long chs_jac_work_evals(const CHSJacWork *w) {
+  return w ? w->n_evals : 0;
+}
+
+/* Copy the dense J into A (dense, band or CSC). */
+static int chs_jac_store(CHSFormulation f, CHSJacWork *w, SUNMatrix A, sunrealtype t) {
+  sunindextype N = w->N;
+  switch (SUNMatGetID(A)) {
+  case SUNMATRIX_DENSE:
+    for (sunindextype j = 0; j < N; j++) {
+      memcpy(SUNDenseMatrix_Column(A, j), w->J + j * N, (size_t)N * sizeof(sunrealtype));
+    }
+    return 0;
+  case SUNMATRIX_BAND: {
+    sunindextype mu = SUNBandMatrix_UpperBandwidth(A), ml = SUNBandMatrix_LowerBandwidth(A);
+    for (sunindextype j = 0; j < N; j++) {
+      sunrealtype *col = SUNBandMatrix_Column(A, j);
+      for (sunindextype i = 0; i < N; i++) {
+        if (i - j <= ml && j - i <= mu) {
+          col[i - j] = w->J[i + j * N];
+        } else if (w->J[i + j * N] != 0) {
+          return CHSFormulation_SetFailure(f, CHS_RECOVERABLE,
+                                           "%s: Jacobian entry (%ld, %ld) outside the band at "
+                                           "t = %g",
+                                           f->ops->name, (long)i, (long)j, (double)t);
+        }
+      }
+    }
+    return 0;
+  }
+  case SUNMATRIX_SPARSE: {
+    sunindextype *colptr = SUNSparseMatrix_IndexPointers(A), *row = SUNSparseMatrix_IndexValues(A);
+    sunrealtype *val = SUNSparseMatrix_Data(A);
+    sunindextype nz = 0;
+    for (sunindextype j = 0; j < N; j++) {
+      colptr[j] = nz;
+      for (sunindextype i = 0; i < N; i++) {
+        if (w->mask[i + j * N]) {
+          row[nz] = i;
+          val[nz] = w->J[i + j * N];
+          nz++;
+        } else if (w->J[i + j * N] != 0) {
+          return CHSFormulation_SetFailure(f, CHS_RECOVERABLE,
+                                           "%s: Jacobian entry (%ld, %ld) outside the sparsity "
+                                           "pattern at t = %g",
+                                           f->ops->name, (long)i, (long)j, (double)t);
+        }
+      }
+    }
+    colptr[N] = nz;
+    return 0;
+  }
+  default:
+    return CHS_ERR_UNSUPPORTED;
+  }
+}
+
+int chs_cvode_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix A, void *user_data,
+                  N_Vector tmp1, N_Vector tmp2, N_Vector tmp3) {
+  (void)fy;
+  (void)tmp1;
+  (void)tmp2;
+  (void)tmp3;
+  CHSFormulation f = user_data;
+  CHSJacWork *w = f->jac;
+  int rc = chs_jac_eval(f, w, t, 0, y, NULL);
+  return rc != 0 ? rc : chs_jac_store(f, w, A, t);
+}
+
+int chs_ida_jac(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector r, SUNMatrix A,
+                void *user_data, N_Vector tmp1, N_Vector tmp2, N_Vector tmp3) {
+  (void)r;
+  (void)tmp1;
+  (void)tmp2;
+  (void)tmp3;
+  CHSFormulation f = user_data;
+  CHSJacWork *w = f->jac;
+  int rc = chs_jac_eval(f, w, t, cj, y, yp);
+  return rc != 0 ? rc : chs_jac_store(f, w, A, t);
+}

@@ -1,0 +1,118 @@
+/* Linear solvers of the Newton iterations of CVODE and IDA, chosen by the method's parameters
+ * "ls=dense|band|klu|spgmr,jac=analytic|fd" (src/integrate/cvode.c, ida.c):
+ *
+ *   dense  SUNDIALS dense matrix + LU
+ *   band   SUNDIALS band matrix + band LU, with the band widths mu, ml of the Jacobian's sparsity
+ *          pattern (found at set-up, src/jacobian.c): honest, so for the formulations whose
+ *          Jacobian couples everything (through Q^{-1}) the band is the full matrix
+ *   klu    SUNDIALS CSC sparse matrix + KLU, with the pattern found at set-up
+ *   spgmr  matrix-free GMRES (CVODE only), SUNDIALS' difference-quotient J v, no preconditioner
+ *
+ * Jacobian: jac=analytic is the formulation's (CHSFormulationOps.jacobian), jac=fd difference
+ * quotients: SUNDIALS' own for dense and band, forward differences by columns (src/jacobian.c)
+ * for klu. Without jac=: CVODE keeps SUNDIALS' difference quotients for dense and band (its
+ * behaviour before these options existed); IDA takes the analytic Jacobian when the formulation
+ * has one; klu takes the analytic one when there is one, else forward differences. */
+#include <stdlib.h>
+#include <string.h>
+#include <sunlinsol/sunlinsol_band.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunlinsol/sunlinsol_spgmr.h>
+#include <sunmatrix/sunmatrix_band.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
+#include "impl.h"
+
+const char *const chs_ls_names[] = {"dense", "band", "klu", "spgmr", NULL};
+
+int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls_options *o,
+                 CHSError *err) {
+  CHSParams kv = NULL;
+  o->ls = CHS_LS_DENSE;
+  o->jac = -1;
+  int rc = CHSParams_Parse(params, &kv, err);
+  if (rc == 0 && CHSParams_GetChoice(kv, "ls", chs_ls_names, CHS_LS_DENSE, &o->ls, err) != 0) {
+    rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad linear solver (ls=dense, band, klu%s)",
+                       method, allow_spgmr ? ", spgmr" : "");
+  }
+  if (rc == 0 && o->ls == CHS_LS_SPGMR && !allow_spgmr) {
+    rc = chs_error_set(err, CHS_ERR_ARG,
+                       "method %s: ls=spgmr is for cvode only (ls=dense, band, "
+                       "klu)",
+                       method);
+  }
+  if (rc == 0 && CHSParams_GetChoice(kv, "jac", chs_jac_mode_names, -1, &o->jac, err) != 0) {
+    rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad Jacobian (jac=analytic, fd)", method);
+  }
+  if (rc == 0 && o->ls == CHS_LS_SPGMR && o->jac >= 0) {
+    rc = chs_error_set(
+        err, CHS_ERR_ARG,
+        "method %s: ls=spgmr is matrix-free (difference-quotient J v): no jac=", method);
+  }
+  if (rc == 0) {
+    rc = CHSParams_CheckAllUsed(kv, method, err);
+  }
+  CHSParams_Destroy(&kv);
+  return rc;
+}
+
+int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o, int residual,
+                  N_Vector y0, N_Vector yp0, SUNMatrix *A, SUNLinearSolver *LS, int *user_jac,
+                  CHSError *err) {
+  SUNContext ctx = f->sunctx;
+  sunindextype N = N_VGetLength(y0);
+  int has = f->ops->jacobian != NULL;
+  *A = NULL;
+  *LS = NULL;
+  *user_jac = 0;
+  if (o->jac == CHS_JACOBIAN_ANALYTIC && !has) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method %s: formulation '%s' has no analytic Jacobian (use jac=fd)",
+                         method, f->ops->name);
+  }
+  if (o->ls == CHS_LS_SPGMR) {
+    *LS = SUNLinSol_SPGMR(y0, SUN_PREC_NONE, 0, ctx);
+    return *LS ? 0 : chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  if (o->jac == CHS_JACOBIAN_ANALYTIC) {
+    *user_jac = 1;
+  } else if (o->jac < 0) {
+    *user_jac = (has && residual) || o->ls == CHS_LS_KLU;
+  } else {
+    *user_jac = o->ls == CHS_LS_KLU; /* jac=fd: SUNDIALS' difference quotients, except for KLU */
+  }
+  if (*user_jac || o->ls != CHS_LS_DENSE) {
+    CHSJacWork *w = NULL;
+    int mode = has && o->jac != CHS_JACOBIAN_FD ? CHS_JACOBIAN_ANALYTIC : CHS_JACOBIAN_FD;
+    CHS_CALL(chs_jac_work_create(f, mode, residual, y0, yp0, &w, err));
+    chs_jac_work_free(&f->jac);
+    f->jac = w;
+  }
+  sunindextype nnz = 0, mu = 0, ml = 0;
+  if (f->jac) {
+    chs_jac_work_shape(f->jac, &nnz, &mu, &ml);
+  }
+  switch (o->ls) {
+  case CHS_LS_BAND:
+    *A = SUNBandMatrix(N, mu, ml, ctx);
+    *LS = *A ? SUNLinSol_Band(y0, *A, ctx) : NULL;
+    break;
+  case CHS_LS_KLU:
+    *A = SUNSparseMatrix(N, N, nnz, CSC_MAT, ctx);
+    *LS = *A ? SUNLinSol_KLU(y0, *A, ctx) : NULL;
+    break;
+  default:
+    *A = SUNDenseMatrix(N, N, ctx);
+    *LS = *A ? SUNLinSol_Dense(y0, *A, ctx) : NULL;
+    break;
+  }
+  if (!*LS) {
+    if (*A) {
+      SUNMatDestroy(*A);
+      *A = NULL;
+    }
+    return chs_error_set(err, CHS_ERR_MEM, "method %s: cannot create the linear solver", method);
+  }
+  return 0;
+}

@@ -1,0 +1,262 @@
+/* Analytic Jacobians of the formulations (standard: df/dy; dae-index3, dae-ggl, dae-index1: the
+ * residual's dF/dy + cj dF/dy') against central differences of the right-hand side / residual
+ * computed here, at consistent points (the problems' initial states, also with random angles and
+ * velocities) and at random inconsistent ones (random y, y', cj), for the pendulum, the double
+ * pendulum (dense and CSR G), the pendulum chain (CSR G), the chain (non-linear potential: hess V)
+ * and a user problem with a non-linear potential and non-quadratic constraints (constraint_third).
+ */
+#include <nvector/nvector_serial.h>
+#include "test_util.h"
+
+static const double mass[3] = {1, 2, 3};
+
+static int nq_create(CHSParams params, void **data, CHSProblemDims *d, CHSError *err) {
+  (void)params;
+  (void)err;
+  *data = NULL;
+  d->n = 3;
+  d->m = 2;
+  d->mass_kind = CHS_MASS_DIAGONAL;
+  d->mass = mass;
+  d->jac_kind = CHS_JAC_DENSE;
+  return 0;
+}
+static void nq_destroy(void *data) {
+  (void)data;
+}
+static int nq_potential(void *data, const double *q, double *V) {
+  (void)data;
+  *V = cos(q[0]) + cos(q[1]) + cos(q[2]) + q[0] * q[0] * q[1];
+  return 0;
+}
+static int nq_force(void *data, const double *q, double *F) {
+  (void)data;
+  F[0] = sin(q[0]) - 2 * q[0] * q[1];
+  F[1] = sin(q[1]) - q[0] * q[0];
+  F[2] = sin(q[2]);
+  return 0;
+}
+static int nq_constraint(void *data, const double *q, double *g) {
+  (void)data;
+  g[0] = q[0] * q[0] * q[0] + q[1] * q[2] - 1;
+  g[1] = sin(q[0]) + q[2] * q[2] - sin(1.0) - 0.25;
+  return 0;
+}
+static int nq_jacobian(void *data, const double *q, double *G) {
+  (void)data;
+  const double v[6] = {3 * q[0] * q[0], q[2], q[1], cos(q[0]), 0, 2 * q[2]};
+  memcpy(G, v, sizeof v);
+  return 0;
+}
+static int nq_jacobian_dot(void *data, const double *q, const double *u, double *Gd) {
+  (void)data;
+  const double v[6] = {6 * q[0] * u[0], u[2], u[1], -sin(q[0]) * u[0], 0, 2 * u[2]};
+  memcpy(Gd, v, sizeof v);
+  return 0;
+}
+static int nq_hessian(void *data, const double *q, const double *u, double *Hu) {
+  (void)data;
+  Hu[0] = (-cos(q[0]) + 2 * q[1]) * u[0] + 2 * q[0] * u[1];
+  Hu[1] = 2 * q[0] * u[0] - cos(q[1]) * u[1];
+  Hu[2] = -cos(q[2]) * u[2];
+  return 0;
+}
+static int nq_third(void *data, const double *q, const double *u, const double *w, double *out) {
+  (void)data;
+  out[0] = w[0] * 6 * u[0] * u[0] - w[1] * cos(q[0]) * u[0] * u[0];
+  out[1] = 0;
+  out[2] = 0;
+  return 0;
+}
+static int nq_initial(void *data, double *q, double *p) {
+  (void)data;
+  q[0] = 1;
+  q[1] = 0;
+  q[2] = 0.5;
+  /* p = M n with n orthogonal to both rows of G(q): n = (3, 0.5, 0) x (cos 1, 0, 1) / 10 */
+  const double n[3] = {0.05, -0.3, -0.05 * cos(1.0)};
+  for (int i = 0; i < 3; i++) {
+    p[i] = mass[i] * n[i];
+  }
+  return 0;
+}
+
+static const CHSProblemOps nq_ops = {
+    .abi_version = CHS_PROBLEM_ABI_VERSION,
+    .name = "nonquadratic",
+    .summary = "test problem with non-linear V and cubic/trigonometric constraints",
+    .params_doc = "",
+    .create = nq_create,
+    .destroy = nq_destroy,
+    .potential = nq_potential,
+    .force = nq_force,
+    .constraint = nq_constraint,
+    .jacobian = nq_jacobian,
+    .jacobian_dot = nq_jacobian_dot,
+    .hessian_potential = nq_hessian,
+    .constraint_third = nq_third,
+    .initial_state = nq_initial,
+};
+
+static const char *const forms[4] = {"standard", "dae-index3", "dae-ggl", "dae-index1"};
+
+/* Central differences: column j of d res / dy + cj d res / dy' (residual) or d rhs / dy. */
+static void fd_jacobian(CHSFormulation f, int residual, double cj, N_Vector y, N_Vector yp,
+                        double *J) {
+  long N = N_VGetLength(y);
+  N_Vector y1 = N_VClone(y), yp1 = N_VClone(y), rp = N_VClone(y), rm = N_VClone(y);
+  for (long j = 0; j < N; j++) {
+    double *a = N_VGetArrayPointer(y), *ap = N_VGetArrayPointer(yp);
+    double h = 1e-6 * (1 + fabs(a[j]));
+    for (int s = 0; s < 2; s++) {
+      double sg = s ? -1 : 1;
+      N_VScale(1, y, y1);
+      N_VScale(1, yp, yp1);
+      N_VGetArrayPointer(y1)[j] = a[j] + sg * h;
+      N_VGetArrayPointer(yp1)[j] = ap[j] + sg * cj * h;
+      int rc = residual ? CHSFormulation_Residual(0, y1, yp1, s ? rm : rp, f)
+                        : CHSFormulation_Rhs(0, y1, s ? rm : rp, f);
+      assert_int_equal(rc, 0);
+    }
+    for (long i = 0; i < N; i++) {
+      J[i + j * N] = (N_VGetArrayPointer(rp)[i] - N_VGetArrayPointer(rm)[i]) / (2 * h);
+    }
+  }
+  N_VDestroy(y1);
+  N_VDestroy(yp1);
+  N_VDestroy(rp);
+  N_VDestroy(rm);
+}
+
+/* max |J_analytic - J_fd| / max(1, max |J_fd|) over points: the initial state, then random. */
+static double jacobian_mismatch(CHSProblem prob, const char *form, int residual) {
+  CHSFormulation f = new_formulation(form, prob, test_context());
+  N_Vector y, yp;
+  CHSError err;
+  assert_int_equal(CHSFormulation_NewInitialState(f, &y, &err), 0);
+  yp = N_VClone(y);
+  long N = N_VGetLength(y);
+  double *Ja = malloc((size_t)(N * N) * sizeof *Ja), *Jf = malloc((size_t)(N * N) * sizeof *Jf);
+  double worst = 0;
+  N_Vector y0 = N_VClone(y);
+  N_VScale(1, y, y0);
+  for (int pt = 0; pt < 4; pt++) {
+    double cj = 1;
+    N_VScale(1, y0, y);
+    if (residual) {
+      assert_int_equal(CHSFormulation_InitialDerivative(f, y, yp), 0);
+    } else {
+      N_VConst(0, yp);
+    }
+    if (pt > 0) { /* inconsistent: random y (near y0, inside the domain), y', cj */
+      double *a = N_VGetArrayPointer(y), *ap = N_VGetArrayPointer(yp);
+      for (long i = 0; i < N; i++) {
+        a[i] += rng_uniform(-0.2, 0.2);
+        ap[i] = rng_uniform(-1, 1);
+      }
+      cj = rng_uniform(0.5, 100);
+    }
+    int rc = residual ? CHSFormulation_ResidualJacobian(f, 0, cj, y, yp, Ja)
+                      : CHSFormulation_RhsJacobian(f, 0, y, Ja);
+    assert_int_equal(rc, 0);
+    fd_jacobian(f, residual, cj, y, yp, Jf);
+    double scale = fmax(1, norm_inf(Jf, (int)(N * N)));
+    worst = fmax(worst, diff_inf(Ja, Jf, (int)(N * N)) / scale);
+  }
+  free(Ja);
+  free(Jf);
+  N_VDestroy(y);
+  N_VDestroy(y0);
+  N_VDestroy(yp);
+  CHSFormulation_Destroy(&f);
+  return worst;
+}
+
+static void check_problem(CHSProblem prob, const char *name) {
+  for (int k = 0; k < 4; k++) {
+    for (int residual = 0; residual < 2; residual++) {
+      if (k > 0 && !residual) {
+        continue; /* DAE formulations have no right-hand side */
+      }
+      double e = jacobian_mismatch(prob, forms[k], residual);
+      print_message("%-40s %-10s %-8s |J - J_fd| / |J| = %.2e\n", name, forms[k],
+                    residual ? "residual" : "rhs", e);
+      CHECK_LE(e, 1e-7);
+    }
+  }
+}
+
+static void test_builtin_problems(void **state) {
+  (void)state;
+  const char *specs[] = {
+      "pendulum",
+      "pendulum:length=1.5,mass=2,x=0.9,y=-1.2,px=1.2,py=0.9",
+      "double-pendulum:m1=1,m2=3,theta1=0.4,theta2=2,omega1=1,omega2=-2",
+      "double-pendulum:sparse=0",
+      "pendulum-chain:N=5,bend=0.3,omega=0.4",
+      "chain:N=5",
+  };
+  rng_seed(7);
+  for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+    CHSProblem prob = new_problem(specs[i]);
+    check_problem(prob, specs[i]);
+    CHSProblem_Destroy(&prob);
+  }
+}
+
+/* Random consistent points: problems built with random initial angles and velocities. */
+static void test_random_consistent(void **state) {
+  (void)state;
+  rng_seed(2024);
+  for (int k = 0; k < 3; k++) {
+    char spec[3][256];
+    double a = rng_uniform(-3, 3), b = rng_uniform(-3, 3), w1 = rng_uniform(-2, 2),
+           w2 = rng_uniform(-2, 2);
+    snprintf(spec[0], sizeof spec[0], "pendulum:x=%.17g,y=%.17g,px=%.17g,py=%.17g", sin(a), -cos(a),
+             w1 * cos(a), w1 * sin(a));
+    snprintf(spec[1], sizeof spec[1],
+             "double-pendulum:theta1=%.17g,theta2=%.17g,omega1=%.17g,omega2=%.17g", a, b, w1, w2);
+    snprintf(spec[2], sizeof spec[2], "pendulum-chain:N=4,theta=%.17g,bend=%.17g,omega=%.17g", a,
+             rng_uniform(-1, 1), w2);
+    for (int i = 0; i < 3; i++) {
+      CHSProblem prob = new_problem(spec[i]);
+      check_problem(prob, spec[i]);
+      CHSProblem_Destroy(&prob);
+    }
+  }
+}
+
+static void test_nonquadratic(void **state) {
+  (void)state;
+  CHSProblem prob = NULL;
+  CHSError err;
+  assert_int_equal(CHSProblem_CreateFromOps(&nq_ops, NULL, &prob, &err), 0);
+  rng_seed(11);
+  check_problem(prob, "non-quadratic user problem");
+  CHSProblem_Destroy(&prob);
+}
+
+static void test_no_jacobian(void **state) {
+  (void)state;
+  CHSProblem prob = new_problem("pendulum");
+  CHSFormulation f = new_formulation("dirac", prob, test_context());
+  assert_int_equal(CHSFormulation_HasJacobian(f), 0);
+  N_Vector y;
+  CHSError err;
+  assert_int_equal(CHSFormulation_NewInitialState(f, &y, &err), 0);
+  double J[16];
+  assert_int_equal(CHSFormulation_RhsJacobian(f, 0, y, J), CHS_ERR_UNSUPPORTED);
+  N_VDestroy(y);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_builtin_problems),
+      cmocka_unit_test(test_random_consistent),
+      cmocka_unit_test(test_nonquadratic),
+      cmocka_unit_test(test_no_jacobian),
+  };
+  return cmocka_run_group_tests_name("jacobian", tests, group_setup, group_teardown);
+}
