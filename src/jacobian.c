@@ -179,8 +179,10 @@ int chs_gram_solve_columns(CHSSystem *s, sunindextype ncols, sunrealtype *A) {
 
 /* ------------------------------------------------------------------ public evaluation */
 
+/* The analytic Jacobians are built from F = -grad V: none for a non-conservative problem (whose
+ * velocity-dependent force has no derivative callback). */
 int CHSFormulation_HasJacobian(CHSFormulation f) {
-  return f->ops->jacobian != NULL;
+  return f->ops->jacobian != NULL && CHSProblem_IsConservative(f->prob);
 }
 
 static int chs_jac_finish(CHSFormulation f, int rc, sunrealtype t, const sunrealtype *J) {
@@ -194,7 +196,7 @@ static int chs_jac_finish(CHSFormulation f, int rc, sunrealtype t, const sunreal
 }
 
 int CHSFormulation_RhsJacobian(CHSFormulation f, sunrealtype t, N_Vector y, sunrealtype *J) {
-  if (!f->ops->jacobian || !f->ops->rhs) {
+  if (!CHSFormulation_HasJacobian(f) || !f->ops->rhs) {
     return CHS_ERR_UNSUPPORTED;
   }
   CHSError_Clear(&f->failure);
@@ -204,7 +206,7 @@ int CHSFormulation_RhsJacobian(CHSFormulation f, sunrealtype t, N_Vector y, sunr
 
 int CHSFormulation_ResidualJacobian(CHSFormulation f, sunrealtype t, sunrealtype cj, N_Vector y,
                                     N_Vector yp, sunrealtype *J) {
-  if (!f->ops->jacobian) {
+  if (!CHSFormulation_HasJacobian(f)) {
     return CHS_ERR_UNSUPPORTED;
   }
   CHSError_Clear(&f->failure);
@@ -303,9 +305,10 @@ static int chs_jac_eval(CHSFormulation f, CHSJacWork *w, sunrealtype t, sunrealt
 int chs_jac_work_create(CHSFormulation f, int mode, int residual, N_Vector y0, N_Vector yp0,
                         CHSJacWork **out, CHSError *err) {
   *out = NULL;
-  if (mode == CHS_JACOBIAN_ANALYTIC && !f->ops->jacobian) {
+  if (mode == CHS_JACOBIAN_ANALYTIC && !CHSFormulation_HasJacobian(f)) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "formulation '%s' has no analytic Jacobian (use jac=fd)", f->ops->name);
+                         "formulation '%s' has no analytic Jacobian for problem '%s' (use jac=fd)",
+                         f->ops->name, CHSProblem_GetName(f->prob));
   }
   sunindextype N = f->size;
   if (N > CHS_JAC_MAX_SIZE) { /* the Jacobian is built densely (N^2 doubles) */

@@ -62,14 +62,16 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
                   CHSError *err) {
   SUNContext ctx = f->sunctx;
   sunindextype N = N_VGetLength(y0);
-  int has = f->ops->jacobian != NULL;
+  int has = CHSFormulation_HasJacobian(f);
   *A = NULL;
   *LS = NULL;
   *user_jac = 0;
   if (o->jac == CHS_JACOBIAN_ANALYTIC && !has) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "method %s: formulation '%s' has no analytic Jacobian (use jac=fd)",
-                         method, f->ops->name);
+                         "method %s: formulation '%s' has no analytic Jacobian for problem '%s'%s "
+                         "(use jac=fd)",
+                         method, f->ops->name, CHSProblem_GetName(f->prob),
+                         CHSProblem_IsConservative(f->prob) ? "" : " (non-conservative force)");
   }
   if (o->ls == CHS_LS_SPGMR) {
     *LS = SUNLinSol_SPGMR(y0, SUN_PREC_NONE, 0, ctx);

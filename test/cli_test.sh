@@ -253,6 +253,7 @@ if ls "$tmp" | grep -q '\.tmp\.'; then bad "temporary CSV left behind"; else ok;
 expect 2 "non-conservative" -- run --problem slider-crank --formulation extended --method erk:dp5 --rtol 1e-8 --atol 1e-10 --tf 1
 expect 2 "rattle" -- run --problem slider-crank --formulation standard --method rattle --h 0.01 --tf 1
 if "$chs" run --problem slider-crank --formulation dirac --method erk:dp5 --rtol 1e-8 --atol 1e-10 --tf 1 --json | grep -qE '"pos_res_max": [0-9.]+e-(09|1[0-9])'; then ok; else bad "slider-crank dirac run"; fi
+expect 2 "non-conservative" -- run --problem slider-crank --formulation dae-ggl --method ida:jac=analytic --rtol 1e-6 --atol 1e-8 --tf 0.1
 for m in lobatto:3 alpha-prk:3 sprk:leapfrog_2_2; do
   expect 2 "non-conservative" -- run --problem slider-crank --formulation standard --method "$m" --h 0.01 --tf 0.1
 done
