@@ -177,6 +177,12 @@ int CHSFirstOrder_Rhs(sunrealtype t, N_Vector z, N_Vector zdot, void *user_data)
   const sunrealtype *zp = N_VGetArrayPointer(z);
   sunrealtype *b = N_VGetArrayPointer(fo->b);
   fo->n_rhs++;
+  if (N_VGetLength(z) != d || N_VGetLength(zdot) != d || !zp || !N_VGetArrayPointer(zdot)) {
+    chs_error_set(&fo->failure, CHS_ERR_ARG,
+                  "%s: CHSFirstOrder_Rhs needs vectors of length %ld with array access", ops->name,
+                  (long)d);
+    return CHS_ERR_ARG;
+  }
   int rc = ops->one_form_jacobian(fo->data, zp, fo->Da);
   if (rc != 0) {
     return chs_fo_callback_failed(fo, rc, "one_form_jacobian", t);

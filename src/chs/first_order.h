@@ -22,7 +22,8 @@
  * It assembles A(z), factors it by SUNDIALS' dense LU (SUNLinSol_Dense, every call) and solves
  * A z' = grad V. A numerically singular A makes it return CHS_RECOVERABLE (never NaN), with the
  * reason (code CHS_ERR_SINGULAR) in CHSFirstOrder_GetLastFailure. The state is an N_Vector that
- * supports N_VGetArrayPointer (serial, OpenMP, pthreads). */
+ * supports N_VGetArrayPointer (serial, OpenMP, pthreads). An instance owns the matrix, solver
+ * and scratch its right-hand side uses: one instance per concurrent integration. */
 #ifndef CHS_FIRST_ORDER_H
 #define CHS_FIRST_ORDER_H
 
