@@ -10,7 +10,10 @@
  *     differences of a, and V is a first integral (grad V . z' = 0 to round-off);
  *   - bad parameters are errors naming them. */
 #include <arkode/arkode_erkstep.h>
+#include <cvode/cvode.h>
 #include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
 #include "test_util.h"
 
 static CHSFirstOrder new_fo(const char *spec) {
@@ -359,6 +362,37 @@ static void test_seed39_gives_38(void **state) {
   CHSFirstOrder_Destroy(&fo);
 }
 
+/* CHSFirstOrder_Rhs is a CVRhsFn: CVODE BDF (Newton, dense difference-quotient Jacobian) on (39)
+ * against the closed-form solution of (38). */
+static void test_cvode_on_39(void **state) {
+  (void)state;
+  SUNContext ctx = test_context();
+  CHSFirstOrder fo = new_fo_ops(&s39_ops, "y=0.6");
+  N_Vector z = NULL;
+  assert_int_equal(CHSFirstOrder_NewInitialState(fo, &z, NULL), 0);
+  void *cvode = CVodeCreate(CV_BDF, ctx);
+  SUNMatrix A = SUNDenseMatrix(4, 4, ctx);
+  SUNLinearSolver LS = SUNLinSol_Dense(z, A, ctx);
+  assert_int_equal(CVodeInit(cvode, CHSFirstOrder_Rhs, 0, z), 0);
+  assert_int_equal(CVodeSetUserData(cvode, fo), 0);
+  assert_int_equal(CVodeSStolerances(cvode, 1e-10, 1e-12), 0);
+  assert_int_equal(CVodeSetLinearSolver(cvode, LS, A), 0);
+  assert_int_equal(CVodeSetMaxNumSteps(cvode, 100000), 0);
+  sunrealtype t = 0;
+  assert_true(CVode(cvode, 5, z, &t, CV_NORMAL) >= 0);
+  N_Vector zr = N_VClone(z);
+  assert_int_equal(CHSFirstOrder_Reference(fo, t, zr, NULL), 0);
+  double e = diff_inf(N_VGetArrayPointer(z), N_VGetArrayPointer(zr), 4);
+  print_message("(39) by CVODE BDF, tol 1e-10: |z(5) - exact| = %.3e\n", e);
+  CHECK_LE(e, 1e-7);
+  CVodeFree(&cvode);
+  SUNLinSolFree(LS);
+  SUNMatDestroy(A);
+  N_VDestroy(zr);
+  N_VDestroy(z);
+  CHSFirstOrder_Destroy(&fo);
+}
+
 /* ------------------------------------------------------------------ charged particle */
 
 /* z = (x, y, px, py), L = (p + A(x, y)) . (x', y') - H, A = (0, Psi), H = |p|^2/2 + U:
@@ -503,13 +537,10 @@ static void test_magnetic_first_integral(void **state) {
 int main(void) {
   rng_seed(161803);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_fj_matrix_34),
-      cmocka_unit_test(test_fj_rhs_35),
-      cmocka_unit_test(test_fj_rk4_36),
-      cmocka_unit_test(test_fj_degenerate),
-      cmocka_unit_test(test_bad_parameters),
-      cmocka_unit_test(test_seed39_gives_38),
-      cmocka_unit_test(test_magnetic_first_integral),
+      cmocka_unit_test(test_fj_matrix_34),   cmocka_unit_test(test_fj_rhs_35),
+      cmocka_unit_test(test_fj_rk4_36),      cmocka_unit_test(test_fj_degenerate),
+      cmocka_unit_test(test_bad_parameters), cmocka_unit_test(test_seed39_gives_38),
+      cmocka_unit_test(test_cvode_on_39),    cmocka_unit_test(test_magnetic_first_integral),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
