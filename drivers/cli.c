@@ -71,7 +71,8 @@ void cli_print_run_usage(FILE *out, const char *cmd, const char *formulation_fla
           "  --json           one JSON object on stdout\n"
           "  --wedge          (run, with --h) also the wedge product of two tangents carried\n"
           "                   by the step map: wedge_err_max = max |omega(t) - omega(0)|\n"
-          "  (chs list problems|formulations|methods shows the names)\n",
+          "  (chs list problems|formulations|methods shows the names; first-order Lagrangian\n"
+          "   problems such as fj-example run without a formulation, with erk methods)\n",
           cmd, formulation_flag, strcmp(formulation_flag, "--formulation") == 0 ? "F" : "F1,F2,...",
           formulation_flag,
           strcmp(formulation_flag, "--formulation") == 0

@@ -77,6 +77,11 @@ int csv_open(csv_writer *w, const char *path, sunindextype n, CHSError *err);
 int csv_monitor(const CHSRecord *rec, void *ctx);
 int csv_close(csv_writer *w, CHSError *err);
 
+/* First-order Lagrangian problems (chs/first_order.h) in `chs run` (cmd_run_first_order.c):
+ * 1 when spec names one (and no natural problem); the run after the common option checks. */
+int cli_is_first_order(const char *spec);
+int cmd_run_first_order(const cli_options *o);
+
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_list(int argc, char **argv);

@@ -14,6 +14,12 @@ int cmd_list(int argc, char **argv) {
       const CHSProblemOps *p = CHSProblemRegistry_Get(i);
       printf("%-16s %s\n%-16s   parameters: %s\n", p->name, p->summary, "", p->params_doc);
     }
+    printf("\nfirst-order Lagrangians L = a(z).z' - V(z) (chs/first_order.h; chs run --problem "
+           "NAME --method erk:...):\n");
+    for (int i = 0; i < CHSFirstOrderRegistry_Count(); i++) {
+      const CHSFirstOrderOps *p = CHSFirstOrderRegistry_Get(i);
+      printf("%-16s %s\n%-16s   parameters: %s\n", p->name, p->summary, "", p->params_doc);
+    }
   } else if (strcmp(what, "formulations") == 0) {
     for (int i = 0; i < CHSFormulationRegistry_Count(); i++) {
       const CHSFormulationOps *f = CHSFormulationRegistry_Get(i);

@@ -69,6 +69,9 @@ int cmd_run(int argc, char **argv) {
   if ((rc = cli_check_run_options(&o)) != 0) {
     return rc;
   }
+  if (cli_is_first_order(o.problem)) {
+    return cmd_run_first_order(&o);
+  }
   if (!o.formulation) {
     fprintf(stderr, "chs: missing --formulation\n");
     return CHS_EXIT_USAGE;

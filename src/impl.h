@@ -4,6 +4,8 @@
 #define CHS_IMPL_H
 
 #include <stdarg.h>
+#include <stdio.h>
+#include <arkode/arkode_butcher.h>
 #include <sundials/sundials_linearsolver.h>
 #include <sundials/sundials_matrix.h>
 #include "chs/chs.h"
@@ -169,6 +171,11 @@ void chs_arkode_capture_error(int code, const char *module, const char *function
                               void *data);
 int chs_arkode_failure(CHSError *err, const char *who, char *flag_name, sunrealtype t,
                        CHSFormulation f, const char *arkode_msg);
+
+/* The Butcher table of an erk method option ("rk4", "dp5", "VERNER_8_5_6", ...) of
+ * src/integrate/erk.c (caller frees it); *embedded = 1 when it has an embedding (adaptive steps).
+ * NULL with err set (CHS_ERR_ARG, CHS_ERR_NOTFOUND) for an unknown name. */
+ARKodeButcherTable chs_erk_table(const char *opt, int *embedded, CHSError *err);
 
 /* The SPRK tables of src/integrate/sprk.c (the coefficients live there only): the i-th table's
  * ARKODE name, order, stages and coefficients a, ahat (s each); CHS_ERR_NOTFOUND past the end. */

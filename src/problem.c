@@ -164,6 +164,13 @@ int CHSProblem_Create(const char *spec, CHSProblem *out, CHSError *err) {
     return CHS_SUCCESS;
   }
   const CHSProblemOps *ops = CHSProblemRegistry_Find(name);
+  if (!ops && CHSFirstOrderRegistry_Find(name)) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "'%s' is a first-order Lagrangian problem (chs/first_order.h: "
+                         "CHSFirstOrder_Create), not a natural mechanical system: `chs run "
+                         "--problem %s --method erk:...` integrates it, without a formulation",
+                         name, name);
+  }
   if (!ops) {
     return chs_error_set(err, CHS_ERR_NOTFOUND, "unknown problem '%s' (see `chs list problems`)",
                          name);

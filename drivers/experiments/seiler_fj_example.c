@@ -5,26 +5,20 @@
  * q3' = 0, q2' = 0, q1' = q2 + q3, lambda' = q2, whose solutions (36) have four constants,
  * q1 = (a + c) t + b, q2 = c, q3 = a, lambda = c t + d; requiring lambda constant (c = 0)
  * recovers (31). Both first-order systems are integrated here with ARKODE (classical RK4,
- * h = 0.1, t in [0, 10]) and compared with (31) and (36). This is a first-order system, not a
- * natural mechanical one, so it is integrated directly rather than through a chs problem. */
+ * h = 0.1, t in [0, 10]) and compared with (31) and (36).
+ *
+ * (35) is not written here: it is the generic Euler-Lagrange right-hand side A(z) z' = grad V of
+ * the first-order problem fj-example (chs/first_order.h, CHSFirstOrder_Rhs), with the
+ * Faddeev-Jackiw multiplier (extended=1, L~ = L + lambda q2'). The plain (29) (extended=0) is
+ * degenerate, and the generic right-hand side says so (A is antisymmetric of order 3, singular).
+ * (30) is integrated as written below: it is the completed system (the constraint q2 = 0
+ * differentiated into q2' = 0, with q3' = -q2'), an ODE that is not the Euler-Lagrange equation
+ * of any first-order Lagrangian in (q1, q2, q3) (every such A is singular in odd dimension). */
 #include <string.h>
 #include <arkode/arkode_erkstep.h>
 #include <nvector/nvector_serial.h>
 #include "../../src/compat.h"
 #include "../reproduce.h"
-
-/* (35) on y = (q1, q2, q3, lambda) */
-static int fj35(sunrealtype t, N_Vector y, N_Vector yd, void *data) {
-  (void)t;
-  (void)data;
-  const sunrealtype *z = N_VGetArrayPointer(y);
-  sunrealtype *d = N_VGetArrayPointer(yd);
-  d[0] = z[1] + z[2];
-  d[1] = 0;
-  d[2] = 0;
-  d[3] = z[1];
-  return 0;
-}
 
 /* (30) with its integrability condition, on y = (q1, q2, q3): q2' = 0, q3' = -q2' = 0, q1' = q3 */
 static int inv30(sunrealtype t, N_Vector y, N_Vector yd, void *data) {
@@ -38,15 +32,8 @@ static int inv30(sunrealtype t, N_Vector y, N_Vector yd, void *data) {
   return 0;
 }
 
-/* RK4 with h = 0.1 to t = 10 from y0 (length n); the final state into out. */
-static int rk4(ARKRhsFn f, int n, const double *y0, double *out, CHSError *err) {
-  SUNContext ctx = NULL;
-  if (chs_context_create(&ctx) != 0) {
-    return err->code = CHS_ERR_MEM;
-  }
-  chs_context_silence(ctx);
-  N_Vector y = N_VNew_Serial(n, ctx);
-  memcpy(N_VGetArrayPointer(y), y0, (size_t)n * sizeof *y0);
+/* RK4 with h = 0.1 to t = 10 from y (length n, overwritten by y(10)) in ctx. */
+static int rk4(SUNContext ctx, ARKRhsFn f, void *user_data, N_Vector y, CHSError *err) {
   void *mem = ERKStepCreate(f, 0, y, ctx);
   const sunrealtype c[4] = {0, 0.5, 0.5, 1}, b[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
   const sunrealtype A[16] = {0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 1, 0};
@@ -58,6 +45,9 @@ static int rk4(ARKRhsFn f, int n, const double *y0, double *out, CHSError *err) 
     rc = chs_erk_fix_last_stage_reuse(mem, B);
   }
   if (rc == 0) {
+    rc = chs_erk_set_user_data(mem, user_data);
+  }
+  if (rc == 0) {
     rc = chs_erk_set_fixed_step(mem, 0.1);
   }
   if (rc == 0) {
@@ -66,13 +56,10 @@ static int rk4(ARKRhsFn f, int n, const double *y0, double *out, CHSError *err) 
   if (rc == 0) {
     rc = chs_erk_evolve(mem, 10, y, &t, ARK_NORMAL) < 0 ? -1 : 0;
   }
-  memcpy(out, N_VGetArrayPointer(y), (size_t)n * sizeof *out);
   ARKodeButcherTable_Free(B);
   if (mem) {
     chs_erk_free(&mem);
   }
-  N_VDestroy(y);
-  SUNContext_Free(&ctx);
   if (rc != 0) {
     err->code = CHS_ERR_SOLVER;
     snprintf(err->msg, sizeof err->msg, "seiler-fj-example: ARKODE failed");
@@ -81,12 +68,83 @@ static int rk4(ARKRhsFn f, int n, const double *y0, double *out, CHSError *err) 
   return 0;
 }
 
-static int seiler_fj_example(rep_report *r, CHSError *err) {
+/* (35) by RK4 on CHSFirstOrder_Rhs of fj-example (extended=1) from (b, c, a, d); z(10) into out. */
+static int fj35(SUNContext ctx, const double *y0, double *out, CHSError *err) {
+  char spec[160];
+  snprintf(spec, sizeof spec, "fj-example:extended=1,b=%.17g,c=%.17g,a=%.17g,d=%.17g", y0[0], y0[1],
+           y0[2], y0[3]);
+  CHSFirstOrder fo = NULL;
+  N_Vector z = NULL;
+  int rc = CHSFirstOrder_Create(spec, ctx, &fo, err);
+  if (rc == 0) {
+    rc = CHSFirstOrder_NewInitialState(fo, &z, err);
+  }
+  if (rc == 0) {
+    rc = rk4(ctx, CHSFirstOrder_Rhs, fo, z, err);
+    if (rc != 0 && CHSFirstOrder_GetLastFailure(fo)->code != CHS_SUCCESS) {
+      *err = *CHSFirstOrder_GetLastFailure(fo);
+      rc = err->code;
+    }
+  }
+  if (rc == 0) {
+    memcpy(out, N_VGetArrayPointer(z), 4 * sizeof *out);
+  }
+  if (z) {
+    N_VDestroy(z);
+  }
+  CHSFirstOrder_Destroy(&fo);
+  return rc;
+}
+
+/* The plain (29) (extended=0): the generic right-hand side at the initial state. Returns its code;
+ * why receives the reported failure. */
+static int plain29(SUNContext ctx, CHSError *why, CHSError *err) {
+  CHSFirstOrder fo = NULL;
+  N_Vector z = NULL, zd = NULL;
+  int rc = CHSFirstOrder_Create("fj-example:extended=0,a=0.7,b=-0.3", ctx, &fo, err);
+  if (rc == 0) {
+    rc = CHSFirstOrder_NewInitialState(fo, &z, err);
+  }
+  if (rc == 0) {
+    zd = N_VClone(z);
+    rc = zd ? 0 : CHS_ERR_MEM;
+  }
+  int frc = 0;
+  if (rc == 0) {
+    frc = CHSFirstOrder_Rhs(0, z, zd, fo);
+    *why = *CHSFirstOrder_GetLastFailure(fo);
+  }
+  if (zd) {
+    N_VDestroy(zd);
+  }
+  if (z) {
+    N_VDestroy(z);
+  }
+  CHSFirstOrder_Destroy(&fo);
+  return rc != 0 ? rc : frc;
+}
+
+/* (30) by RK4 from y0 (length 3); y(10) into out. */
+static int inv30_rk4(SUNContext ctx, const double *y0, double *out, CHSError *err) {
+  N_Vector y = N_VNew_Serial(3, ctx);
+  if (!y) {
+    err->code = CHS_ERR_MEM;
+    snprintf(err->msg, sizeof err->msg, "out of memory");
+    return err->code;
+  }
+  memcpy(N_VGetArrayPointer(y), y0, 3 * sizeof *y0);
+  int rc = rk4(ctx, inv30, NULL, y, err);
+  memcpy(out, N_VGetArrayPointer(y), 3 * sizeof *out);
+  N_VDestroy(y);
+  return rc;
+}
+
+static int fj_example_rows(SUNContext ctx, rep_report *r, CHSError *err) {
   const double a = 0.7, b = -0.3, d = 0.25;
   const double cs[2] = {0, 0.1}; /* consistent (lambda constant) and a perturbed q2(0) */
   double y31[3], inv[3];
   const double y0inv[3] = {b, 0, a};
-  CHS_CALL_DRV(rk4(inv30, 3, y0inv, inv, err));
+  CHS_CALL_DRV(inv30_rk4(ctx, y0inv, inv, err));
   y31[0] = a * 10 + b;
   y31[1] = 0;
   y31[2] = a;
@@ -96,7 +154,7 @@ static int seiler_fj_example(rep_report *r, CHSError *err) {
   for (int k = 0; k < 2; k++) {
     double c = cs[k], out[4];
     const double y0[4] = {b, c, a, d};
-    CHS_CALL_DRV(rk4(fj35, 4, y0, out, err));
+    CHS_CALL_DRV(fj35(ctx, y0, out, err));
     const double exact[4] = {(a + c) * 10 + b, c, a, c * 10 + d};
     e36[k] = 0;
     for (int i = 0; i < 4; i++) {
@@ -108,6 +166,13 @@ static int seiler_fj_example(rep_report *r, CHSError *err) {
     rep_row_add(r, NAN, dl[k], "(35), q2(0) = %g: lambda(10) - lambda(0)", c);
     rep_row_add(r, NAN, e31[k], "(35), q2(0) = %g: |q1(10) - (31)|", c);
   }
+  CHSError why;
+  CHSError_Clear(&why);
+  int rc29 = plain29(ctx, &why, err);
+  if (rc29 < 0) {
+    return rc29;
+  }
+  rep_row_add(r, NAN, rc29, "(29) without lambda: generic RHS return (1: singular A)");
   rep_claim_add(r, e36[0] < 1e-12 && e36[1] < 1e-12 && e_inv < 1e-12,
                 "(35) has the solutions (36), (30) the solutions (31)",
                 "max deviations %.1e, %.1e (35), %.1e (30) (RK4 is exact on these linear "
@@ -121,12 +186,33 @@ static int seiler_fj_example(rep_report *r, CHSError *err) {
   rep_claim_add(r, fabs(dl[0]) < 1e-14 && e31[0] < 1e-12,
                 "requiring lambda constant (c = 0) recovers the correct solution (31)",
                 "q2(0) = 0: lambda changes by %.1e, |q1 - (31)| = %.1e", dl[0], e31[0]);
+  rep_claim_add(r, rc29 == CHS_RECOVERABLE && why.code == CHS_ERR_SINGULAR,
+                "the plain Lagrangian (29) is degenerate: A(z) is singular and the Euler-Lagrange "
+                "equations are no ODE until the multiplier lambda is added",
+                "generic right-hand side on (q1, q2, q3): return %d, %s: %.300s", rc29,
+                CHSError_Name(why.code), why.msg);
+  rep_note(r, "(35) is CHSFirstOrder_Rhs of fj-example (A(z) z' = grad V solved by dense LU), "
+              "(30) the completed system written out (it is no first-order Lagrangian system).");
   return 0;
+}
+
+static int seiler_fj_example(rep_report *r, CHSError *err) {
+  SUNContext ctx = NULL;
+  if (chs_context_create(&ctx) != 0) {
+    err->code = CHS_ERR_MEM;
+    snprintf(err->msg, sizeof err->msg, "seiler-fj-example: cannot create a SUNContext");
+    return err->code;
+  }
+  chs_context_silence(ctx);
+  int rc = fj_example_rows(ctx, r, err);
+  SUNContext_Free(&ctx);
+  return rc;
 }
 
 const rep_experiment chs_experiment_seiler_fj_example = {
     .name = "seiler-fj-example",
     .source = "seed 003 Sec. 5, (29)-(36)",
-    .summary = "the three-dimensional first-order example: (35) against (30), exact solutions",
+    .summary = "the three-dimensional first-order example: (35) against (30), exact solutions, the "
+               "degenerate (29)",
     .run = seiler_fj_example,
 };

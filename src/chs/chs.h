@@ -12,6 +12,7 @@
 #include "chs/projection.h"
 #include "chs/run.h"
 #include "chs/wedge.h"
+#include "chs/first_order.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -69,8 +69,8 @@ static ARKodeButcherTable erk_rk4(void) {
                                    NULL);
 }
 
-/* Table for a method option; *embedded tells whether it can run adaptively. */
-static ARKodeButcherTable erk_table(const char *opt, int *embedded, CHSError *err) {
+/* Table for a method option; *embedded tells whether it can run adaptively (impl.h). */
+ARKodeButcherTable chs_erk_table(const char *opt, int *embedded, CHSError *err) {
   *embedded = 0;
   if (!opt || !*opt) {
     chs_error_set(err, CHS_ERR_ARG, "method erk needs a table: erk:rk4, erk:dp5, ...");
@@ -120,7 +120,7 @@ static void erk_destroy(void *mem) {
 static int erk_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
                       const CHSStepControl *ctl, void **out, CHSError *err) {
   int embedded = 0;
-  ARKodeButcherTable B = erk_table(options, &embedded, err);
+  ARKodeButcherTable B = chs_erk_table(options, &embedded, err);
   if (!B) {
     return err ? err->code : CHS_ERR_NOTFOUND;
   }

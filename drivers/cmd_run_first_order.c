@@ -1,0 +1,118 @@
+/* chs run on a first-order Lagrangian problem (chs/first_order.h, e.g. fj-example): ERKStep on
+ * CHSFirstOrder_Rhs through CHSFirstOrder_Run. No formulation (the Euler-Lagrange equations
+ * A(z) z' = grad V are the ODE), no constraints: the JSON object has the keys of the run contract
+ * with formulation, jac_evals, projections and residuals null. */
+#include <string.h>
+#include "../src/compat.h"
+#include "cli.h"
+
+int cli_is_first_order(const char *spec) {
+  char name[256];
+  const char *params = NULL;
+  CHSError err;
+  if (!spec || CHSSpec_Split(spec, name, sizeof name, &params, &err) != 0) {
+    return 0;
+  }
+  return !CHSProblemRegistry_Find(name) && CHSFirstOrderRegistry_Find(name) != NULL;
+}
+
+static void print_json(const cli_options *o, const CHSFirstOrderSummary *s) {
+  char ver[64];
+  CHS_SundialsVersion(ver, (int)sizeof ver);
+  printf("{\n  \"problem\": ");
+  json_string(stdout, o->problem);
+  printf(",\n  \"formulation\": null,\n  \"method\": ");
+  json_string(stdout, o->method);
+  printf(",\n  \"sundials_version\": ");
+  json_string(stdout, ver);
+  const struct {
+    const char *key;
+    double x;
+    int valid, integer;
+  } f[] = {
+      {"t_final", s->t_final, 1, 0},
+      {"steps", (double)s->steps, 1, 1},
+      {"rhs_evals", (double)s->rhs_evals, 1, 1},
+      {"jac_evals", 0, 0, 1},
+      {"proj_position", 0, 0, 1},
+      {"proj_momentum", 0, 0, 1},
+      {"energy_err_max", s->energy_err_max, 1, 0},
+      {"energy_err_final", s->energy_err_final, 1, 0},
+      {"pos_res_max", 0, 0, 0},
+      {"pos_res_final", 0, 0, 0},
+      {"mom_res_max", 0, 0, 0},
+      {"mom_res_final", 0, 0, 0},
+      {"int_err_final", s->int_err_final, s->has_reference, 0},
+      {"int_err_max", s->int_err_max, s->has_reference, 0},
+      {"wall_s", s->wall_s, 1, 0},
+  };
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+    printf(",\n  \"%s\": ", f[i].key);
+    if (f[i].integer) {
+      json_long(stdout, (long)f[i].x, f[i].valid);
+    } else {
+      json_real(stdout, f[i].x, f[i].valid);
+    }
+  }
+  printf("\n}\n");
+}
+
+static void print_text(const cli_options *o, CHSFirstOrder fo, const CHSFirstOrderSummary *s) {
+  printf("problem %s, first-order Lagrangian (d = %ld), method %s\n", o->problem,
+         (long)CHSFirstOrder_GetDim(fo), o->method);
+  printf("  t_final        %.6g\n", (double)s->t_final);
+  printf("  steps          %ld\n", s->steps);
+  printf("  rhs evals      %ld\n", s->rhs_evals);
+  printf("  energy error   max %.3e  final %.3e  (|V - V0|%s, V0 = %.6g)\n",
+         (double)s->energy_err_max, (double)s->energy_err_final, s->V0 != 0 ? " / |V0|" : "",
+         (double)s->V0);
+  if (s->has_reference) {
+    printf("  |z-ref|        max %.3e  final %.3e\n", (double)s->int_err_max,
+           (double)s->int_err_final);
+  } else {
+    printf("  |z-ref|        n/a (problem has no reference solution)\n");
+  }
+  printf("  wall           %.3g s\n", s->wall_s);
+}
+
+int cmd_run_first_order(const cli_options *o) {
+  const char *bad = o->formulation ? "--formulation"
+                    : o->out       ? "--out"
+                    : o->wedge     ? "--wedge"
+                    : o->project   ? "--project"
+                                   : NULL;
+  if (bad) {
+    fprintf(stderr,
+            "chs: %s is a first-order Lagrangian problem (chs/first_order.h): its Euler-Lagrange "
+            "equations A(z) z' = grad V are integrated directly; %s does not apply\n",
+            o->problem, bad);
+    return CHS_EXIT_USAGE;
+  }
+  SUNContext sun = NULL;
+  if (chs_context_create(&sun) != 0) {
+    fprintf(stderr, "chs: cannot create a SUNContext\n");
+    return CHS_EXIT_NUMERIC;
+  }
+  chs_context_silence(sun); /* failures are reported through CHSError */
+  CHSError err;
+  CHSError_Clear(&err);
+  CHSFirstOrder fo = NULL;
+  int rc = CHSFirstOrder_Create(o->problem, sun, &fo, &err);
+  CHSFirstOrderSummary sum;
+  if (rc == 0) {
+    CHSRunOptions ro;
+    cli_run_options(o, &ro);
+    rc = CHSFirstOrder_Run(fo, &ro, &sum, &err);
+  }
+  int status = rc != 0 ? cli_fail(&err) : CHS_EXIT_OK;
+  if (rc == 0) {
+    if (o->json) {
+      print_json(o, &sum);
+    } else {
+      print_text(o, fo, &sum);
+    }
+  }
+  CHSFirstOrder_Destroy(&fo);
+  SUNContext_Free(&sun);
+  return status;
+}
