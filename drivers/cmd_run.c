@@ -23,6 +23,17 @@ static void print_summary(const cli_result *r) {
   } else {
     printf("  |(q,p)-ref|    n/a (problem has no reference solution)\n");
   }
+  if (s->stats.nonlin_iters > 0) {
+    printf("  nonlinear      %ld iterations, %ld convergence failures", s->stats.nonlin_iters,
+           s->stats.nonlin_conv_fails);
+    if (s->stats.err_test_fails >= 0) {
+      printf("; %ld error-test failures", s->stats.err_test_fails);
+    }
+    if (s->stats.jac_evals >= 0) {
+      printf("; %ld Jacobian evaluations", s->stats.jac_evals);
+    }
+    printf("\n");
+  }
   if (r->has_wedge) {
     printf("  wedge product  max |omega - omega(0)| %.3e  (omega(0) = 1)\n", r->wedge_err_max);
   }

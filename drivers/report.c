@@ -79,6 +79,13 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
       json_real(out, f[i].x, f[i].valid);
     }
   }
+  if (s->stats.nonlin_iters > 0) { /* implicit SUNDIALS methods: the nonlinear solver's work */
+    fprintf(out,
+            ",\n%s  \"nonlin_iters\": %ld,\n%s  \"nonlin_conv_fails\": %ld,\n%s  "
+            "\"err_test_fails\": ",
+            indent, s->stats.nonlin_iters, indent, s->stats.nonlin_conv_fails, indent);
+    json_long(out, s->stats.err_test_fails, 1);
+  }
   if (r->has_wedge) { /* only when requested: the default keys do not change */
     fprintf(out, ",\n%s  \"wedge_err_max\": ", indent);
     json_real(out, r->wedge_err_max, 1);

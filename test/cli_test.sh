@@ -287,6 +287,13 @@ if grep -qE '"wedge_err_max": [0-9]' "$tmp/wedge.json"; then ok; else bad "--wed
 "$chs" "${sp[@]}" --method rattle --h 0.01 --tf 1 --json >"$tmp/nowedge.json"
 if grep -q wedge "$tmp/nowedge.json"; then bad "wedge_err_max without --wedge"; else ok; fi
 
+# IDA: the contract's keys plus the nonlinear solver's work; ERK runs keep exactly the contract.
+"$chs" run --problem pendulum --formulation dae-index3 --method ida --rtol 1e-6 --atol 1e-6 --tf 2 --json >"$tmp/ida.json" 2>"$tmp/err"
+for k in $keys nonlin_iters nonlin_conv_fails err_test_fails; do
+  if [[ $(grep -c "\"$k\":" "$tmp/ida.json") -eq 1 ]]; then ok; else bad "ida JSON key $k: $(cat "$tmp/ida.json" "$tmp/err")"; fi
+done
+if [[ $(val "$tmp/ida.json" nonlin_iters) -ge $(val "$tmp/ida.json" steps) ]]; then ok; else bad "ida: fewer Newton iterations than steps"; fi
+
 # First-order Lagrangians (chs/first_order.h): fj-example, seed 003 (29)-(36).
 if "$chs" list problems | sed -n '/^first-order/,$p' | grep -q '^fj-example'; then ok; else bad "list problems: first-order section"; fi
 fo=(run --problem fj-example --method erk:rk4)

@@ -30,6 +30,10 @@ typedef struct CHSIntegratorStats {
    * the second direction (src/integrate/alpha_prk.c); 0 for other methods */
   sunrealtype alpha_max;
   long alpha_dir2_steps;
+  /* SUNDIALS implicit methods (ida, cvode, dirk): nonlinear solver iterations and convergence
+   * failures; 0 for methods without a SUNDIALS nonlinear solver */
+  long nonlin_iters;
+  long nonlin_conv_fails;
 } CHSIntegratorStats;
 
 typedef struct CHSIntegratorOps {

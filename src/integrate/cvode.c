@@ -154,6 +154,8 @@ static int cvode_stats(void *mem, CHSIntegratorStats *st) {
   st->jac_evals = CVodeGetNumJacEvals(c->cvode, &v) == 0 ? v + c->base_jac : -1;
   st->err_test_fails = CVodeGetNumErrTestFails(c->cvode, &v) == 0 ? v : -1;
   st->lin_setups = CVodeGetNumLinSolvSetups(c->cvode, &v) == 0 ? v : -1;
+  st->nonlin_iters = CVodeGetNumNonlinSolvIters(c->cvode, &v) == 0 ? v : 0;
+  st->nonlin_conv_fails = CVodeGetNumNonlinSolvConvFails(c->cvode, &v) == 0 ? v : 0;
   return 0;
 }
 

@@ -197,6 +197,7 @@ static int dirk_stats(void *mem, CHSIntegratorStats *st) {
     st->rhs_evals = v + d->base_rhs;
   }
   st->jac_evals = chs_ark_get_num_jac_evals(d->arkode, &v) == 0 ? v : -1;
+  st->nonlin_iters = chs_ark_get_num_nonlin_iters(d->arkode, &v) == 0 ? v : 0;
   return 0;
 }
 

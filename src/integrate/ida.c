@@ -171,6 +171,8 @@ static int ida_stats(void *mem, CHSIntegratorStats *st) {
   st->jac_evals = IDAGetNumJacEvals(d->ida, &v) == 0 ? v + d->base_jac : -1;
   st->err_test_fails = IDAGetNumErrTestFails(d->ida, &v) == 0 ? v : -1;
   st->lin_setups = IDAGetNumLinSolvSetups(d->ida, &v) == 0 ? v : -1;
+  st->nonlin_iters = IDAGetNumNonlinSolvIters(d->ida, &v) == 0 ? v : 0;
+  st->nonlin_conv_fails = IDAGetNumNonlinSolvConvFails(d->ida, &v) == 0 ? v : 0;
   return 0;
 }
 
