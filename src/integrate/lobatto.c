@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sundials/sundials_dense.h>
 #include "cprk.h"
+#include "fixed_step.h"
 
 #define CPRK_NEWTON_MAX 60
 
@@ -149,12 +150,7 @@ int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype 
                          "tolerance)",
                          who);
   }
-  if (f->ops->to_physical || f->size != 2 * f->sys.n) {
-    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "method %s works on the physical (q, p): use it with a formulation "
-                         "whose state is (q, p), e.g. standard",
-                         who);
-  }
+  CHS_CALL(chs_fixed_step_need_physical(f, who, err));
   chs_cprk *c = calloc(1, sizeof *c);
   if (!c) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
@@ -552,28 +548,18 @@ static int lobatto_create(const char *options, CHSFormulation f, N_Vector y0, su
   return CHS_SUCCESS;
 }
 
+static int lobatto_step(void *mem, sunrealtype h, CHSError *err) {
+  lobatto_mem *l = mem;
+  CHS_CALL(chs_cprk_trial(l->c, &l->tb, h, 0, err));
+  chs_cprk_accept(l->c, h);
+  return 0;
+}
+
 static int lobatto_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
                           CHSError *err) {
   lobatto_mem *l = mem;
   chs_cprk *c = l->c;
-  int rc = 0;
-  while (rc == 0 && c->t < tout) {
-    sunrealtype h = c->h;
-    int last = c->t + h >= tout - 1e-9 * c->h;
-    if (last) {
-      h = tout - c->t;
-    }
-    rc = chs_cprk_trial(c, &l->tb, h, 0, err);
-    if (rc == 0) {
-      chs_cprk_accept(c, h);
-      if (last) {
-        c->t = tout;
-      }
-    }
-    if (one_step) {
-      break;
-    }
-  }
+  int rc = chs_fixed_step_evolve(l, lobatto_step, &c->t, c->h, tout, one_step, err);
   chs_cprk_get_state(c, y);
   *tret = c->t;
   return rc;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sundials/sundials_dense.h>
 #include "../impl.h"
+#include "fixed_step.h"
 
 #define RATTLE_NEWTON_MAX 100
 
@@ -54,11 +55,7 @@ static int rattle_create(const char *options, CHSFormulation f, N_Vector y0, sun
   if (!(ctl->h > 0)) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED, "method rattle needs a fixed step --h");
   }
-  if (f->ops->to_physical || f->size != 2 * f->sys.n) {
-    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "method rattle works on the physical (q, p): use it with a formulation "
-                         "whose state is (q, p), e.g. standard");
-  }
+  CHS_CALL(chs_fixed_step_need_physical(f, "rattle", err));
   rattle_mem *r = calloc(1, sizeof *r);
   if (!r) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
@@ -116,7 +113,8 @@ static void rattle_matrix(rattle_mem *r, const sunrealtype *J1, const sunrealtyp
   (void)n;
 }
 
-static int rattle_step(rattle_mem *r, sunrealtype h, CHSError *err) {
+static int rattle_step(void *mem, sunrealtype h, CHSError *err) {
+  rattle_mem *r = mem;
   CHSSystem *s = r->s;
   sunindextype n = r->n, m = r->m;
   const CHSProblemOps *ops = s->ops;
@@ -219,21 +217,7 @@ static int rattle_step(rattle_mem *r, sunrealtype h, CHSError *err) {
 static int rattle_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
                          CHSError *err) {
   rattle_mem *r = mem;
-  int rc = 0;
-  while (rc == 0 && r->t < tout) {
-    sunrealtype h = r->h;
-    int last = r->t + h >= tout - 1e-9 * r->h;
-    if (last) {
-      h = tout - r->t;
-    }
-    rc = rattle_step(r, h, err);
-    if (rc == 0 && last) {
-      r->t = tout;
-    }
-    if (one_step) {
-      break;
-    }
-  }
+  int rc = chs_fixed_step_evolve(r, rattle_step, &r->t, r->h, tout, one_step, err);
   sunrealtype *z = N_VGetArrayPointer(y);
   memcpy(z, r->q, (size_t)r->n * sizeof *z);
   memcpy(z + r->n, r->p, (size_t)r->n * sizeof *z);

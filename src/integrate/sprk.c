@@ -70,6 +70,7 @@
 #include <nvector/nvector_serial.h>
 #include "../compat.h"
 #include "../impl.h"
+#include "fixed_step.h"
 
 #define SPRK_NEWTON_MAX 100
 
@@ -423,11 +424,7 @@ static int sprk_create(const char *options, CHSFormulation f, N_Vector y0, sunre
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
                          "method sprk:%s has no error estimate: use a fixed step --h", opt);
   }
-  if (f->ops->to_physical || f->size != 2 * f->sys.n) {
-    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "method sprk works on the physical (q, p): use it with a formulation "
-                         "whose state is (q, p), e.g. standard");
-  }
+  CHS_CALL(chs_fixed_step_need_physical(f, "sprk", err));
   sprk_mem *r = calloc(1, sizeof *r);
   if (!r) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
@@ -589,7 +586,8 @@ static int sprk_drift(sprk_mem *r, sunrealtype tau, CHSError *err) {
                              (double)r->t);
 }
 
-static int sprk_step(sprk_mem *r, sunrealtype h, CHSError *err) {
+static int sprk_step(void *mem, sunrealtype h, CHSError *err) {
+  sprk_mem *r = mem;
   for (int k = 0; k < r->nops; k++) {
     const sprk_op *op = &r->ops[k];
     CHS_CALL(op->kind == 'K' ? sprk_kick(r, op->c * h, err) : sprk_drift(r, op->c * h, err));
@@ -615,21 +613,7 @@ static int sprk_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tre
     return 0;
   }
 #endif
-  int rc = 0;
-  while (rc == 0 && r->t < tout) {
-    sunrealtype h = r->h;
-    int last = r->t + h >= tout - 1e-9 * r->h;
-    if (last) {
-      h = tout - r->t;
-    }
-    rc = sprk_step(r, h, err);
-    if (rc == 0 && last) {
-      r->t = tout;
-    }
-    if (one_step) {
-      break;
-    }
-  }
+  int rc = chs_fixed_step_evolve(r, sprk_step, &r->t, r->h, tout, one_step, err);
   sunrealtype *z = N_VGetArrayPointer(y);
   memcpy(z, r->q, (size_t)r->n * sizeof *z);
   memcpy(z + r->n, r->p, (size_t)r->n * sizeof *z);
