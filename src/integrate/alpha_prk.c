@@ -377,12 +377,7 @@ static int alpha_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tr
 
 static int alpha_stats(void *mem, CHSIntegratorStats *st) {
   alpha_mem *a = mem;
-  memset(st, 0, sizeof *st);
-  st->steps = a->c->steps;
-  st->rhs_evals = a->c->force_evals;
-  st->jac_evals = -1;
-  st->err_test_fails = -1;
-  st->lin_setups = a->c->jac_setups;
+  chs_fixed_step_stats(st, a->c->steps, a->c->force_evals, a->c->jac_setups);
   st->alpha_max = a->alpha_max;
   st->alpha_dir2_steps = a->fallback_steps;
   return 0;

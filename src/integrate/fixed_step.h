@@ -3,6 +3,7 @@
 #ifndef CHS_INTEGRATE_FIXED_STEP_H
 #define CHS_INTEGRATE_FIXED_STEP_H
 
+#include <string.h>
 #include "../impl.h"
 
 /* One step of size h from the stepper's state; on success it advances the stepper's time by h. */
@@ -43,6 +44,31 @@ static inline int chs_fixed_step_need_physical(CHSFormulation f, const char *met
                          method);
   }
   return 0;
+}
+
+/* The physical state y = (q, p) (length 2n) into q and p, and back. */
+static inline void chs_fixed_step_load(N_Vector y, sunindextype n, sunrealtype *q, sunrealtype *p) {
+  const sunrealtype *z = N_VGetArrayPointer(y);
+  memcpy(q, z, (size_t)n * sizeof *z);
+  memcpy(p, z + n, (size_t)n * sizeof *z);
+}
+static inline void chs_fixed_step_store(const sunrealtype *q, const sunrealtype *p, sunindextype n,
+                                        N_Vector y) {
+  sunrealtype *z = N_VGetArrayPointer(y);
+  memcpy(z, q, (size_t)n * sizeof *z);
+  memcpy(z + n, p, (size_t)n * sizeof *z);
+}
+
+/* The statistics of a fixed-step stepper: no Jacobian evaluations and no error test (-1);
+ * lin_setups -1 when it factors no Newton matrix. */
+static inline void chs_fixed_step_stats(CHSIntegratorStats *st, long steps, long rhs_evals,
+                                        long lin_setups) {
+  memset(st, 0, sizeof *st);
+  st->steps = steps;
+  st->rhs_evals = rhs_evals;
+  st->jac_evals = -1;
+  st->err_test_fails = -1;
+  st->lin_setups = lin_setups;
 }
 
 #endif

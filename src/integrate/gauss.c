@@ -262,12 +262,7 @@ static int gauss_reinit(void *mem, sunrealtype t, N_Vector y) {
 
 static int gauss_stats(void *mem, CHSIntegratorStats *st) {
   gauss_mem *g = mem;
-  memset(st, 0, sizeof *st);
-  st->steps = g->steps;
-  st->rhs_evals = g->rhs_evals;
-  st->jac_evals = -1;
-  st->err_test_fails = -1;
-  st->lin_setups = -1;
+  chs_fixed_step_stats(st, g->steps, g->rhs_evals, -1);
   return 0;
 }
 

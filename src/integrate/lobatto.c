@@ -195,9 +195,7 @@ int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype 
   c->lam1 = c->lam + m;
   c->wm1 = c->lam1 + m;
   memset(c->lam, 0, m * sizeof *c->lam);
-  const sunrealtype *y = N_VGetArrayPointer(y0);
-  memcpy(c->q, y, n * sizeof *y);
-  memcpy(c->p, y + n, n * sizeof *y);
+  chs_fixed_step_load(y0, (sunindextype)n, c->q, c->p);
   *out = c;
   return CHS_SUCCESS;
 }
@@ -498,9 +496,7 @@ void chs_cprk_accept(chs_cprk *c, sunrealtype h) {
 }
 
 void chs_cprk_get_state(const chs_cprk *c, N_Vector y) {
-  sunrealtype *z = N_VGetArrayPointer(y);
-  memcpy(z, c->q, (size_t)c->n * sizeof *z);
-  memcpy(z + c->n, c->p, (size_t)c->n * sizeof *z);
+  chs_fixed_step_store(c->q, c->p, c->n, y);
 }
 
 /* ------------------------------------------------------------------ lobatto:s */
@@ -567,12 +563,7 @@ static int lobatto_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *
 
 static int lobatto_stats(void *mem, CHSIntegratorStats *st) {
   lobatto_mem *l = mem;
-  memset(st, 0, sizeof *st);
-  st->steps = l->c->steps;
-  st->rhs_evals = l->c->force_evals;
-  st->jac_evals = -1;
-  st->err_test_fails = -1;
-  st->lin_setups = l->c->jac_setups;
+  chs_fixed_step_stats(st, l->c->steps, l->c->force_evals, l->c->jac_setups);
   return 0;
 }
 

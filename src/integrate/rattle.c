@@ -88,9 +88,7 @@ static int rattle_create(const char *options, CHSFormulation f, N_Vector y0, sun
   r->g = r->lam + m;
   r->dl = r->g + m;
   r->z = r->dl + m;
-  const sunrealtype *y = N_VGetArrayPointer(y0);
-  memcpy(r->q, y, (size_t)n * sizeof *y);
-  memcpy(r->p, y + n, (size_t)n * sizeof *y);
+  chs_fixed_step_load(y0, n, r->q, r->p);
   *out = r;
   return CHS_SUCCESS;
 }
@@ -218,21 +216,14 @@ static int rattle_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *t
                          CHSError *err) {
   rattle_mem *r = mem;
   int rc = chs_fixed_step_evolve(r, rattle_step, &r->t, r->h, tout, one_step, err);
-  sunrealtype *z = N_VGetArrayPointer(y);
-  memcpy(z, r->q, (size_t)r->n * sizeof *z);
-  memcpy(z + r->n, r->p, (size_t)r->n * sizeof *z);
+  chs_fixed_step_store(r->q, r->p, r->n, y);
   *tret = r->t;
   return rc;
 }
 
 static int rattle_stats(void *mem, CHSIntegratorStats *st) {
   rattle_mem *r = mem;
-  memset(st, 0, sizeof *st);
-  st->steps = r->steps;
-  st->rhs_evals = r->force_evals;
-  st->jac_evals = -1;
-  st->err_test_fails = -1;
-  st->lin_setups = -1;
+  chs_fixed_step_stats(st, r->steps, r->force_evals, -1);
   return 0;
 }
 

@@ -453,9 +453,7 @@ static int sprk_create(const char *options, CHSFormulation f, N_Vector y0, sunre
   r->nu = r->G0 + gs;
   r->g = r->nu + m;
   r->dnu = r->g + m;
-  const sunrealtype *y = N_VGetArrayPointer(y0);
-  memcpy(r->q, y, (size_t)n * sizeof *y);
-  memcpy(r->p, y + n, (size_t)n * sizeof *y);
+  chs_fixed_step_load(y0, n, r->q, r->p);
 #if CHS_HAVE_SPRKSTEP
   if (free_mode && !builtin) {
     int rc = sprk_arkode_create(r, y0, t0, ctl, err);
@@ -614,21 +612,14 @@ static int sprk_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tre
   }
 #endif
   int rc = chs_fixed_step_evolve(r, sprk_step, &r->t, r->h, tout, one_step, err);
-  sunrealtype *z = N_VGetArrayPointer(y);
-  memcpy(z, r->q, (size_t)r->n * sizeof *z);
-  memcpy(z + r->n, r->p, (size_t)r->n * sizeof *z);
+  chs_fixed_step_store(r->q, r->p, r->n, y);
   *tret = r->t;
   return rc;
 }
 
 static int sprk_stats(void *mem, CHSIntegratorStats *st) {
   sprk_mem *r = mem;
-  memset(st, 0, sizeof *st);
-  st->steps = r->steps;
-  st->rhs_evals = r->force_evals;
-  st->jac_evals = -1;
-  st->err_test_fails = -1;
-  st->lin_setups = -1;
+  chs_fixed_step_stats(st, r->steps, r->force_evals, -1);
 #if CHS_HAVE_SPRKSTEP
   if (r->arkode) {
     long v = 0, v2 = 0;
