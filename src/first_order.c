@@ -403,10 +403,7 @@ static int chs_fo_integrate(CHSFirstOrder fo, void *mem, const CHSRunOptions *o,
   }
   while (t < o->tf) {
     if (steps >= max_steps) {
-      return chs_error_set(err, CHS_ERR_SOLVER,
-                           "too much work: %ld steps reached only t = %g (of %g); raise "
-                           "--max-steps or loosen the tolerances",
-                           steps, (double)t, (double)o->tf);
+      return chs_too_much_work(err, steps, t, o->tf);
     }
     double w0 = chs_wall_time();
     rc = chs_erk_evolve(mem, o->tf, z, &t, ARK_ONE_STEP);

@@ -270,6 +270,8 @@ int chs_check_required(const chs_required *req, size_t n, int code, const char *
                        const char *name, CHSError *err);
 /* t0, tf, h, rtol, atol of run options (src/run.c): CHS_ERR_ARG naming the bad value. */
 int chs_check_time_step(const CHSRunOptions *o, CHSError *err);
+/* CHS_ERR_SOLVER: steps (the --max-steps limit) reached only t of tf (src/run.c). */
+int chs_too_much_work(CHSError *err, long steps, sunrealtype t, sunrealtype tf);
 /* Monotonic wall-clock time in seconds (src/run.c). */
 double chs_wall_time(void);
 

@@ -39,6 +39,13 @@ int chs_check_time_step(const CHSRunOptions *o, CHSError *err) {
   return CHS_SUCCESS;
 }
 
+int chs_too_much_work(CHSError *err, long steps, sunrealtype t, sunrealtype tf) {
+  return chs_error_set(err, CHS_ERR_SOLVER,
+                       "too much work: %ld steps reached only t = %g (of %g); raise --max-steps "
+                       "or loosen the tolerances",
+                       steps, (double)t, (double)tf);
+}
+
 static int chs_check_options(const CHSRunOptions *o, CHSError *err) {
   CHS_CALL(chs_check_time_step(o, err));
   if (o->every < 1) {
@@ -118,10 +125,7 @@ static int chs_integrate(CHSFormulation f, CHSIntegrator it, const CHSRunOptions
   long steps = 0, max_steps = o->ctl.max_steps > 0 ? o->ctl.max_steps : 5000000;
   while (t < o->tf) {
     if (steps >= max_steps) {
-      return chs_error_set(err, CHS_ERR_SOLVER,
-                           "too much work: %ld steps reached only t = %g (of %g); raise "
-                           "--max-steps or loosen the tolerances",
-                           steps, (double)t, (double)o->tf);
+      return chs_too_much_work(err, steps, t, o->tf);
     }
     CHS_CALL(chs_advance(it, o->tf, 1, y, &t, ob, err));
     if (charted) {

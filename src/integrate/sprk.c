@@ -481,12 +481,15 @@ static int sprk_gram(sprk_mem *r, CHSError *err) {
   return 0;
 }
 
-/* p <- P(q) p: the mass-orthogonal projection onto psi = 0 (Q factored at q). */
-static int sprk_project_momentum(sprk_mem *r) {
+/* p <- P(q) p: the mass-orthogonal projection onto psi = 0 (Q factored at q first if need be). */
+static int sprk_project_momentum(sprk_mem *r, CHSError *err) {
   CHSSystem *s = r->s;
+  CHS_CALL(sprk_gram(r, err));
   chs_mass_inv(s, r->p, r->v);
   chs_jac_mv(s, s->G, r->v, r->g);
-  CHS_CALL(chs_gram_solve(s->gram, r->g, r->dnu));
+  if (chs_gram_solve(s->gram, r->g, r->dnu) != 0) {
+    return chs_error_set(err, CHS_ERR_SOLVER, "sprk: Gram solve failed at t = %g", (double)r->t);
+  }
   chs_jac_tmv(s, s->G, r->dnu, r->v);
   for (sunindextype i = 0; i < r->n; i++) {
     r->p[i] -= r->v[i];
@@ -509,11 +512,7 @@ static int sprk_kick(sprk_mem *r, sunrealtype c, CHSError *err) {
   if (r->free_mode) {
     return 0;
   }
-  CHS_CALL(sprk_gram(r, err));
-  return sprk_project_momentum(r) == 0
-             ? 0
-             : chs_error_set(err, CHS_ERR_SOLVER, "sprk: Gram solve failed at t = %g",
-                             (double)r->t);
+  return sprk_project_momentum(r, err);
 }
 
 static int sprk_drift(sprk_mem *r, sunrealtype tau, CHSError *err) {
@@ -577,11 +576,7 @@ static int sprk_drift(sprk_mem *r, sunrealtype tau, CHSError *err) {
   for (sunindextype i = 0; i < n; i++) {
     r->p[i] -= v[i] / tau;
   }
-  CHS_CALL(sprk_gram(r, err));
-  return sprk_project_momentum(r) == 0
-             ? 0
-             : chs_error_set(err, CHS_ERR_SOLVER, "sprk: Gram solve failed at t = %g",
-                             (double)r->t);
+  return sprk_project_momentum(r, err);
 }
 
 static int sprk_step(void *mem, sunrealtype h, CHSError *err) {
