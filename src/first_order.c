@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <nvector/nvector_serial.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
@@ -28,25 +27,16 @@ static int chs_fo_check_ops(const CHSFirstOrderOps *ops, CHSError *err) {
   if (!ops) {
     return chs_error_set(err, CHS_ERR_ARG, "first-order ops table is NULL");
   }
-  const struct {
-    const void *fn;
-    const char *what;
-  } req[] = {{(const void *)ops->name, "name"},
-             {(const void *)ops->create, "create"},
-             {(const void *)ops->destroy, "destroy"},
-             {(const void *)ops->one_form, "one_form"},
-             {(const void *)ops->one_form_jacobian, "one_form_jacobian"},
-             {(const void *)ops->potential, "potential"},
-             {(const void *)ops->gradient, "gradient"},
-             {(const void *)ops->initial_state, "initial_state"}};
-  for (size_t i = 0; i < sizeof req / sizeof req[0]; i++) {
-    if (!req[i].fn) {
-      return chs_error_set(err, CHS_ERR_ARG,
-                           "first-order problem '%s': required callback '%s' is NULL",
-                           ops->name ? ops->name : "?", req[i].what);
-    }
-  }
-  return CHS_SUCCESS;
+  const chs_required req[] = {{(const void *)ops->name, "name"},
+                              {(const void *)ops->create, "create"},
+                              {(const void *)ops->destroy, "destroy"},
+                              {(const void *)ops->one_form, "one_form"},
+                              {(const void *)ops->one_form_jacobian, "one_form_jacobian"},
+                              {(const void *)ops->potential, "potential"},
+                              {(const void *)ops->gradient, "gradient"},
+                              {(const void *)ops->initial_state, "initial_state"}};
+  return chs_check_required(req, sizeof req / sizeof req[0], CHS_ERR_ARG, "first-order problem",
+                            ops->name, err);
 }
 
 void CHSFirstOrder_Destroy(CHSFirstOrder *fo) {
@@ -308,12 +298,6 @@ void CHSFirstOrder_ResetCounters(CHSFirstOrder fo) {
 
 /* ------------------------------------------------------------------ one ERKStep integration */
 
-static double chs_fo_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 typedef struct {
   CHSFirstOrder fo;
   CHSFirstOrderSummary *sum;
@@ -358,21 +342,7 @@ static int chs_fo_check_options(CHSFirstOrder fo, const CHSRunOptions *o, const 
                          "first-order problem '%s' has no constraints to project on",
                          fo->ops->name);
   }
-  if (!isfinite(o->t0) || !isfinite(o->tf) || o->tf < o->t0) {
-    return chs_error_set(err, CHS_ERR_ARG, "final time tf = %g must be finite and >= t0 = %g",
-                         (double)o->tf, (double)o->t0);
-  }
-  if (o->ctl.h != 0 && !(o->ctl.h > 0 && isfinite(o->ctl.h))) {
-    return chs_error_set(err, CHS_ERR_ARG, "step size h = %g must be positive and finite",
-                         (double)o->ctl.h);
-  }
-  if (o->ctl.h == 0 &&
-      !(o->ctl.rtol > 0 && o->ctl.atol > 0 && isfinite(o->ctl.rtol) && isfinite(o->ctl.atol))) {
-    return chs_error_set(err, CHS_ERR_ARG,
-                         "need h > 0, or rtol > 0 and atol > 0 (got rtol = %g, atol = %g)",
-                         (double)o->ctl.rtol, (double)o->ctl.atol);
-  }
-  return CHS_SUCCESS;
+  return chs_check_time_step(o, err);
 }
 
 /* ERKStep on CHSFirstOrder_Rhs with the table of an erk method option. */
@@ -433,14 +403,11 @@ static int chs_fo_integrate(CHSFirstOrder fo, void *mem, const CHSRunOptions *o,
   }
   while (t < o->tf) {
     if (steps >= max_steps) {
-      return chs_error_set(err, CHS_ERR_SOLVER,
-                           "too much work: %ld steps reached only t = %g (of %g); raise "
-                           "--max-steps or loosen the tolerances",
-                           steps, (double)t, (double)o->tf);
+      return chs_too_much_work(err, steps, t, o->tf);
     }
-    double w0 = chs_fo_now();
+    double w0 = chs_wall_time();
     rc = chs_erk_evolve(mem, o->tf, z, &t, ARK_ONE_STEP);
-    ob->sum->wall_s += chs_fo_now() - w0;
+    ob->sum->wall_s += chs_wall_time() - w0;
     if (rc < 0) {
       char *flag = chs_erk_get_return_flag_name(rc);
       const char *why = fo->failure.msg[0] ? fo->failure.msg : msg;

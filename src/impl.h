@@ -258,4 +258,21 @@ struct CHSFormulation_ {
   CHSJacWork *jac; /* Jacobian workspace of the integrator using it, or NULL */
 };
 
+/* ------------------------------------------------------------------ shared checks and clocks */
+
+/* A required callback of an ops table (src/problem.c): code with "<kind> '<name>': required
+ * callback '<what>' is NULL" at the first NULL fn of req[0 .. n-1], else CHS_SUCCESS. */
+typedef struct {
+  const void *fn;
+  const char *what;
+} chs_required;
+int chs_check_required(const chs_required *req, size_t n, int code, const char *kind,
+                       const char *name, CHSError *err);
+/* t0, tf, h, rtol, atol of run options (src/run.c): CHS_ERR_ARG naming the bad value. */
+int chs_check_time_step(const CHSRunOptions *o, CHSError *err);
+/* CHS_ERR_SOLVER: steps (the --max-steps limit) reached only t of tf (src/run.c). */
+int chs_too_much_work(CHSError *err, long steps, sunrealtype t, sunrealtype tf);
+/* Monotonic wall-clock time in seconds (src/run.c). */
+double chs_wall_time(void);
+
 #endif

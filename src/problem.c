@@ -14,22 +14,25 @@ static int chs_check_ops(const CHSProblemOps *ops, CHSError *err) {
                          "problem '%s' has ABI version %d, this chs expects %d",
                          ops->name ? ops->name : "?", ops->abi_version, CHS_PROBLEM_ABI_VERSION);
   }
-  const struct {
-    const void *fn;
-    const char *what;
-  } req[] = {{(const void *)ops->name, "name"},
-             {(const void *)ops->create, "create"},
-             {(const void *)ops->destroy, "destroy"},
-             {(const void *)ops->potential, "potential"},
-             {(const void *)ops->force, "force"},
-             {(const void *)ops->constraint, "constraint"},
-             {(const void *)ops->jacobian, "jacobian"},
-             {(const void *)ops->jacobian_dot, "jacobian_dot"},
-             {(const void *)ops->initial_state, "initial_state"}};
-  for (size_t i = 0; i < sizeof req / sizeof req[0]; i++) {
+  const chs_required req[] = {{(const void *)ops->name, "name"},
+                              {(const void *)ops->create, "create"},
+                              {(const void *)ops->destroy, "destroy"},
+                              {(const void *)ops->potential, "potential"},
+                              {(const void *)ops->force, "force"},
+                              {(const void *)ops->constraint, "constraint"},
+                              {(const void *)ops->jacobian, "jacobian"},
+                              {(const void *)ops->jacobian_dot, "jacobian_dot"},
+                              {(const void *)ops->initial_state, "initial_state"}};
+  return chs_check_required(req, sizeof req / sizeof req[0], CHS_ERR_PLUGIN, "problem", ops->name,
+                            err);
+}
+
+int chs_check_required(const chs_required *req, size_t n, int code, const char *kind,
+                       const char *name, CHSError *err) {
+  for (size_t i = 0; i < n; i++) {
     if (!req[i].fn) {
-      return chs_error_set(err, CHS_ERR_PLUGIN, "problem '%s': required callback '%s' is NULL",
-                           ops->name ? ops->name : "?", req[i].what);
+      return chs_error_set(err, code, "%s '%s': required callback '%s' is NULL", kind,
+                           name ? name : "?", req[i].what);
     }
   }
   return CHS_SUCCESS;

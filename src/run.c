@@ -15,13 +15,13 @@ void CHSRunOptions_Default(CHSRunOptions *opt) {
   opt->every = 1;
 }
 
-static double chs_now(void) {
+double chs_wall_time(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int chs_check_options(const CHSRunOptions *o, CHSError *err) {
+int chs_check_time_step(const CHSRunOptions *o, CHSError *err) {
   if (!isfinite(o->t0) || !isfinite(o->tf) || o->tf < o->t0) {
     return chs_error_set(err, CHS_ERR_ARG, "final time tf = %g must be finite and >= t0 = %g",
                          (double)o->tf, (double)o->t0);
@@ -36,6 +36,18 @@ static int chs_check_options(const CHSRunOptions *o, CHSError *err) {
                          "need --h > 0, or --rtol > 0 and --atol > 0 (got rtol = %g, atol = %g)",
                          (double)o->ctl.rtol, (double)o->ctl.atol);
   }
+  return CHS_SUCCESS;
+}
+
+int chs_too_much_work(CHSError *err, long steps, sunrealtype t, sunrealtype tf) {
+  return chs_error_set(err, CHS_ERR_SOLVER,
+                       "too much work: %ld steps reached only t = %g (of %g); raise --max-steps "
+                       "or loosen the tolerances",
+                       steps, (double)t, (double)tf);
+}
+
+static int chs_check_options(const CHSRunOptions *o, CHSError *err) {
+  CHS_CALL(chs_check_time_step(o, err));
   if (o->every < 1) {
     return chs_error_set(err, CHS_ERR_ARG, "output every %ld steps: must be >= 1", o->every);
   }
@@ -51,10 +63,10 @@ typedef struct {
 
 static int chs_advance(CHSIntegrator it, sunrealtype tout, int one_step, N_Vector y, sunrealtype *t,
                        chs_observer *ob, CHSError *err) {
-  double t0 = chs_now();
+  double t0 = chs_wall_time();
   int rc = one_step ? CHSIntegrator_OneStep(it, tout, y, t, err)
                     : CHSIntegrator_Evolve(it, tout, y, t, err);
-  ob->wall += chs_now() - t0;
+  ob->wall += chs_wall_time() - t0;
   return rc;
 }
 
@@ -113,10 +125,7 @@ static int chs_integrate(CHSFormulation f, CHSIntegrator it, const CHSRunOptions
   long steps = 0, max_steps = o->ctl.max_steps > 0 ? o->ctl.max_steps : 5000000;
   while (t < o->tf) {
     if (steps >= max_steps) {
-      return chs_error_set(err, CHS_ERR_SOLVER,
-                           "too much work: %ld steps reached only t = %g (of %g); raise "
-                           "--max-steps or loosen the tolerances",
-                           steps, (double)t, (double)o->tf);
+      return chs_too_much_work(err, steps, t, o->tf);
     }
     CHS_CALL(chs_advance(it, o->tf, 1, y, &t, ob, err));
     if (charted) {

@@ -48,22 +48,11 @@ static CHSRunSummary run(const char *problem, const char *form, const char *meth
                          double tf, track *z) {
   CHSProblem prob = new_problem(problem);
   CHSFormulation f = new_formulation(form, prob, test_context());
-  CHSRunOptions o;
-  CHSRunOptions_Default(&o);
-  o.method = method;
-  o.ctl.h = h;
-  o.tf = tf;
+  CHSRunOptions o = run_options(method, h, tf);
   o.every = 1;
   memset(z, 0, sizeof *z);
   z->n = (int)CHSProblem_GetDims(prob)->n;
-  CHSRunSummary sum;
-  CHSError err;
-  CHSError_Clear(&err);
-  int rc = CHSRun(f, &o, monitor, z, &sum, &err);
-  if (rc != 0) {
-    print_error("CHSRun(%s): %s\n", method, err.msg);
-  }
-  assert_int_equal(rc, 0);
+  CHSRunSummary sum = run_monitored_ok(f, &o, monitor, z);
   CHSFormulation_Destroy(&f);
   CHSProblem_Destroy(&prob);
   return sum;
@@ -185,10 +174,7 @@ static void test_refused(void **state) {
   (void)state;
   CHSProblem prob = new_problem("pendulum");
   CHSFormulation f = new_formulation("standard", prob, test_context());
-  CHSRunOptions o;
-  CHSRunOptions_Default(&o);
-  o.ctl.h = 0.1;
-  o.tf = 1;
+  CHSRunOptions o = run_options(NULL, 0.1, 1);
   CHSRunSummary sum;
   CHSError err;
   CHSError_Clear(&err);

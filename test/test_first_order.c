@@ -41,6 +41,19 @@ static CHSFirstOrder new_fo_ops(const CHSFirstOrderOps *ops, const char *params)
   return fo;
 }
 
+/* CHSFirstOrder_Run that must succeed, reporting the library's message otherwise. */
+static CHSFirstOrderSummary fo_run_ok(CHSFirstOrder fo, const CHSRunOptions *ro) {
+  CHSFirstOrderSummary sum;
+  CHSError err;
+  CHSError_Clear(&err);
+  int rc = CHSFirstOrder_Run(fo, ro, &sum, &err);
+  if (rc != 0) {
+    print_error("CHSFirstOrder_Run(%s): %s\n", ro->method, err.msg);
+  }
+  assert_int_equal(rc, 0);
+  return sum;
+}
+
 /* z' = generic RHS at z (length n); returns the RHS code. */
 static int rhs(CHSFirstOrder fo, const double *z, double *out, int n) {
   N_Vector y = N_VNew_Serial(n, test_context()), yd = N_VNew_Serial(n, test_context());
@@ -128,19 +141,8 @@ static void test_fj_rk4_36(void **state) {
     N_VDestroy(zr);
     N_VDestroy(z);
     /* the library's run: the same method, with the diagnostics */
-    CHSRunOptions ro;
-    CHSRunOptions_Default(&ro);
-    ro.method = "erk:rk4";
-    ro.ctl.h = 0.1;
-    ro.tf = 10;
-    CHSFirstOrderSummary sum;
-    CHSError err;
-    CHSError_Clear(&err);
-    int rc = CHSFirstOrder_Run(fo, &ro, &sum, &err);
-    if (rc != 0) {
-      print_error("CHSFirstOrder_Run: %s\n", err.msg);
-    }
-    assert_int_equal(rc, 0);
+    CHSRunOptions ro = run_options("erk:rk4", 0.1, 10);
+    CHSFirstOrderSummary sum = fo_run_ok(fo, &ro);
     assert_true(sum.completed && sum.has_reference);
     assert_int_equal(sum.steps, 100);
     CHECK_LE(sum.rhs_evals, 401);
@@ -179,10 +181,7 @@ static void test_fj_degenerate(void **state) {
     }
   }
   /* the run stops at once with the same reason */
-  CHSRunOptions ro;
-  CHSRunOptions_Default(&ro);
-  ro.ctl.h = 0.1;
-  ro.tf = 1;
+  CHSRunOptions ro = run_options("erk:rk4", 0.1, 1);
   CHSFirstOrderSummary sum;
   CHSError err;
   CHSError_Clear(&err);
@@ -232,11 +231,7 @@ static void test_bad_parameters(void **state) {
   assert_non_null(strstr(err.msg, "first-order"));
   /* methods other than erk are refused */
   CHSFirstOrder fo = new_fo("fj-example");
-  CHSRunOptions ro;
-  CHSRunOptions_Default(&ro);
-  ro.method = "cvode:bdf";
-  ro.ctl.h = 0.1;
-  ro.tf = 1;
+  CHSRunOptions ro = run_options("cvode:bdf", 0.1, 1);
   CHSFirstOrderSummary sum;
   CHSError_Clear(&err);
   assert_int_equal(CHSFirstOrder_Run(fo, &ro, &sum, &err), CHS_ERR_UNSUPPORTED);
@@ -340,20 +335,10 @@ static void test_seed39_gives_38(void **state) {
   print_message("generic RHS of (39) vs (38): %.3e\n", worst);
   CHECK_LE(worst, 4e-16);
   /* adaptive Dormand-Prince against the closed-form solution of (38) */
-  CHSRunOptions ro;
-  CHSRunOptions_Default(&ro);
-  ro.method = "erk:dp5";
+  CHSRunOptions ro = run_options("erk:dp5", 0, 5);
   ro.ctl.rtol = 1e-10;
   ro.ctl.atol = 1e-12;
-  ro.tf = 5;
-  CHSFirstOrderSummary sum;
-  CHSError err;
-  CHSError_Clear(&err);
-  int rc = CHSFirstOrder_Run(fo, &ro, &sum, &err);
-  if (rc != 0) {
-    print_error("CHSFirstOrder_Run: %s\n", err.msg);
-  }
-  assert_int_equal(rc, 0);
+  CHSFirstOrderSummary sum = fo_run_ok(fo, &ro);
   print_message("(39) by dp5, rtol 1e-10: |z - exact| max %.3e, energy %.3e, %ld steps\n",
                 (double)sum.int_err_max, (double)sum.energy_err_max, sum.steps);
   CHECK_LE(sum.int_err_max, 1e-9);
@@ -516,16 +501,10 @@ static void test_magnetic_first_integral(void **state) {
   CHECK_LE(worst_dv, 1e-15);
   CHECK_LE(worst_fd, 1e-8);
   /* V along an accurate trajectory */
-  CHSRunOptions ro;
-  CHSRunOptions_Default(&ro);
-  ro.method = "erk:VERNER_8_5_6";
+  CHSRunOptions ro = run_options("erk:VERNER_8_5_6", 0, 10);
   ro.ctl.rtol = 1e-11;
   ro.ctl.atol = 1e-13;
-  ro.tf = 10;
-  CHSFirstOrderSummary sum;
-  CHSError err;
-  CHSError_Clear(&err);
-  assert_int_equal(CHSFirstOrder_Run(fo, &ro, &sum, &err), 0);
+  CHSFirstOrderSummary sum = fo_run_ok(fo, &ro);
   print_message("magnetic, Verner 8(5,6): |V - V0|/|V0| max %.3e over %ld steps\n",
                 (double)sum.energy_err_max, sum.steps);
   assert_false(sum.has_reference);

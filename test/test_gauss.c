@@ -8,11 +8,7 @@
 static CHSRunSummary run(const char *form, const char *method, double h, double tf) {
   CHSProblem prob = new_problem("pendulum");
   CHSFormulation f = new_formulation(form, prob, test_context());
-  CHSRunOptions o;
-  CHSRunOptions_Default(&o);
-  o.method = method;
-  o.ctl.h = h;
-  o.tf = tf;
+  CHSRunOptions o = run_options(method, h, tf);
   o.every = 1000000;
   CHSRunSummary sum = run_ok(f, &o);
   CHSFormulation_Destroy(&f);

@@ -28,26 +28,15 @@ static CHSRunSummary run(const char *problem, const char *form, const char *meth
                          double tol, double tf, final_state *z) {
   CHSProblem prob = new_problem(problem);
   CHSFormulation f = new_formulation(form, prob, test_context());
-  CHSRunOptions o;
-  CHSRunOptions_Default(&o);
-  o.method = method;
-  o.ctl.h = h;
+  CHSRunOptions o = run_options(method, h, tf);
   o.ctl.rtol = o.ctl.atol = tol;
-  o.tf = tf;
   o.every = h > 0 ? 1 : 1000000;
   final_state dummy;
   if (!z) {
     z = &dummy;
   }
   z->n = (int)CHSProblem_GetDims(prob)->n;
-  CHSRunSummary sum;
-  CHSError err;
-  CHSError_Clear(&err);
-  int rc = CHSRun(f, &o, keep_final, z, &sum, &err);
-  if (rc != 0) {
-    print_error("CHSRun(%s): %s\n", method, err.msg);
-  }
-  assert_int_equal(rc, 0);
+  CHSRunSummary sum = run_monitored_ok(f, &o, keep_final, z);
   CHSFormulation_Destroy(&f);
   CHSProblem_Destroy(&prob);
   return sum;
@@ -152,11 +141,8 @@ static void test_refuses_adaptive(void **state) {
   (void)state;
   CHSProblem prob = new_problem("pendulum");
   CHSFormulation f = new_formulation("standard", prob, test_context());
-  CHSRunOptions o;
-  CHSRunOptions_Default(&o);
-  o.method = "lobatto:3";
+  CHSRunOptions o = run_options("lobatto:3", 0, 1);
   o.ctl.rtol = o.ctl.atol = 1e-6;
-  o.tf = 1;
   CHSRunSummary sum;
   CHSError err;
   CHSError_Clear(&err);

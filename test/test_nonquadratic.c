@@ -10,96 +10,7 @@
  * manifold, which rely on the symmetry Gdot(q,a) v = Gdot(q,v) a of non-quadratic constraints. */
 #include <nvector/nvector_serial.h>
 #include "test_util.h"
-
-static const double mass[3] = {1, 2, 3};
-
-static int nq_create(CHSParams params, void **data, CHSProblemDims *d, CHSError *err) {
-  (void)params;
-  (void)err;
-  *data = NULL;
-  d->n = 3;
-  d->m = 2;
-  d->mass_kind = CHS_MASS_DIAGONAL;
-  d->mass = mass;
-  d->jac_kind = CHS_JAC_DENSE;
-  return 0;
-}
-static void nq_destroy(void *data) {
-  (void)data;
-}
-static int nq_potential(void *data, const double *q, double *V) {
-  (void)data;
-  *V = cos(q[0]) + cos(q[1]) + cos(q[2]) + q[0] * q[0] * q[1];
-  return 0;
-}
-static int nq_force(void *data, const double *q, double *F) {
-  (void)data;
-  F[0] = sin(q[0]) - 2 * q[0] * q[1];
-  F[1] = sin(q[1]) - q[0] * q[0];
-  F[2] = sin(q[2]);
-  return 0;
-}
-static int nq_constraint(void *data, const double *q, double *g) {
-  (void)data;
-  g[0] = q[0] * q[0] * q[0] + q[1] * q[2] - 1;
-  g[1] = sin(q[0]) + q[2] * q[2] - sin(1.0) - 0.25;
-  return 0;
-}
-static int nq_jacobian(void *data, const double *q, double *G) {
-  (void)data;
-  const double v[6] = {3 * q[0] * q[0], q[2], q[1], cos(q[0]), 0, 2 * q[2]};
-  memcpy(G, v, sizeof v);
-  return 0;
-}
-static int nq_jacobian_dot(void *data, const double *q, const double *u, double *Gd) {
-  (void)data;
-  const double v[6] = {6 * q[0] * u[0], u[2], u[1], -sin(q[0]) * u[0], 0, 2 * u[2]};
-  memcpy(Gd, v, sizeof v);
-  return 0;
-}
-static int nq_hessian(void *data, const double *q, const double *u, double *Hu) {
-  (void)data;
-  Hu[0] = (-cos(q[0]) + 2 * q[1]) * u[0] + 2 * q[0] * u[1];
-  Hu[1] = 2 * q[0] * u[0] - cos(q[1]) * u[1];
-  Hu[2] = -cos(q[2]) * u[2];
-  return 0;
-}
-static int nq_third(void *data, const double *q, const double *u, const double *w, double *out) {
-  (void)data;
-  out[0] = w[0] * 6 * u[0] * u[0] - w[1] * cos(q[0]) * u[0] * u[0];
-  out[1] = 0;
-  out[2] = 0;
-  return 0;
-}
-static int nq_initial(void *data, double *q, double *p) {
-  (void)data;
-  q[0] = 1;
-  q[1] = 0;
-  q[2] = 0.5;
-  /* p = M n with n orthogonal to both rows of G(q): n = (3, 0.5, 0) x (cos 1, 0, 1) / 10 */
-  const double n[3] = {0.05, -0.3, -0.05 * cos(1.0)};
-  for (int i = 0; i < 3; i++) {
-    p[i] = mass[i] * n[i];
-  }
-  return 0;
-}
-
-static const CHSProblemOps nq_ops = {
-    .abi_version = CHS_PROBLEM_ABI_VERSION,
-    .name = "nonquadratic",
-    .summary = "test problem with non-linear V and cubic/trigonometric constraints",
-    .params_doc = "",
-    .create = nq_create,
-    .destroy = nq_destroy,
-    .potential = nq_potential,
-    .force = nq_force,
-    .constraint = nq_constraint,
-    .jacobian = nq_jacobian,
-    .jacobian_dot = nq_jacobian_dot,
-    .hessian_potential = nq_hessian,
-    .constraint_third = nq_third,
-    .initial_state = nq_initial,
-};
+#include "nonquadratic_problem.h"
 
 /* Central difference of f: R^3 -> R^k along direction e_j (or u) at q. */
 typedef void (*vecfn)(const double *q, double *out);
@@ -189,7 +100,7 @@ static double total_hamiltonian(const double *z, int extended) {
   const double *q = z, *p = z + 3;
   double v[3], F[3], V, g[2], G[6], Gd[6], Q[2][2] = {{0}}, r[2] = {0}, T = 0;
   for (int i = 0; i < 3; i++) {
-    v[i] = p[i] / mass[i];
+    v[i] = p[i] / nq_mass[i];
     T += p[i] * v[i];
   }
   nq_potential(NULL, q, &V);
@@ -199,9 +110,9 @@ static double total_hamiltonian(const double *z, int extended) {
   nq_jacobian_dot(NULL, q, v, Gd);
   for (int i = 0; i < 2; i++) {
     for (int c = 0; c < 3; c++) {
-      r[i] += Gd[i * 3 + c] * v[c] + G[i * 3 + c] * F[c] / mass[c];
+      r[i] += Gd[i * 3 + c] * v[c] + G[i * 3 + c] * F[c] / nq_mass[c];
       for (int j = 0; j < 2; j++) {
-        Q[i][j] += G[i * 3 + c] * G[j * 3 + c] / mass[c];
+        Q[i][j] += G[i * 3 + c] * G[j * 3 + c] / nq_mass[c];
       }
     }
   }
@@ -282,8 +193,8 @@ static void test_dirac_invariants(void **state) {
     nq_jacobian(NULL, z, G);
     nq_jacobian_dot(NULL, z, yd, Gd);
     for (int i = 0; i < 3; i++) {
-      v[i] = z[3 + i] / mass[i];
-      a[i] = yd[3 + i] / mass[i];
+      v[i] = z[3 + i] / nq_mass[i];
+      a[i] = yd[3 + i] / nq_mass[i];
     }
     for (int i = 0; i < 2; i++) {
       double gd = 0, pd = 0, sg = 0, sp = 0;

@@ -76,6 +76,17 @@ static void test_coefficients(void **state) {
   }
 }
 
+/* Table i: its name, its method "sprk:<name><suffix>" into method (METHOD_LEN chars) and its
+ * order (returned). */
+#define METHOD_LEN 96
+static int table_method(int i, const char *suffix, char *method, const char **name) {
+  int q, s;
+  const sunrealtype *a, *ahat;
+  assert_int_equal(chs_sprk_table_get(i, name, &q, &s, &a, &ahat), 0);
+  snprintf(method, METHOD_LEN, "sprk:%s%s", *name, suffix);
+  return q;
+}
+
 /* The step sizes where each table's error is well above round-off and in the asymptotic range. */
 static double order_h(int q) {
   return q >= 10 ? 0.4 : q >= 8 ? 0.2 : 0.1;
@@ -85,11 +96,8 @@ static void test_order_pendulum(void **state) {
   (void)state;
   for (int i = 0; i < chs_sprk_table_count(); i++) {
     const char *name;
-    int q, s;
-    const sunrealtype *a, *ahat;
-    chs_sprk_table_get(i, &name, &q, &s, &a, &ahat);
-    char method[96];
-    snprintf(method, sizeof method, "sprk:%s", name);
+    char method[METHOD_LEN];
+    int q = table_method(i, "", method, &name);
     double e[2], z[4], ref[4];
     CHSProblem prob = new_problem("pendulum");
     assert_int_equal(CHSProblem_Reference(prob, 5, ref, ref + 2), 0);
@@ -123,11 +131,8 @@ static void test_order_double_pendulum(void **state) {
   (void)state;
   for (int i = 0; i < chs_sprk_table_count(); i++) {
     const char *name;
-    int q, s;
-    const sunrealtype *a, *ahat;
-    chs_sprk_table_get(i, &name, &q, &s, &a, &ahat);
-    char method[96];
-    snprintf(method, sizeof method, "sprk:%s", name);
+    char method[METHOD_LEN];
+    int q = table_method(i, "", method, &name);
     double p = richardson_order("double-pendulum:m1=1,m2=3", method,
                                 q >= 8 ? order_h(q) / 2 : order_h(q), 2, 8);
     CHECK_GT(p, q - 0.3);
@@ -205,12 +210,9 @@ static void test_unconstrained(void **state) {
   const char *chain = "chain";
   for (int i = 0; i < chs_sprk_table_count(); i++) {
     const char *name;
-    int q, s;
-    const sunrealtype *a, *ahat;
-    chs_sprk_table_get(i, &name, &q, &s, &a, &ahat);
-    char m1[96], m2[96];
-    snprintf(m1, sizeof m1, "sprk:%s:free", name);
-    snprintf(m2, sizeof m2, "sprk:%s:free:builtin", name);
+    char m1[METHOD_LEN], m2[METHOD_LEN];
+    table_method(i, ":free", m1, &name);
+    table_method(i, ":free:builtin", m2, &name);
     double z1[28], z2[28];
     long n1 = integrate(chain, m1, 0.02, 2, z1), n2 = integrate(chain, m2, 0.02, 2, z2);
     double d = diff2(z1, z2, 28);

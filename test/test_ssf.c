@@ -9,13 +9,8 @@ static CHSRunSummary run(const char *problem, const char *form, const char *meth
                          double tol, double tf, long *recharts) {
   CHSProblem prob = new_problem(problem);
   CHSFormulation f = new_formulation(form, prob, test_context());
-  CHSRunOptions o;
-  CHSRunOptions_Default(&o);
-  o.method = method;
-  o.ctl.h = h;
+  CHSRunOptions o = run_options(method, h, tf);
   o.ctl.rtol = o.ctl.atol = tol;
-  o.tf = tf;
-  o.every = 1;
   CHSRunSummary sum = run_ok(f, &o);
   if (recharts) {
     *recharts = CHSFormulation_GetNumRecharts(f);
@@ -48,15 +43,10 @@ static int capture(const CHSRecord *rec, void *ctx) {
 static void final_state(const char *form, double *z) {
   CHSProblem prob = new_problem("double-pendulum:m1=1,m2=3");
   CHSFormulation f = new_formulation(form, prob, test_context());
-  CHSRunOptions o;
-  CHSRunOptions_Default(&o);
-  o.method = "erk:dp5";
+  CHSRunOptions o = run_options("erk:dp5", 0, 3);
   o.ctl.rtol = o.ctl.atol = 1e-12;
-  o.tf = 3;
   o.every = 1000000;
-  CHSRunSummary sum;
-  CHSError err;
-  assert_int_equal(CHSRun(f, &o, capture, z, &sum, &err), 0);
+  run_monitored_ok(f, &o, capture, z);
   CHSFormulation_Destroy(&f);
   CHSProblem_Destroy(&prob);
 }

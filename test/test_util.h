@@ -7,7 +7,9 @@
  *   - norm_inf, norm2, diff_inf, diff2: norms of vectors and of their differences;
  *   - group_setup / group_teardown / test_context: one SUNDIALS context per test group;
  *   - new_problem / new_formulation: creation that reports the library's message on failure;
- *   - run_ok: CHSRun that must succeed, reporting the library's message otherwise. */
+ *   - run_options: default run options with a method, a step and a final time;
+ *   - run_ok / run_monitored_ok: CHSRun (without / with a monitor) that must succeed, reporting
+ *     the library's message otherwise. */
 #ifndef CHS_TEST_UTIL_H
 #define CHS_TEST_UTIL_H
 
@@ -161,17 +163,35 @@ static inline CHSFormulation new_formulation(const char *name, CHSProblem prob, 
   return f;
 }
 
-/* CHSRun(f, o) without observer; fails the test with the library's message unless it succeeds. */
-static inline CHSRunSummary run_ok(CHSFormulation f, const CHSRunOptions *o) {
+/* The default run options with method, fixed step h (0: adaptive, set ctl.rtol/atol) and final
+ * time tf. */
+static inline CHSRunOptions run_options(const char *method, double h, double tf) {
+  CHSRunOptions o;
+  CHSRunOptions_Default(&o);
+  o.method = method;
+  o.ctl.h = h;
+  o.tf = tf;
+  return o;
+}
+
+/* CHSRun(f, o) with a monitor (or NULL) and its ctx; fails the test with the library's message
+ * unless it succeeds. */
+static inline CHSRunSummary run_monitored_ok(CHSFormulation f, const CHSRunOptions *o,
+                                             CHSMonitorFn monitor, void *ctx) {
   CHSRunSummary sum;
   CHSError err;
   CHSError_Clear(&err);
-  int rc = CHSRun(f, o, NULL, NULL, &sum, &err);
+  int rc = CHSRun(f, o, monitor, ctx, &sum, &err);
   if (rc != 0) {
     print_error("CHSRun(%s): %s\n", o->method ? o->method : "default", err.msg);
   }
   assert_int_equal(rc, 0);
   return sum;
+}
+
+/* CHSRun(f, o) without monitor; fails the test with the library's message unless it succeeds. */
+static inline CHSRunSummary run_ok(CHSFormulation f, const CHSRunOptions *o) {
+  return run_monitored_ok(f, o, NULL, NULL);
 }
 
 #endif

@@ -13,11 +13,7 @@ static CHSWedgeSummary wedge(const char *problem, const char *form, const char *
                              double tf) {
   CHSProblem prob = new_problem(problem);
   CHSFormulation f = new_formulation(form, prob, test_context());
-  CHSRunOptions o;
-  CHSRunOptions_Default(&o);
-  o.method = method;
-  o.ctl.h = h;
-  o.tf = tf;
+  CHSRunOptions o = run_options(method, h, tf);
   CHSWedgeSummary s;
   CHSError err;
   CHSError_Clear(&err);

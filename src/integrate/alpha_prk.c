@@ -76,6 +76,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cprk.h"
+#include "fixed_step.h"
 
 #define ALPHA_SECANT_MAX 40
 
@@ -316,7 +317,8 @@ static int alpha_search(alpha_mem *a, int k, sunrealtype a0, sunrealtype slope, 
 
 /* One step: alpha fixed, or the root of e(alpha) along D_1 (from the last alpha and slope) and,
  * where e has no root along D_1 (de/dalpha vanishes there at leading order), along D_2. */
-static int alpha_step(alpha_mem *a, sunrealtype h, CHSError *err) {
+static int alpha_step(void *mem, sunrealtype h, CHSError *err) {
+  alpha_mem *a = mem;
   chs_cprk *c = a->c;
   if (a->fixed) {
     CHS_CALL(chs_cprk_trial(c, &a->cur, h, 0, err));
@@ -367,21 +369,7 @@ static int alpha_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tr
                         CHSError *err) {
   alpha_mem *a = mem;
   chs_cprk *c = a->c;
-  int rc = 0;
-  while (rc == 0 && c->t < tout) {
-    sunrealtype h = c->h;
-    int last = c->t + h >= tout - 1e-9 * c->h;
-    if (last) {
-      h = tout - c->t;
-    }
-    rc = alpha_step(a, h, err);
-    if (rc == 0 && last) {
-      c->t = tout;
-    }
-    if (one_step) {
-      break;
-    }
-  }
+  int rc = chs_fixed_step_evolve(a, alpha_step, &c->t, c->h, tout, one_step, err);
   chs_cprk_get_state(c, y);
   *tret = c->t;
   return rc;
@@ -389,12 +377,7 @@ static int alpha_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tr
 
 static int alpha_stats(void *mem, CHSIntegratorStats *st) {
   alpha_mem *a = mem;
-  memset(st, 0, sizeof *st);
-  st->steps = a->c->steps;
-  st->rhs_evals = a->c->force_evals;
-  st->jac_evals = -1;
-  st->err_test_fails = -1;
-  st->lin_setups = a->c->jac_setups;
+  chs_fixed_step_stats(st, a->c->steps, a->c->force_evals, a->c->jac_setups);
   st->alpha_max = a->alpha_max;
   st->alpha_dir2_steps = a->fallback_steps;
   return 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <nvector/nvector_serial.h>
 #include "../impl.h"
+#include "fixed_step.h"
 
 #define GAUSS_MAX_ITER 200
 
@@ -162,7 +163,8 @@ static int gauss_sweep(gauss_mem *g, sunrealtype h) {
   return 0;
 }
 
-static int gauss_step(gauss_mem *g, sunrealtype h, CHSError *err) {
+static int gauss_step(void *mem, sunrealtype h, CHSError *err) {
+  gauss_mem *g = mem;
   sunindextype n = g->n;
   int s = g->T.s;
   /* Predictor: all stage derivatives equal f(t_n, y_n) (or the previous step's last value). */
@@ -237,21 +239,7 @@ static int gauss_step(gauss_mem *g, sunrealtype h, CHSError *err) {
 static int gauss_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
                         CHSError *err) {
   gauss_mem *g = mem;
-  int rc = 0;
-  while (rc == 0 && g->t < tout) {
-    sunrealtype h = g->h;
-    int last = g->t + h >= tout - 1e-9 * g->h;
-    if (last) {
-      h = tout - g->t;
-    }
-    rc = gauss_step(g, h, err);
-    if (rc == 0 && last) {
-      g->t = tout;
-    }
-    if (one_step) {
-      break;
-    }
-  }
+  int rc = chs_fixed_step_evolve(g, gauss_step, &g->t, g->h, tout, one_step, err);
   *tret = g->t;
   N_VScale(1, g->y, y);
   return rc;
@@ -274,12 +262,7 @@ static int gauss_reinit(void *mem, sunrealtype t, N_Vector y) {
 
 static int gauss_stats(void *mem, CHSIntegratorStats *st) {
   gauss_mem *g = mem;
-  memset(st, 0, sizeof *st);
-  st->steps = g->steps;
-  st->rhs_evals = g->rhs_evals;
-  st->jac_evals = -1;
-  st->err_test_fails = -1;
-  st->lin_setups = -1;
+  chs_fixed_step_stats(st, g->steps, g->rhs_evals, -1);
   return 0;
 }
 

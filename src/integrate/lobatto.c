@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sundials/sundials_dense.h>
 #include "cprk.h"
+#include "fixed_step.h"
 
 #define CPRK_NEWTON_MAX 60
 
@@ -149,12 +150,7 @@ int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype 
                          "tolerance)",
                          who);
   }
-  if (f->ops->to_physical || f->size != 2 * f->sys.n) {
-    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "method %s works on the physical (q, p): use it with a formulation "
-                         "whose state is (q, p), e.g. standard",
-                         who);
-  }
+  CHS_CALL(chs_fixed_step_need_physical(f, who, err));
   chs_cprk *c = calloc(1, sizeof *c);
   if (!c) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
@@ -199,9 +195,7 @@ int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype 
   c->lam1 = c->lam + m;
   c->wm1 = c->lam1 + m;
   memset(c->lam, 0, m * sizeof *c->lam);
-  const sunrealtype *y = N_VGetArrayPointer(y0);
-  memcpy(c->q, y, n * sizeof *y);
-  memcpy(c->p, y + n, n * sizeof *y);
+  chs_fixed_step_load(y0, (sunindextype)n, c->q, c->p);
   *out = c;
   return CHS_SUCCESS;
 }
@@ -502,9 +496,7 @@ void chs_cprk_accept(chs_cprk *c, sunrealtype h) {
 }
 
 void chs_cprk_get_state(const chs_cprk *c, N_Vector y) {
-  sunrealtype *z = N_VGetArrayPointer(y);
-  memcpy(z, c->q, (size_t)c->n * sizeof *z);
-  memcpy(z + c->n, c->p, (size_t)c->n * sizeof *z);
+  chs_fixed_step_store(c->q, c->p, c->n, y);
 }
 
 /* ------------------------------------------------------------------ lobatto:s */
@@ -552,28 +544,18 @@ static int lobatto_create(const char *options, CHSFormulation f, N_Vector y0, su
   return CHS_SUCCESS;
 }
 
+static int lobatto_step(void *mem, sunrealtype h, CHSError *err) {
+  lobatto_mem *l = mem;
+  CHS_CALL(chs_cprk_trial(l->c, &l->tb, h, 0, err));
+  chs_cprk_accept(l->c, h);
+  return 0;
+}
+
 static int lobatto_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
                           CHSError *err) {
   lobatto_mem *l = mem;
   chs_cprk *c = l->c;
-  int rc = 0;
-  while (rc == 0 && c->t < tout) {
-    sunrealtype h = c->h;
-    int last = c->t + h >= tout - 1e-9 * c->h;
-    if (last) {
-      h = tout - c->t;
-    }
-    rc = chs_cprk_trial(c, &l->tb, h, 0, err);
-    if (rc == 0) {
-      chs_cprk_accept(c, h);
-      if (last) {
-        c->t = tout;
-      }
-    }
-    if (one_step) {
-      break;
-    }
-  }
+  int rc = chs_fixed_step_evolve(l, lobatto_step, &c->t, c->h, tout, one_step, err);
   chs_cprk_get_state(c, y);
   *tret = c->t;
   return rc;
@@ -581,12 +563,7 @@ static int lobatto_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *
 
 static int lobatto_stats(void *mem, CHSIntegratorStats *st) {
   lobatto_mem *l = mem;
-  memset(st, 0, sizeof *st);
-  st->steps = l->c->steps;
-  st->rhs_evals = l->c->force_evals;
-  st->jac_evals = -1;
-  st->err_test_fails = -1;
-  st->lin_setups = l->c->jac_setups;
+  chs_fixed_step_stats(st, l->c->steps, l->c->force_evals, l->c->jac_setups);
   return 0;
 }
 

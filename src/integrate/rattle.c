@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sundials/sundials_dense.h>
 #include "../impl.h"
+#include "fixed_step.h"
 
 #define RATTLE_NEWTON_MAX 100
 
@@ -54,11 +55,7 @@ static int rattle_create(const char *options, CHSFormulation f, N_Vector y0, sun
   if (!(ctl->h > 0)) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED, "method rattle needs a fixed step --h");
   }
-  if (f->ops->to_physical || f->size != 2 * f->sys.n) {
-    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "method rattle works on the physical (q, p): use it with a formulation "
-                         "whose state is (q, p), e.g. standard");
-  }
+  CHS_CALL(chs_fixed_step_need_physical(f, "rattle", err));
   rattle_mem *r = calloc(1, sizeof *r);
   if (!r) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
@@ -91,9 +88,7 @@ static int rattle_create(const char *options, CHSFormulation f, N_Vector y0, sun
   r->g = r->lam + m;
   r->dl = r->g + m;
   r->z = r->dl + m;
-  const sunrealtype *y = N_VGetArrayPointer(y0);
-  memcpy(r->q, y, (size_t)n * sizeof *y);
-  memcpy(r->p, y + n, (size_t)n * sizeof *y);
+  chs_fixed_step_load(y0, n, r->q, r->p);
   *out = r;
   return CHS_SUCCESS;
 }
@@ -116,7 +111,8 @@ static void rattle_matrix(rattle_mem *r, const sunrealtype *J1, const sunrealtyp
   (void)n;
 }
 
-static int rattle_step(rattle_mem *r, sunrealtype h, CHSError *err) {
+static int rattle_step(void *mem, sunrealtype h, CHSError *err) {
+  rattle_mem *r = mem;
   CHSSystem *s = r->s;
   sunindextype n = r->n, m = r->m;
   const CHSProblemOps *ops = s->ops;
@@ -219,36 +215,15 @@ static int rattle_step(rattle_mem *r, sunrealtype h, CHSError *err) {
 static int rattle_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
                          CHSError *err) {
   rattle_mem *r = mem;
-  int rc = 0;
-  while (rc == 0 && r->t < tout) {
-    sunrealtype h = r->h;
-    int last = r->t + h >= tout - 1e-9 * r->h;
-    if (last) {
-      h = tout - r->t;
-    }
-    rc = rattle_step(r, h, err);
-    if (rc == 0 && last) {
-      r->t = tout;
-    }
-    if (one_step) {
-      break;
-    }
-  }
-  sunrealtype *z = N_VGetArrayPointer(y);
-  memcpy(z, r->q, (size_t)r->n * sizeof *z);
-  memcpy(z + r->n, r->p, (size_t)r->n * sizeof *z);
+  int rc = chs_fixed_step_evolve(r, rattle_step, &r->t, r->h, tout, one_step, err);
+  chs_fixed_step_store(r->q, r->p, r->n, y);
   *tret = r->t;
   return rc;
 }
 
 static int rattle_stats(void *mem, CHSIntegratorStats *st) {
   rattle_mem *r = mem;
-  memset(st, 0, sizeof *st);
-  st->steps = r->steps;
-  st->rhs_evals = r->force_evals;
-  st->jac_evals = -1;
-  st->err_test_fails = -1;
-  st->lin_setups = -1;
+  chs_fixed_step_stats(st, r->steps, r->force_evals, -1);
   return 0;
 }
 

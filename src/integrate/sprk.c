@@ -70,6 +70,7 @@
 #include <nvector/nvector_serial.h>
 #include "../compat.h"
 #include "../impl.h"
+#include "fixed_step.h"
 
 #define SPRK_NEWTON_MAX 100
 
@@ -423,11 +424,7 @@ static int sprk_create(const char *options, CHSFormulation f, N_Vector y0, sunre
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
                          "method sprk:%s has no error estimate: use a fixed step --h", opt);
   }
-  if (f->ops->to_physical || f->size != 2 * f->sys.n) {
-    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "method sprk works on the physical (q, p): use it with a formulation "
-                         "whose state is (q, p), e.g. standard");
-  }
+  CHS_CALL(chs_fixed_step_need_physical(f, "sprk", err));
   sprk_mem *r = calloc(1, sizeof *r);
   if (!r) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
@@ -456,9 +453,7 @@ static int sprk_create(const char *options, CHSFormulation f, N_Vector y0, sunre
   r->nu = r->G0 + gs;
   r->g = r->nu + m;
   r->dnu = r->g + m;
-  const sunrealtype *y = N_VGetArrayPointer(y0);
-  memcpy(r->q, y, (size_t)n * sizeof *y);
-  memcpy(r->p, y + n, (size_t)n * sizeof *y);
+  chs_fixed_step_load(y0, n, r->q, r->p);
 #if CHS_HAVE_SPRKSTEP
   if (free_mode && !builtin) {
     int rc = sprk_arkode_create(r, y0, t0, ctl, err);
@@ -486,12 +481,15 @@ static int sprk_gram(sprk_mem *r, CHSError *err) {
   return 0;
 }
 
-/* p <- P(q) p: the mass-orthogonal projection onto psi = 0 (Q factored at q). */
-static int sprk_project_momentum(sprk_mem *r) {
+/* p <- P(q) p: the mass-orthogonal projection onto psi = 0 (Q factored at q first if need be). */
+static int sprk_project_momentum(sprk_mem *r, CHSError *err) {
   CHSSystem *s = r->s;
+  CHS_CALL(sprk_gram(r, err));
   chs_mass_inv(s, r->p, r->v);
   chs_jac_mv(s, s->G, r->v, r->g);
-  CHS_CALL(chs_gram_solve(s->gram, r->g, r->dnu));
+  if (chs_gram_solve(s->gram, r->g, r->dnu) != 0) {
+    return chs_error_set(err, CHS_ERR_SOLVER, "sprk: Gram solve failed at t = %g", (double)r->t);
+  }
   chs_jac_tmv(s, s->G, r->dnu, r->v);
   for (sunindextype i = 0; i < r->n; i++) {
     r->p[i] -= r->v[i];
@@ -514,11 +512,7 @@ static int sprk_kick(sprk_mem *r, sunrealtype c, CHSError *err) {
   if (r->free_mode) {
     return 0;
   }
-  CHS_CALL(sprk_gram(r, err));
-  return sprk_project_momentum(r) == 0
-             ? 0
-             : chs_error_set(err, CHS_ERR_SOLVER, "sprk: Gram solve failed at t = %g",
-                             (double)r->t);
+  return sprk_project_momentum(r, err);
 }
 
 static int sprk_drift(sprk_mem *r, sunrealtype tau, CHSError *err) {
@@ -582,14 +576,11 @@ static int sprk_drift(sprk_mem *r, sunrealtype tau, CHSError *err) {
   for (sunindextype i = 0; i < n; i++) {
     r->p[i] -= v[i] / tau;
   }
-  CHS_CALL(sprk_gram(r, err));
-  return sprk_project_momentum(r) == 0
-             ? 0
-             : chs_error_set(err, CHS_ERR_SOLVER, "sprk: Gram solve failed at t = %g",
-                             (double)r->t);
+  return sprk_project_momentum(r, err);
 }
 
-static int sprk_step(sprk_mem *r, sunrealtype h, CHSError *err) {
+static int sprk_step(void *mem, sunrealtype h, CHSError *err) {
+  sprk_mem *r = mem;
   for (int k = 0; k < r->nops; k++) {
     const sprk_op *op = &r->ops[k];
     CHS_CALL(op->kind == 'K' ? sprk_kick(r, op->c * h, err) : sprk_drift(r, op->c * h, err));
@@ -615,36 +606,15 @@ static int sprk_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tre
     return 0;
   }
 #endif
-  int rc = 0;
-  while (rc == 0 && r->t < tout) {
-    sunrealtype h = r->h;
-    int last = r->t + h >= tout - 1e-9 * r->h;
-    if (last) {
-      h = tout - r->t;
-    }
-    rc = sprk_step(r, h, err);
-    if (rc == 0 && last) {
-      r->t = tout;
-    }
-    if (one_step) {
-      break;
-    }
-  }
-  sunrealtype *z = N_VGetArrayPointer(y);
-  memcpy(z, r->q, (size_t)r->n * sizeof *z);
-  memcpy(z + r->n, r->p, (size_t)r->n * sizeof *z);
+  int rc = chs_fixed_step_evolve(r, sprk_step, &r->t, r->h, tout, one_step, err);
+  chs_fixed_step_store(r->q, r->p, r->n, y);
   *tret = r->t;
   return rc;
 }
 
 static int sprk_stats(void *mem, CHSIntegratorStats *st) {
   sprk_mem *r = mem;
-  memset(st, 0, sizeof *st);
-  st->steps = r->steps;
-  st->rhs_evals = r->force_evals;
-  st->jac_evals = -1;
-  st->err_test_fails = -1;
-  st->lin_setups = -1;
+  chs_fixed_step_stats(st, r->steps, r->force_evals, -1);
 #if CHS_HAVE_SPRKSTEP
   if (r->arkode) {
     long v = 0, v2 = 0;
