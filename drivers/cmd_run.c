@@ -21,6 +21,10 @@ static void print_summary(const cli_result *r) {
   } else {
     printf("  |(q,p)-ref|    n/a (problem has no reference solution)\n");
   }
+  for (int i = 0; i < d->n_invariants; i++) {
+    printf("  %-14s max %.3e  final %.3e  (absolute drift)\n", d->invariant_names[i],
+           (double)d->invariant_err_max[i], (double)d->invariant_err_final[i]);
+  }
   printf("  wall           %.3g s\n", s->wall_s);
 }
 

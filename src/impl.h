@@ -4,6 +4,7 @@
 #define CHS_IMPL_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <sundials/sundials_linearsolver.h>
 #include <sundials/sundials_matrix.h>
 #include "chs/chs.h"
@@ -53,8 +54,13 @@ struct CHSProblem_ {
   const CHSProblemOps *ops;
   void *data;
   CHSProblemDims dims;
-  void *plugin; /* dlopen handle of a plugin problem, or NULL */
+  void *plugin;            /* dlopen handle of a plugin problem, or NULL */
+  CHSProblemOps ops_store; /* a version-1 table widened to the current layout (ops points here) */
+  int n_invariants;        /* number of ops->invariant_names */
 };
+
+/* Bytes of a version-1 CHSProblemOps: the fields before the first one version 2 appended. */
+#define CHS_PROBLEM_OPS_V1_SIZE offsetof(CHSProblemOps, invariant_names)
 
 /* Plugins (problems/plugin.c). */
 int chs_is_plugin_spec(const char *name);
@@ -96,7 +102,7 @@ typedef struct CHSSystem {
   sunindextype gsize; /* m*n (dense) or nnz (CSR) */
   const sunindextype *rowptr, *colind;
   sunrealtype *G, *Gd; /* G(q) and Gdot(q, v) at the current point */
-  sunrealtype *MinvGt; /* dense n x m scratch for the Gram assembly (column j = M^{-1} g_j) */
+  sunrealtype *MinvGt; /* dense mass only: n x m Gram scratch (column j = M^{-1} g_j) */
   CHSGram *gram;
   sunrealtype *wn[CHS_SCRATCH_N]; /* scratch of length n */
   sunrealtype *wm[CHS_SCRATCH_M]; /* scratch of length m */

@@ -90,8 +90,12 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
   size_t n = (size_t)s->n, m = (size_t)s->m;
   s->G = calloc((size_t)s->gsize, sizeof(sunrealtype));
   s->Gd = calloc((size_t)s->gsize, sizeof(sunrealtype));
-  s->MinvGt = calloc(n * m, sizeof(sunrealtype));
-  int ok = s->G && s->Gd && s->MinvGt;
+  /* The n x m scratch is only for the dense mass matrix's Gram assembly: never allocated for
+   * identity or diagonal masses (a chain of 10^5 atoms would need 160 GB). */
+  if (s->mass_kind == CHS_MASS_DENSE) {
+    s->MinvGt = calloc(n * m, sizeof(sunrealtype));
+  }
+  int ok = s->G && s->Gd && (s->MinvGt || s->mass_kind != CHS_MASS_DENSE);
   for (int i = 0; i < CHS_SCRATCH_N; i++) {
     s->wn[i] = calloc(n, sizeof(sunrealtype));
     ok = ok && s->wn[i];
