@@ -40,15 +40,21 @@
 #define CHAIN_ALL_PAIRS_MAX 64 /* default: all pairs up to this N, cutoff 2.5 sigma beyond */
 #define CHAIN_MIN_DIST 0.8     /* initial configurations: non-bonded pairs >= 0.8 sigma apart */
 
-/* Cell lists: cell (cx, cy) has id cx * stride + cy; ids are hashed (open addressing) into
- * nslot slots; the atoms are sorted by slot (counting sort) and their coordinates packed. */
+/* Cell lists, two layouts. Dense (when the bounding box has at most 4 N + 1024 cells, the usual
+ * case): cell (cx, cy) is slot cx * stride + cy + 1 of a padded grid, so that neighbours are at
+ * fixed offsets and the sweep runs through memory in order. Hashed (a stretched-out chain):
+ * cell id cx * stride + cy hashed by open addressing into nslot slots. Either way the atoms are
+ * sorted by slot (counting sort) and their coordinates packed in that order. */
 typedef struct {
-  sunindextype nslot;  /* power of two >= 2 N */
-  int64_t *key;        /* cell id of each slot, -1 empty */
-  sunindextype *start; /* nslot + 1: atoms of slot s are perm[start[s] .. start[s+1]) */
+  sunindextype nslot;  /* hash slots: power of two >= 2 N */
+  sunindextype cap;    /* capacity of start: max(nslot, 4 N + 1024) */
+  int dense;           /* layout of the last build */
+  sunindextype nused;  /* slots of the last build */
+  int64_t *key;        /* hashed: cell id of each slot, -1 empty */
+  sunindextype *start; /* nused + 1: atoms of slot s are perm[start[s] .. start[s+1]) */
   sunindextype *slot;  /* slot of each atom */
   sunindextype *perm;  /* atoms sorted by slot */
-  sunindextype *occ;   /* occupied slots in increasing order */
+  sunindextype *occ;   /* occupied slots in increasing order (at most N) */
   sunindextype nocc;
   int64_t stride;
   sunrealtype *x, *y, *ux, *uy, *fx, *fy; /* packed (sorted) coordinates, input, output */
@@ -149,14 +155,15 @@ static int chain_cells_alloc(chain *C) {
     ns *= 2;
   }
   c->nslot = (sunindextype)ns;
+  c->cap = (sunindextype)(4 * N + 1024 > ns ? 4 * N + 1024 : ns);
   c->key = malloc(ns * sizeof *c->key);
-  c->start = malloc((2 * ns + 1 + 3 * N) * sizeof *c->start);
+  c->start = malloc(((size_t)c->cap + 1 + 3 * N) * sizeof *c->start);
   c->x = malloc(6 * N * sizeof *c->x);
   if (!c->key || !c->start || !c->x) {
     return CHS_ERR_MEM;
   }
-  c->occ = c->start + ns + 1;
-  c->slot = c->occ + ns;
+  c->occ = c->start + c->cap + 1;
+  c->slot = c->occ + N;
   c->perm = c->slot + N;
   c->y = c->x + N;
   c->ux = c->y + N;
@@ -187,7 +194,7 @@ static inline sunindextype chain_find(const chain_cells *c, int64_t id) {
  * Returns 1 when q is not finite or too spread out for 63-bit cell ids. */
 static int chain_cells_build(chain *C, const sunrealtype *q, const sunrealtype *u, sunrealtype h) {
   chain_cells *c = &C->cl;
-  sunindextype N = C->N, ns = c->nslot;
+  sunindextype N = C->N;
   sunrealtype xmin = q[0], xmax = q[0], ymin = q[1], ymax = q[1];
   for (sunindextype i = 0; i < N; i++) {
     xmin = fmin(xmin, q[2 * i]);
@@ -196,22 +203,35 @@ static int chain_cells_build(chain *C, const sunrealtype *q, const sunrealtype *
     ymax = fmax(ymax, q[2 * i + 1]);
   }
   sunrealtype nx = floor((xmax - xmin) / h) + 1, ny = floor((ymax - ymin) / h) + 1;
-  if (!isfinite(nx) || !isfinite(ny) || (nx + 1) * (ny + 1) > 0x1p62) {
+  if (!isfinite(nx) || !isfinite(ny) || (nx + 1) * (ny + 2) > 0x1p62) {
     return 1;
   }
-  c->stride = (int64_t)ny + 1; /* cy = -1 and cy = ny fall in unoccupied ids */
-  for (sunindextype s = 0; s < ns; s++) {
-    c->key[s] = -1;
-    c->start[s] = 0;
+  c->dense = (nx + 1) * (ny + 2) <= (sunrealtype)c->cap;
+  if (c->dense) {
+    c->stride = (int64_t)ny + 2; /* padding: cy = -1 and cy = ny are empty cells */
+    c->nused = (sunindextype)(((int64_t)nx + 1) * c->stride);
+  } else {
+    c->stride = (int64_t)ny + 1; /* cy = -1 and cy = ny fall in unoccupied ids */
+    c->nused = c->nslot;
+    for (sunindextype s = 0; s < c->nslot; s++) {
+      c->key[s] = -1;
+    }
   }
+  sunindextype ns = c->nused;
+  memset(c->start, 0, ((size_t)ns + 1) * sizeof *c->start);
   for (sunindextype i = 0; i < N; i++) {
     int64_t cx = (int64_t)((q[2 * i] - xmin) / h), cy = (int64_t)((q[2 * i + 1] - ymin) / h);
-    int64_t id = cx * c->stride + cy;
-    sunindextype s = chain_hash(c, id);
-    while (c->key[s] >= 0 && c->key[s] != id) {
-      s = (s + 1) & (ns - 1);
+    sunindextype s;
+    if (c->dense) {
+      s = (sunindextype)(cx * c->stride + cy + 1);
+    } else {
+      int64_t id = cx * c->stride + cy;
+      s = chain_hash(c, id);
+      while (c->key[s] >= 0 && c->key[s] != id) {
+        s = (s + 1) & (ns - 1);
+      }
+      c->key[s] = id;
     }
-    c->key[s] = id;
     c->slot[i] = s;
     c->start[s]++;
   }
@@ -259,7 +279,7 @@ static void chain_sweep_cells(const chain *C, chain_mode mode, sunrealtype rc, c
         b0 = a0;
         b1 = a1;
       } else {
-        sunindextype t = chain_find(c, c->key[s] + off[nb]);
+        sunindextype t = c->dense ? s + (sunindextype)off[nb] : chain_find(c, c->key[s] + off[nb]);
         if (t < 0) {
           continue;
         }

@@ -5,8 +5,11 @@
  *          (SUNDlsMat_denseGETRF/GETRS, the code SUNLinSol_Dense runs) called directly on the
  *          columns: SUNLinSolSolve's two N_Vector copies per solve were the larger part of the
  *          Hamilton-Dirac equations' extra cost for small m;
- *   band   SUNDIALS band matrix + SUNLinSol_Band, when the sparsity of Q has a small bandwidth
- *          (chains: tridiagonal, O(m) per factorisation);
+ *   band   SUNDIALS band matrix, when the sparsity of Q has a small bandwidth (chains:
+ *          tridiagonal, O(m) per factorisation), factored and solved by SUNDIALS' band kernels
+ *          (SUNDlsMat_bandGBTRF/GBTRS, the code SUNLinSol_Band runs) called directly on the
+ *          columns, for the same reason as dense: three copies of length m per solve were a
+ *          third of the cost of a solve at m = 10^5;
  *   klu    SUNDIALS sparse (CSC) matrix + SUNLinSol_KLU: the symbolic analysis is done at the
  *          first factorisation and reused, later ones are numeric refactorisations.
  *
@@ -17,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <nvector/nvector_serial.h>
+#include <sundials/sundials_band.h>
 #include <sundials/sundials_dense.h>
-#include <sunlinsol/sunlinsol_band.h>
 #include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
@@ -30,9 +33,11 @@ struct CHSGram {
   sunindextype m;
   SUNMatrix Q;
   sunrealtype *data, **cols; /* dense: Q's storage and columns (cached) */
-  sunindextype *pivots;      /* dense */
-  SUNLinearSolver ls;        /* band, klu */
-  N_Vector b, x;             /* band, klu */
+  sunindextype *pivots;      /* dense, band */
+  sunindextype mu, ml, smu;  /* band */
+  int band_full;             /* band: Q's pattern fills the band (no zeroing before assembly) */
+  SUNLinearSolver ls;        /* klu */
+  N_Vector b, x;             /* klu */
   /* CSR G: Q's entries e = 0 .. nq-1 at data offset off[e], each the sum over
    * t = tstart[e] .. tstart[e+1]-1 of G[ti[t]] minv[tc[t]] G[tj[t]] */
   sunindextype nq, *qcol, *off, *tstart, *ti, *tj, *tc; /* qcol: entries of column j */
@@ -232,7 +237,7 @@ int chs_gram_create(const CHSSystem *s, int kind, SUNContext ctx, CHSGram **out,
   }
   g->kind = kind;
   N_Vector tmpl = NULL;
-  if (rc == 0 && kind != CHS_GRAM_DENSE) {
+  if (rc == 0 && kind == CHS_GRAM_KLU) {
     g->b = N_VNew_Serial(m, ctx);
     g->x = N_VNew_Serial(m, ctx);
     tmpl = g->b;
@@ -244,14 +249,24 @@ int chs_gram_create(const CHSSystem *s, int kind, SUNContext ctx, CHSGram **out,
       g->data = SUNDenseMatrix_Data(g->Q);
       g->cols = SUNDenseMatrix_Cols(g->Q);
     }
-  } else if (rc == 0 && kind == CHS_GRAM_BAND && g->b) {
+  } else if (rc == 0 && kind == CHS_GRAM_BAND) {
     g->Q = SUNBandMatrix(m, bw, bw, ctx);
-    g->ls = g->Q ? SUNLinSol_Band(tmpl, g->Q, ctx) : NULL;
+    g->pivots = calloc((size_t)m, sizeof *g->pivots);
+    if (g->Q) {
+      g->cols = SUNBandMatrix_Cols(g->Q);
+      g->mu = g->ml = bw;
+      g->smu = SUNBandMatrix_StoredUpperBandwidth(g->Q);
+      sunindextype inband = 0;
+      for (sunindextype j = 0; j < m; j++) {
+        inband += (j + bw < m - 1 ? j + bw : m - 1) - (j - bw > 0 ? j - bw : 0) + 1;
+      }
+      g->band_full = inband == g->nq;
+    }
   } else if (rc == 0 && kind == CHS_GRAM_KLU && g->b) {
     g->Q = SUNSparseMatrix(m, m, g->nq, CSC_MAT, ctx);
     g->ls = g->Q ? SUNLinSol_KLU(tmpl, g->Q, ctx) : NULL;
   }
-  if (rc != 0 || !g->Q || (kind == CHS_GRAM_DENSE ? !g->pivots : (!g->ls || !g->x))) {
+  if (rc != 0 || !g->Q || (kind == CHS_GRAM_KLU ? (!g->ls || !g->x) : !g->pivots)) {
     chs_gram_destroy(&g);
     return chs_error_set(err, rc ? rc : CHS_ERR_MEM, "cannot create the %s Gram solver (m=%ld)",
                          chs_gram_kind_names[kind], (long)m);
@@ -289,7 +304,7 @@ int chs_gram_create(const CHSSystem *s, int kind, SUNContext ctx, CHSGram **out,
     }
     free(rows);
   }
-  if (kind != CHS_GRAM_DENSE && SUNLinSolInitialize(g->ls) != 0) {
+  if (kind == CHS_GRAM_KLU && SUNLinSolInitialize(g->ls) != 0) {
     chs_gram_destroy(&g);
     return chs_error_set(err, CHS_ERR_SOLVER, "cannot initialise the %s Gram solver",
                          chs_gram_kind_names[kind]);
@@ -319,7 +334,7 @@ int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
   g->factored = 0;
   g->diag_scale = 0;
   if (g->nq > 0) {
-    if (g->kind == CHS_GRAM_BAND) {
+    if (g->kind == CHS_GRAM_BAND && !g->band_full) { /* (GBTRF zeroes its fill-in rows) */
       memset(Q, 0, (size_t)(SUNBandMatrix_LDim(g->Q) * m) * sizeof *Q);
     }
     const sunrealtype *G = s->G, *minv = s->minv;
@@ -399,7 +414,9 @@ int chs_gram_factor(CHSGram *g) {
         return CHS_RECOVERABLE;
       }
     }
-    if (SUNLinSolSetup(g->ls, g->Q) != 0) {
+    if (g->kind == CHS_GRAM_BAND
+            ? SUNDlsMat_bandGBTRF(g->cols, m, g->mu, g->ml, g->smu, g->pivots) != 0
+            : SUNLinSolSetup(g->ls, g->Q) != 0) {
       return CHS_RECOVERABLE;
     }
   }
@@ -417,6 +434,13 @@ int chs_gram_solve(CHSGram *g, const sunrealtype *b, sunrealtype *x) {
     }
     SUNDlsMat_denseGETRS(g->cols, g->m, g->pivots, x);
     return CHS_SUCCESS; /* a non-finite solution shows in the right-hand side, which is checked */
+  }
+  if (g->kind == CHS_GRAM_BAND) {
+    if (x != b) {
+      memcpy(x, b, (size_t)g->m * sizeof *x);
+    }
+    SUNDlsMat_bandGBTRS(g->cols, g->m, g->smu, g->ml, g->pivots, x);
+    return CHS_SUCCESS;
   }
   memcpy(N_VGetArrayPointer(g->b), b, (size_t)g->m * sizeof *b);
   if (SUNLinSolSolve(g->ls, g->Q, g->x, g->b, 0) != 0) {
