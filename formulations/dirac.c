@@ -19,23 +19,23 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
   sunindextype n = s->n, m = s->m;
   CHSKinematics k;
   CHS_CALL(chs_system_kinematics(s, y, y + n, &k));
-  sunrealtype *Gtw = s->wn[3], *a = s->wn[4], *b = s->wn[5], *Minv_b = s->wn[3];
-  sunrealtype *w = s->wm[4], *Sw = s->wm[5], *tmp = s->wm[6], *z = s->wm[7];
+  sunrealtype *Gtw = s->wn[3], *b = s->wn[5];
+  sunrealtype *w = s->wm[4], *Sw = s->wm[5], *z = s->wm[7];
 
   CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
-  chs_jac_tmv(s, s->G, w, Gtw);
-  chs_mass_inv(s, Gtw, a);
-  chs_jac_tmv(s, s->Gd, w, b);
+  chs_jac_tmv2(s, s->G, s->Gd, w, Gtw, b); /* G^T w and b = Gdot^T w in one pass */
+  sunrealtype *a = Gtw, *Minv_b = b;       /* identity mass: no copies */
+  if (s->mass_kind != CHS_MASS_IDENTITY) {
+    a = s->wn[4];
+    chs_mass_inv(s, Gtw, a);
+    Minv_b = s->wn[3];
+    chs_mass_inv(s, b, Minv_b);
+  }
   if (m == 1) {
     /* S = K - K^T is antisymmetric: zero for a single constraint. */
     z[0] = k.lambda[0];
   } else {
-    chs_jac_mv(s, s->Gd, a, Sw);
-    chs_mass_inv(s, b, Minv_b);
-    chs_jac_mv(s, s->G, Minv_b, tmp);
-    for (sunindextype i = 0; i < m; i++) {
-      Sw[i] -= tmp[i];
-    }
+    chs_jac_mv2(s, s->Gd, a, s->G, Minv_b, -1, Sw, NULL); /* S w = Gdot a - G M^{-1} b */
     CHS_CALL(chs_gram_solve(s->gram, Sw, z));
     for (sunindextype i = 0; i < m; i++) {
       z[i] = k.lambda[i] - z[i];

@@ -205,6 +205,54 @@ void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w,
   }
 }
 
+void chs_jac_mv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *u1,
+                 const sunrealtype *J2, const sunrealtype *u2, sunrealtype c2, sunrealtype *out1,
+                 sunrealtype *out2) {
+  sunindextype n = s->n, m = s->m;
+  for (sunindextype i = 0; i < m; i++) {
+    sunrealtype acc1 = 0, acc2 = 0;
+    if (s->jac_kind == CHS_JAC_DENSE) {
+      const sunrealtype *r1 = J1 + i * n, *r2 = J2 + i * n;
+      for (sunindextype j = 0; j < n; j++) {
+        acc1 += r1[j] * u1[j];
+        acc2 += r2[j] * u2[j];
+      }
+    } else {
+      for (sunindextype k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
+        sunindextype c = s->colind[k];
+        acc1 += J1[k] * u1[c];
+        acc2 += J2[k] * u2[c];
+      }
+    }
+    if (out2) {
+      out1[i] = acc1;
+      out2[i] = acc2;
+    } else {
+      out1[i] = acc1 + c2 * acc2;
+    }
+  }
+}
+
+void chs_jac_tmv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *J2,
+                  const sunrealtype *w, sunrealtype *out1, sunrealtype *out2) {
+  sunindextype n = s->n, m = s->m;
+  if (s->jac_kind == CHS_JAC_DENSE) {
+    chs_jac_tmv(s, J1, w, out1);
+    chs_jac_tmv(s, J2, w, out2);
+    return;
+  }
+  memset(out1, 0, (size_t)n * sizeof *out1);
+  memset(out2, 0, (size_t)n * sizeof *out2);
+  for (sunindextype i = 0; i < m; i++) {
+    sunrealtype wi = w[i];
+    for (sunindextype k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
+      sunindextype c = s->colind[k];
+      out1[c] += J1[k] * wi;
+      out2[c] += J2[k] * wi;
+    }
+  }
+}
+
 /* Callback results: 0 ok, > 0 out of domain (recoverable), < 0 fatal. Non-finite values are not
  * scanned for here: they reach Q (whose factorization rejects them) or the right-hand side
  * (CHSFormulation_Rhs rejects a non-finite ydot as a recoverable failure). */
@@ -234,11 +282,25 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
   chs_mass_inv(s, k->F, k->Minv_F);
   CHS_CALL(chs_system_gram_at(s, q));
   CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd)));
-  chs_jac_mv(s, s->G, k->v, k->psi);
-  chs_jac_mv(s, s->Gd, k->v, k->r);
-  chs_jac_mv(s, s->G, k->Minv_F, tmp);
-  for (sunindextype i = 0; i < s->m; i++) {
-    k->r[i] += tmp[i];
+  if (s->jac_kind == CHS_JAC_CSR) {
+    /* psi = G v and r = Gdot v + G M^{-1} F in one pass over the rows */
+    const sunrealtype *G = s->G, *Gd = s->Gd, *v = k->v, *mf = k->Minv_F;
+    for (sunindextype i = 0; i < s->m; i++) {
+      sunrealtype ps = 0, rr = 0;
+      for (sunindextype j = s->rowptr[i]; j < s->rowptr[i + 1]; j++) {
+        sunindextype c = s->colind[j];
+        ps += G[j] * v[c];
+        rr += Gd[j] * v[c] + G[j] * mf[c];
+      }
+      k->psi[i] = ps;
+      k->r[i] = rr;
+    }
+  } else {
+    chs_jac_mv2(s, s->G, k->v, s->Gd, k->v, 0, k->psi, k->r);
+    chs_jac_mv(s, s->G, k->Minv_F, tmp);
+    for (sunindextype i = 0; i < s->m; i++) {
+      k->r[i] += tmp[i];
+    }
   }
   return chs_gram_solve(s->gram, k->r, k->lambda);
 }
