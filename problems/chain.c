@@ -258,8 +258,10 @@ static int chain_cells_build(chain *C, const sunrealtype *q, const sunrealtype *
     sunindextype i = c->perm[k];
     c->x[k] = q[2 * i];
     c->y[k] = q[2 * i + 1];
-    c->ux[k] = u ? u[2 * i] : 0;
-    c->uy[k] = u ? u[2 * i + 1] : 0;
+    if (u) { /* only the Hessian-vector product reads u */
+      c->ux[k] = u[2 * i];
+      c->uy[k] = u[2 * i + 1];
+    }
     c->fx[k] = c->fy[k] = 0;
   }
   return 0;
@@ -307,7 +309,12 @@ static void chain_sweep_cells(const chain *C, chain_mode mode, sunrealtype rc, c
             return;
           }
           sunrealtype ax = 0, ay = 0;
-          chain_pair(C, mode, dx, dy, r2, ux[a] - ux[b], uy[a] - uy[b], &ax, &ay, acc);
+          sunrealtype uxd = 0, uyd = 0;
+          if (mode == CHAIN_HU) {
+            uxd = ux[a] - ux[b];
+            uyd = uy[a] - uy[b];
+          }
+          chain_pair(C, mode, dx, dy, r2, uxd, uyd, &ax, &ay, acc);
           if (mode != CHAIN_V) {
             oxa += ax;
             oya += ay;

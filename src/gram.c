@@ -19,6 +19,7 @@
  * and, for every entry, the list of products G_ik G_jk it sums are computed once: assembling Q
  * then costs O(sum over columns of (entries per column)^2). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <nvector/nvector_serial.h>
@@ -43,7 +44,8 @@ struct CHSGram {
   N_Vector b, x;             /* klu */
   /* CSR G: Q's entries e = 0 .. nq-1 at data offset off[e], each the sum over
    * t = tstart[e] .. tstart[e+1]-1 of G[ti[t]] minv[tc[t]] G[tj[t]] */
-  sunindextype nq, *qcol, *off, *tstart, *ti, *tj, *tc; /* qcol: entries of column j */
+  sunindextype nq, *qcol, *off, *tstart; /* qcol: entries of column j */
+  int32_t *ti, *tj, *tc; /* 32-bit: half the memory traffic of the assembly for large m */
   sunrealtype diag_scale;
   int factored;
 };
@@ -158,7 +160,8 @@ static int chs_gram_pattern(CHSGram *g, const CHSSystem *s, sunindextype *bandwi
         g->qcol = malloc(((size_t)m + 1) * sizeof(sunindextype));
         g->off = malloc(((size_t)nq + 1) * sizeof(sunindextype));
         g->tstart = malloc(((size_t)nq + 1) * sizeof(sunindextype));
-        g->ti = malloc(3 * (size_t)nt * sizeof(sunindextype));
+        g->ti =
+            nnz <= INT32_MAX && n <= INT32_MAX ? malloc(3 * (size_t)nt * sizeof(int32_t)) : NULL;
         rc = g->qcol && g->off && g->tstart && g->ti ? 0 : CHS_ERR_MEM;
       }
     }
@@ -197,9 +200,9 @@ static int chs_gram_pattern(CHSGram *g, const CHSSystem *s, sunindextype *bandwi
           sunindextype col = s->colind[kj];
           for (sunindextype p = c.colptr[col]; p < c.colptr[col + 1]; p++) {
             sunindextype a = rowpos[c.colrow[p]], pos = cursor[a - first]++;
-            g->ti[pos] = c.colk[p];
-            g->tj[pos] = kj;
-            g->tc[pos] = col;
+            g->ti[pos] = (int32_t)c.colk[p];
+            g->tj[pos] = (int32_t)kj;
+            g->tc[pos] = (int32_t)col;
           }
         }
         t = acc;
@@ -398,26 +401,27 @@ int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
 /* Q SPD tridiagonal (half-bandwidth 1) in the band matrix: Q = L D L^T without pivoting (stable
  * for SPD), D on the diagonal and L's subdiagonal below it, in place. O(m), one pass. */
 static int chs_gram_tri_factor(CHSGram *g) {
-  sunindextype m = g->m, smu = g->smu;
-  sunrealtype **c = g->cols, diag_max = 0;
+  sunindextype m = g->m, ld = SUNBandMatrix_LDim(g->Q);
+  sunrealtype *d = SUNBandMatrix_Data(g->Q) + g->smu, diag_max = 0; /* d[j * ld]: Q(j, j) */
   for (sunindextype j = 0; j < m; j++) {
-    diag_max = fmax(diag_max, fabs(c[j][smu]));
+    diag_max = fmax(diag_max, fabs(d[j * ld]));
   }
   if (!(diag_max > 0) || !isfinite(diag_max)) {
     return CHS_RECOVERABLE;
   }
+  sunrealtype tiny = 64 * SUN_UNIT_ROUNDOFF * diag_max;
   for (sunindextype j = 0; j < m; j++) {
-    sunrealtype d = c[j][smu];
-    if (!(d > 64 * SUN_UNIT_ROUNDOFF * diag_max)) {
+    sunrealtype dj = d[j * ld];
+    if (!(dj > tiny)) {
       return CHS_RECOVERABLE; /* not positive: numerically singular */
     }
     if (j + 1 < m) {
-      sunrealtype e = c[j][smu + 1], l = e / d;
+      sunrealtype e = d[j * ld + 1], l = e / dj; /* Q(j+1, j) */
       if (!isfinite(e)) {
         return CHS_RECOVERABLE;
       }
-      c[j][smu + 1] = l;
-      c[j + 1][smu] -= l * e;
+      d[j * ld + 1] = l;
+      d[(j + 1) * ld] -= l * e;
     }
   }
   g->factored = 1;
@@ -425,17 +429,17 @@ static int chs_gram_tri_factor(CHSGram *g) {
 }
 
 static void chs_gram_tri_solve(const CHSGram *g, const sunrealtype *b, sunrealtype *x) {
-  sunindextype m = g->m, smu = g->smu;
-  sunrealtype *const *c = g->cols;
+  sunindextype m = g->m, ld = SUNBandMatrix_LDim(g->Q);
+  const sunrealtype *d = SUNBandMatrix_Data(g->Q) + g->smu;
   sunrealtype y = b[0];
   x[0] = y;
   for (sunindextype j = 1; j < m; j++) { /* L y = b */
-    y = b[j] - c[j - 1][smu + 1] * y;
+    y = b[j] - d[(j - 1) * ld + 1] * y;
     x[j] = y;
   }
-  x[m - 1] /= c[m - 1][smu];
+  x[m - 1] /= d[(m - 1) * ld];
   for (sunindextype j = m - 1; j-- > 0;) { /* D L^T x = y */
-    x[j] = x[j] / c[j][smu] - c[j][smu + 1] * x[j + 1];
+    x[j] = x[j] / d[j * ld] - d[j * ld + 1] * x[j + 1];
   }
 }
 
