@@ -336,10 +336,10 @@ static void chain_sweep_cells(const chain *C, chain_mode mode, sunrealtype rc, c
 static int chain_eval(chain *C, chain_mode mode, const sunrealtype *q, const sunrealtype *u,
                       sunrealtype *out, sunrealtype *V) {
   chain_acc acc = {0, INFINITY, -1, -1, 0};
-  if (out) {
-    memset(out, 0, 2 * (size_t)C->N * sizeof *out);
-  }
   if (C->cutoff == 0) {
+    if (out) {
+      memset(out, 0, 2 * (size_t)C->N * sizeof *out);
+    }
     chain_sweep_all(C, mode, q, u, out, &acc);
   } else {
     if (chain_cells_build(C, q, u, C->cutoff) != 0) {

@@ -132,7 +132,8 @@ int chs_system_gram_at(CHSSystem *s, const sunrealtype *q);
 /* The quantities both the standard and the Hamilton-Dirac equations are built from, at (q, p):
  *   v = M^{-1} p, F = -grad V, G, Gdot(q, v) (s->G, s->Gd), Q factored,
  *   psi = G v, r = Gdot(q,v) v + G M^{-1} F, lambda = Q^{-1} r.
- * Pointers refer to the system's scratch space (valid until the next call). */
+ * Pointers refer to the system's scratch space (valid until the next call); for an identity mass
+ * matrix v is p itself and Minv_F is F: read-only. */
 typedef struct CHSKinematics {
   sunrealtype *v, *F, *Minv_F;   /* length n */
   sunrealtype *psi, *r, *lambda; /* length m */

@@ -277,9 +277,15 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
   k->lambda = s->wm[2];
   sunrealtype *tmp = s->wm[3];
 
-  chs_mass_inv(s, p, k->v);
   CHS_CALL(chs_cb(s->ops->force(s->data, q, k->F)));
-  chs_mass_inv(s, k->F, k->Minv_F);
+  if (s->mass_kind == CHS_MASS_IDENTITY) {
+    /* M = I: v is p and M^{-1} F is F (read-only aliases, no copies) */
+    memcpy(&k->v, &p, sizeof p);
+    k->Minv_F = k->F;
+  } else {
+    chs_mass_inv(s, p, k->v);
+    chs_mass_inv(s, k->F, k->Minv_F);
+  }
   CHS_CALL(chs_system_gram_at(s, q));
   CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd)));
   if (s->jac_kind == CHS_JAC_CSR) {
