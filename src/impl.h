@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sundials/sundials_linearsolver.h>
 #include <sundials/sundials_matrix.h>
 #include "chs/chs.h"
@@ -101,8 +102,9 @@ typedef struct CHSSystem {
   CHSJacKind jac_kind;
   sunindextype gsize; /* m*n (dense) or nnz (CSR) */
   const sunindextype *rowptr, *colind;
-  sunrealtype *G, *Gd; /* G(q) and Gdot(q, v) at the current point */
-  sunrealtype *MinvGt; /* dense mass only: n x m Gram scratch (column j = M^{-1} g_j) */
+  int32_t *rp32, *ci32; /* CSR: the same pattern in 32 bits (the kernels' index traffic) */
+  sunrealtype *G, *Gd;  /* G(q) and Gdot(q, v) at the current point */
+  sunrealtype *MinvGt;  /* dense mass only: n x m Gram scratch (column j = M^{-1} g_j) */
   CHSGram *gram;
   sunrealtype *wn[CHS_SCRATCH_N]; /* scratch of length n */
   sunrealtype *wm[CHS_SCRATCH_M]; /* scratch of length m */

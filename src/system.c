@@ -96,6 +96,25 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
     s->MinvGt = calloc(n * m, sizeof(sunrealtype));
   }
   int ok = s->G && s->Gd && (s->MinvGt || s->mass_kind != CHS_MASS_DENSE);
+  if (s->jac_kind == CHS_JAC_CSR) {
+    if (s->gsize > INT32_MAX || s->n > INT32_MAX) {
+      chs_system_free(s);
+      return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                           "CSR constraint Jacobian with %ld nonzeros, n = %ld: at most 2^31 - 1",
+                           (long)d->nnz, (long)d->n);
+    }
+    s->rp32 = malloc(((size_t)m + 1 + (size_t)s->gsize) * sizeof *s->rp32);
+    ok = ok && s->rp32;
+    if (s->rp32) {
+      s->ci32 = s->rp32 + m + 1;
+      for (size_t i = 0; i <= m; i++) {
+        s->rp32[i] = (int32_t)s->rowptr[i];
+      }
+      for (sunindextype k = 0; k < s->gsize; k++) {
+        s->ci32[k] = (int32_t)s->colind[k];
+      }
+    }
+  }
   for (int i = 0; i < CHS_SCRATCH_N; i++) {
     s->wn[i] = calloc(n, sizeof(sunrealtype));
     ok = ok && s->wn[i];
@@ -124,6 +143,7 @@ void chs_system_free(CHSSystem *s) {
   free(s->G);
   free(s->Gd);
   free(s->MinvGt);
+  free(s->rp32);
   for (int i = 0; i < CHS_SCRATCH_N; i++) {
     free(s->wn[i]);
   }
@@ -173,8 +193,8 @@ void chs_jac_mv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *u, 
   } else {
     for (sunindextype i = 0; i < m; i++) {
       sunrealtype acc = 0;
-      for (sunindextype k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
-        acc += J[k] * u[s->colind[k]];
+      for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
+        acc += J[k] * u[s->ci32[k]];
       }
       out[i] = acc;
     }
@@ -198,8 +218,8 @@ void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w,
       out[j] = 0;
     }
     for (sunindextype i = 0; i < m; i++) {
-      for (sunindextype k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
-        out[s->colind[k]] += J[k] * w[i];
+      for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
+        out[s->ci32[k]] += J[k] * w[i];
       }
     }
   }
@@ -218,8 +238,8 @@ void chs_jac_mv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *u
         acc2 += r2[j] * u2[j];
       }
     } else {
-      for (sunindextype k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
-        sunindextype c = s->colind[k];
+      for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
+        int32_t c = s->ci32[k];
         acc1 += J1[k] * u1[c];
         acc2 += J2[k] * u2[c];
       }
@@ -245,8 +265,8 @@ void chs_jac_tmv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *
   memset(out2, 0, (size_t)n * sizeof *out2);
   for (sunindextype i = 0; i < m; i++) {
     sunrealtype wi = w[i];
-    for (sunindextype k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
-      sunindextype c = s->colind[k];
+    for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
+      int32_t c = s->ci32[k];
       out1[c] += J1[k] * wi;
       out2[c] += J2[k] * wi;
     }
@@ -293,8 +313,8 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
     const sunrealtype *G = s->G, *Gd = s->Gd, *v = k->v, *mf = k->Minv_F;
     for (sunindextype i = 0; i < s->m; i++) {
       sunrealtype ps = 0, rr = 0;
-      for (sunindextype j = s->rowptr[i]; j < s->rowptr[i + 1]; j++) {
-        sunindextype c = s->colind[j];
+      for (int32_t j = s->rp32[i]; j < s->rp32[i + 1]; j++) {
+        int32_t c = s->ci32[j];
         ps += G[j] * v[c];
         rr += Gd[j] * v[c] + G[j] * mf[c];
       }
