@@ -399,29 +399,26 @@ int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
 }
 
 /* Q SPD tridiagonal (half-bandwidth 1) in the band matrix: Q = L D L^T without pivoting (stable
- * for SPD), D on the diagonal and L's subdiagonal below it, in place. O(m), one pass. */
+ * for SPD), D on the diagonal and L's subdiagonal below it, in place. O(m), one pass. A pivot
+ * D_j <= 64 u Q_jj (u the unit round-off; 0 < D_j <= Q_jj for SPD Q) or a non-finite entry
+ * means Q is numerically singular (e.g. a bond of length zero): recoverable. */
 static int chs_gram_tri_factor(CHSGram *g) {
   sunindextype m = g->m, ld = SUNBandMatrix_LDim(g->Q);
-  sunrealtype *d = SUNBandMatrix_Data(g->Q) + g->smu, diag_max = 0; /* d[j * ld]: Q(j, j) */
-  for (sunindextype j = 0; j < m; j++) {
-    diag_max = fmax(diag_max, fabs(d[j * ld]));
-  }
-  if (!(diag_max > 0) || !isfinite(diag_max)) {
-    return CHS_RECOVERABLE;
-  }
-  sunrealtype tiny = 64 * SUN_UNIT_ROUNDOFF * diag_max;
+  sunrealtype *d = SUNBandMatrix_Data(g->Q) + g->smu; /* d[j ld] = Q(j,j), d[j ld + 1] = Q(j+1,j) */
+  sunrealtype qjj = d[0];                             /* Q(j, j) before elimination */
   for (sunindextype j = 0; j < m; j++) {
     sunrealtype dj = d[j * ld];
-    if (!(dj > tiny)) {
-      return CHS_RECOVERABLE; /* not positive: numerically singular */
+    if (!(dj > 64 * SUN_UNIT_ROUNDOFF * qjj) || !(qjj <= SUN_BIG_REAL)) {
+      return CHS_RECOVERABLE;
     }
     if (j + 1 < m) {
-      sunrealtype e = d[j * ld + 1], l = e / dj; /* Q(j+1, j) */
-      if (!isfinite(e)) {
+      sunrealtype e = d[j * ld + 1], l = e / dj;
+      if (!isfinite(l)) {
         return CHS_RECOVERABLE;
       }
       d[j * ld + 1] = l;
-      d[(j + 1) * ld] -= l * e;
+      qjj = d[(j + 1) * ld];
+      d[(j + 1) * ld] = qjj - l * e;
     }
   }
   g->factored = 1;
@@ -463,15 +460,14 @@ int chs_gram_factor(CHSGram *g) {
         return CHS_RECOVERABLE;
       }
     }
+  } else if (g->tri) {
+    return chs_gram_tri_factor(g); /* checks its entries as it goes */
   } else {
     const sunrealtype *a = chs_gram_storage(g);
     for (sunindextype e = 0; e < g->nq; e++) {
       if (!isfinite(a[g->off[e]])) {
         return CHS_RECOVERABLE;
       }
-    }
-    if (g->tri) {
-      return chs_gram_tri_factor(g);
     }
     if (g->kind == CHS_GRAM_BAND
             ? SUNDlsMat_bandGBTRF(g->cols, m, g->mu, g->ml, g->smu, g->pivots) != 0

@@ -470,6 +470,28 @@ static void test_initial_states(void **state) {
   assert_non_null(strstr(err.msg, "distance"));
 }
 
+/* The tridiagonal Gram solver (band, LDL^T) reports a numerically singular Q - a link of
+ * length zero in a pendulum chain (no Lennard-Jones term to fail first) - as recoverable, and
+ * solves like the dense LU elsewhere (test_sparse_dense). */
+static void test_singular_tridiagonal(void **state) {
+  (void)state;
+  CHSProblem prob = new_problem("pendulum-chain:N=30,bend=0.3");
+  CHSFormulation f = new_formulation("dirac:gram=band", prob, test_context());
+  N_Vector y = NULL, yd = NULL;
+  assert_int_equal(CHSFormulation_NewInitialState(f, &y, NULL), 0);
+  yd = N_VClone(y);
+  assert_int_equal(CHSFormulation_Rhs(0, y, yd, f), 0);
+  double *z = N_VGetArrayPointer(y);
+  z[2 * 11] = z[2 * 10]; /* atom 12 on top of atom 11 */
+  z[2 * 11 + 1] = z[2 * 10 + 1];
+  CHECK_GT(CHSFormulation_Rhs(0, y, yd, f), 0);
+  assert_non_null(strstr(CHSFormulation_GetLastFailure(f)->msg, "singular"));
+  N_VDestroy(y);
+  N_VDestroy(yd);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
 /* A table of ABI version 1 (built against the older header: without the fields appended in
  * version 2) still loads, and has no invariants. The table is copied into a buffer of exactly
  * the version-1 size, so a read past it is caught by the sanitizer build. */
@@ -511,7 +533,7 @@ int main(void) {
       cmocka_unit_test(test_sparse_dense), cmocka_unit_test(test_cells),
       cmocka_unit_test(test_derivatives),  cmocka_unit_test(test_momentum),
       cmocka_unit_test(test_angular),      cmocka_unit_test(test_initial_states),
-      cmocka_unit_test(test_abi_v1),
+      cmocka_unit_test(test_abi_v1),       cmocka_unit_test(test_singular_tridiagonal),
   };
   return cmocka_run_group_tests_name("chain", tests, group_setup, group_teardown);
 }
