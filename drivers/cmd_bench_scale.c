@@ -27,7 +27,7 @@
 #include "../src/impl.h"
 #include "reproduce.h"
 
-#define BENCH_SCALE_REPS 3
+#define BENCH_SCALE_REPS 5
 #define BENCH_SCALE_SPEC "chain:N=%ld,init=2,vel=thermal,kT=0.1,seed=1,cutoff=2.5"
 
 /* CPU time of this thread: the machine may be shared, and time spent descheduled is not the

@@ -334,10 +334,25 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
 void chs_system_field(CHSSystem *s, const CHSKinematics *k, const sunrealtype *mult, sunrealtype cq,
                       const sunrealtype *dq, const sunrealtype *dp, sunrealtype *ydot) {
   sunindextype n = s->n;
-  sunrealtype *Gtm = s->wn[6];
-  chs_jac_tmv(s, s->G, mult, Gtm);
+  if (s->jac_kind == CHS_JAC_DENSE) {
+    sunrealtype *Gtm = s->wn[6];
+    chs_jac_tmv(s, s->G, mult, Gtm);
+    for (sunindextype i = 0; i < n; i++) {
+      ydot[i] = k->v[i] + (dq ? cq * dq[i] : 0);
+      ydot[n + i] = k->F[i] - Gtm[i] + (dp ? dp[i] : 0);
+    }
+    return;
+  }
+  /* CSR: G^T mult subtracted in place (no temporary: one pass less over n) */
   for (sunindextype i = 0; i < n; i++) {
     ydot[i] = k->v[i] + (dq ? cq * dq[i] : 0);
-    ydot[n + i] = k->F[i] - Gtm[i] + (dp ? dp[i] : 0);
+    ydot[n + i] = k->F[i] + (dp ? dp[i] : 0);
+  }
+  sunrealtype *yp = ydot + n;
+  for (sunindextype i = 0; i < s->m; i++) {
+    sunrealtype mi = mult[i];
+    for (int32_t j = s->rp32[i]; j < s->rp32[i + 1]; j++) {
+      yp[s->ci32[j]] -= s->G[j] * mi;
+    }
   }
 }
