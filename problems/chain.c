@@ -196,14 +196,17 @@ static int chain_cells_build(chain *C, const sunrealtype *q, const sunrealtype *
   chain_cells *c = &C->cl;
   sunindextype N = C->N;
   sunrealtype xmin = q[0], xmax = q[0], ymin = q[1], ymax = q[1];
-  for (sunindextype i = 0; i < N; i++) {
-    xmin = fmin(xmin, q[2 * i]);
-    xmax = fmax(xmax, q[2 * i]);
-    ymin = fmin(ymin, q[2 * i + 1]);
-    ymax = fmax(ymax, q[2 * i + 1]);
+  int finite = 1;
+  for (sunindextype i = 0; i < N; i++) { /* comparisons, not fmin/fmax calls: vectorises */
+    sunrealtype x = q[2 * i], y = q[2 * i + 1];
+    finite &= fabs(x) <= SUN_BIG_REAL && fabs(y) <= SUN_BIG_REAL;
+    xmin = x < xmin ? x : xmin;
+    xmax = x > xmax ? x : xmax;
+    ymin = y < ymin ? y : ymin;
+    ymax = y > ymax ? y : ymax;
   }
-  sunrealtype nx = floor((xmax - xmin) / h) + 1, ny = floor((ymax - ymin) / h) + 1;
-  if (!isfinite(nx) || !isfinite(ny) || (nx + 1) * (ny + 2) > 0x1p62) {
+  sunrealtype nx = floor((xmax - xmin) / h) + 1, ny = floor((ymax - ymin) / h) + 1, hinv = 1 / h;
+  if (!finite || !isfinite(nx) || !isfinite(ny) || (nx + 1) * (ny + 2) > 0x1p62) {
     return 1;
   }
   c->dense = (nx + 1) * (ny + 2) <= (sunrealtype)c->cap;
@@ -220,7 +223,9 @@ static int chain_cells_build(chain *C, const sunrealtype *q, const sunrealtype *
   sunindextype ns = c->nused;
   memset(c->start, 0, ((size_t)ns + 1) * sizeof *c->start);
   for (sunindextype i = 0; i < N; i++) {
-    int64_t cx = (int64_t)((q[2 * i] - xmin) / h), cy = (int64_t)((q[2 * i + 1] - ymin) / h);
+    int64_t cx = (int64_t)((q[2 * i] - xmin) * hinv), cy = (int64_t)((q[2 * i + 1] - ymin) * hinv);
+    cx = cx < (int64_t)nx ? cx : (int64_t)nx - 1; /* (x - xmin) / h rounded up to nx */
+    cy = cy < (int64_t)ny ? cy : (int64_t)ny - 1;
     sunindextype s;
     if (c->dense) {
       s = (sunindextype)(cx * c->stride + cy + 1);
