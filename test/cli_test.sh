@@ -80,6 +80,8 @@ if [[ -n $plugins ]]; then
   expect 2 "ABI version" -- run --problem "$plugins/libchs_bad_plugin_2.so" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
   expect 2 "required callback" -- run --problem "$plugins/libchs_bad_plugin_3.so" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
   expect 2 "depth" -- run --problem "$good:depth=2" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+  # a plugin built against problem ABI version 1 still loads and runs (no invariants)
+  if "$chs" run --problem "$plugins/libchs_v1_plugin.so:depth=0.5" --formulation dirac --method erk:dp5 --rtol 1e-10 --atol 1e-10 --tf 5 --json | grep -qE '"int_err_final": [0-9.]+e-(09|1[0-9])'; then ok; else bad "ABI v1 plugin run"; fi
 fi
 
 # The chain at scale: bad parameters name the value; invariants in the JSON only for problems
