@@ -5,8 +5,9 @@
  *   - CPU time per right-hand-side evaluation of standard and dirac (interleaved, best of
  *     BENCH_SCALE_REPS repetitions of a batch of about 2 10^6 / N evaluations), their ratio,
  *     atom-evaluations per second on one core;
- *   - the Gram matrix Q = G M^-1 G^T (tridiagonal): assembly + factorisation and one solve, band
- *     (SUNLinSol_Band) against KLU, and the solver `auto` chose;
+ *   - the Gram matrix Q = G M^-1 G^T (tridiagonal): G, assembly + factorisation, and one solve,
+ *     band (LDL^T in SUNDIALS band storage) against KLU (SUNLinSol_KLU), and the solver `auto`
+ *     chose;
  *   - bytes per atom of the problem, one dirac formulation and its state vectors (heap bytes
  *     from mallinfo2, glibc only);
  *
