@@ -40,8 +40,10 @@ struct CHSGram {
   sunindextype mu, ml, smu;  /* band */
   int band_full;             /* band: Q's pattern fills the band (no zeroing before assembly) */
   int tri;                   /* band of half-bandwidth 1: SPD tridiagonal, LDL^T in place */
-  SUNLinearSolver ls;        /* klu */
-  N_Vector b, x;             /* klu */
+  sunrealtype *tri_d;        /* tri: &Q(0,0) in the band storage; Q(j,j) at tri_d[j * tri_ld] */
+  sunindextype tri_ld;
+  SUNLinearSolver ls; /* klu */
+  N_Vector b, x;      /* klu */
   /* CSR G: Q's entries e = 0 .. nq-1 at data offset off[e], each the sum over
    * t = tstart[e] .. tstart[e+1]-1 of G[ti[t]] minv[tc[t]] G[tj[t]] */
   sunindextype nq, *qcol, *off, *tstart; /* qcol: entries of column j */
@@ -272,6 +274,8 @@ int chs_gram_create(const CHSSystem *s, int kind, SUNContext ctx, CHSGram **out,
       }
       g->band_full = inband == g->nq;
       g->tri = bw == 1;
+      g->tri_ld = SUNBandMatrix_LDim(g->Q);
+      g->tri_d = SUNBandMatrix_Data(g->Q) + g->smu;
     }
   } else if (rc == 0 && kind == CHS_GRAM_KLU && g->b) {
     g->Q = SUNSparseMatrix(m, m, g->nq, CSC_MAT, ctx);
@@ -399,20 +403,23 @@ int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
 }
 
 /* Q SPD tridiagonal (half-bandwidth 1) in the band matrix: Q = L D L^T without pivoting (stable
- * for SPD), D on the diagonal and L's subdiagonal below it, in place. O(m), one pass. A pivot
- * D_j <= 64 u Q_jj (u the unit round-off; 0 < D_j <= Q_jj for SPD Q) or a non-finite entry
- * means Q is numerically singular (e.g. a bond of length zero): recoverable. */
+ * for SPD), D^{-1} on the diagonal and L's subdiagonal below it, in place (the solves then
+ * multiply instead of dividing). O(m), one pass. A pivot D_j <= 64 u Q_jj (u the unit round-off;
+ * 0 < D_j <= Q_jj for SPD Q) or a non-finite entry means Q is numerically singular (e.g. a
+ * bond of length zero): recoverable. */
 static int chs_gram_tri_factor(CHSGram *g) {
-  sunindextype m = g->m, ld = SUNBandMatrix_LDim(g->Q);
-  sunrealtype *d = SUNBandMatrix_Data(g->Q) + g->smu; /* d[j ld] = Q(j,j), d[j ld + 1] = Q(j+1,j) */
-  sunrealtype qjj = d[0];                             /* Q(j, j) before elimination */
+  sunindextype m = g->m, ld = g->tri_ld;
+  sunrealtype *d = g->tri_d; /* d[j ld] = Q(j,j), d[j ld + 1] = Q(j+1,j) */
+  sunrealtype qjj = d[0];    /* Q(j, j) before elimination */
   for (sunindextype j = 0; j < m; j++) {
     sunrealtype dj = d[j * ld];
     if (!(dj > 64 * SUN_UNIT_ROUNDOFF * qjj) || !(qjj <= SUN_BIG_REAL)) {
       return CHS_RECOVERABLE;
     }
+    sunrealtype inv = 1 / dj;
+    d[j * ld] = inv;
     if (j + 1 < m) {
-      sunrealtype e = d[j * ld + 1], l = e / dj;
+      sunrealtype e = d[j * ld + 1], l = e * inv;
       if (!isfinite(l)) {
         return CHS_RECOVERABLE;
       }
@@ -426,17 +433,17 @@ static int chs_gram_tri_factor(CHSGram *g) {
 }
 
 static void chs_gram_tri_solve(const CHSGram *g, const sunrealtype *b, sunrealtype *x) {
-  sunindextype m = g->m, ld = SUNBandMatrix_LDim(g->Q);
-  const sunrealtype *d = SUNBandMatrix_Data(g->Q) + g->smu;
+  sunindextype m = g->m, ld = g->tri_ld;
+  const sunrealtype *d = g->tri_d;
   sunrealtype y = b[0];
   x[0] = y;
   for (sunindextype j = 1; j < m; j++) { /* L y = b */
     y = b[j] - d[(j - 1) * ld + 1] * y;
     x[j] = y;
   }
-  x[m - 1] /= d[(m - 1) * ld];
+  x[m - 1] *= d[(m - 1) * ld];
   for (sunindextype j = m - 1; j-- > 0;) { /* D L^T x = y */
-    x[j] = x[j] / d[j * ld] - d[j * ld + 1] * x[j + 1];
+    x[j] = x[j] * d[j * ld] - d[j * ld + 1] * x[j + 1];
   }
 }
 
