@@ -4,7 +4,7 @@
  *   g_a = 1/2 (|r_a - r_{a+1}|^2 - L^2), a = 1 .. N-1,  M = I      ((40)-(41)),
  *
  * G in CSR (4 entries per row), so Q is tridiagonal ((42)) and the Gram solver is the band one
- * beyond m = 64. Every pair of atoms interacts, bonded neighbours included (as in (39)).
+ * (L D L^T, O(N)). Every pair of atoms interacts, bonded neighbours included (as in (39)).
  *
  * Potential range: cutoff=0 sums all pairs (O(N^2) per evaluation; the default for N <= 64,
  * so seed 000's N = 7 is exact); cutoff=rc > 0 (default 2.5 sigma for N > 64) keeps the pairs with
