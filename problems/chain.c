@@ -16,16 +16,16 @@
  * Initial configurations: init=0 (default for N = 7) the hexagonal global minimum of Fig. 3 -
  * six atoms on a regular hexagon of side L and atom `centre` (7 by default; 1 or 4 also keep
  * the chain connected) at its centre; init=1 a zigzag (bond angle 120 degrees, default for other
- * N); init=2 a coil: the atoms on an Archimedean spiral whose turns are 1.1 max(sigma, L) apart,
- * consecutive atoms exactly L apart. Every configuration is checked: no two atoms that are not
- * bonded closer than 0.8 sigma.
- * Velocities: vel=ends (Sec. 7): the end atoms move with speed v0 perpendicular to their bonds
- * (the only directions consistent with psi = 0), the last one with the orientation `sign` (-1:
- * opposite to the first when the end bonds are parallel, as they are for centre=7);
- * vel=thermal: Gaussian momenta of variance kT from the deterministic generator seeded by `seed`
- * (splitmix64 + Box-Muller, state local to the creation), total momentum removed, projected
- * mass-orthogonally onto psi = 0 (p - G^T Q^{-1} G p, a tridiagonal solve) and scaled to the
- * kinetic energy (N - 1) kT / 2 of the N - 1 degrees of freedom left.
+ * N); init=2 a coil: that zigzag wound onto an Archimedean spiral (turns 1.1 max(sigma, L) + L/2
+ * apart), compact in two dimensions with bond angles near 120 degrees. Every configuration is
+ * checked: no two atoms that are not bonded closer than 0.8 sigma. Velocities: vel=ends (Sec. 7):
+ * the end atoms move with speed v0 perpendicular to their bonds (the only directions consistent
+ * with psi = 0), the last one with the orientation `sign` (-1: opposite to the first when the end
+ * bonds are parallel, as they are for centre=7); vel=thermal: Gaussian momenta of variance kT from
+ * the deterministic generator seeded by `seed` (splitmix64 + Box-Muller, state local to the
+ * creation), total momentum removed, projected mass-orthogonally onto psi = 0 (p - G^T Q^{-1} G p,
+ * a tridiagonal solve) and scaled to the kinetic energy (N - 1) kT / 2 of the N - 1 degrees of
+ * freedom left.
  *
  * Extra invariants (the potential is a sum of central pair forces, the constraints are
  * rotation- and translation-invariant): the total linear momentum (px, py) and the angular
@@ -367,30 +367,27 @@ static int chain_eval(chain *C, chain_mode mode, const sunrealtype *q, const sun
 
 /* ------------------------------------------------------------------ initial state */
 
-/* The coil: atom k+1 on the spiral r = r0 + b theta / (2 pi) at chord distance L from atom k
- * (Newton on theta), placed exactly L away along the chord's direction. */
+/* The coil: the zigzag (bond angle 120 degrees: each bond advances L cos 30 along the track and
+ * crosses it by L sin 30) wound onto the Archimedean spiral r = r0 + b theta / (2 pi), atoms
+ * alternately L/4 outside and inside the track. Each atom is placed exactly L from the previous
+ * one, in the direction of its target on the track. Bond angles stay near 120 degrees: a coil of
+ * nearly straight bonds would make Q = G G^T close to a discrete Laplacian, with a condition
+ * number growing like N^2 and constraint forces (tensions) growing with N. */
 static void chain_coil(const chain *C, sunrealtype *q) {
   sunrealtype L = C->L, span = fmax(C->sigma, L);
-  sunrealtype r0 = span, b = 1.1 * span, rp = b / (2 * M_PI), th = 0;
-  q[0] = r0;
+  sunrealtype r0 = 2 * span, b = 1.1 * span + L / 2, rp = b / (2 * M_PI), th = 0;
+  sunrealtype ds = L * cos(M_PI / 6), off = L / 4;
+  q[0] = r0 + off;
   q[1] = 0;
   for (sunindextype k = 0; k + 1 < C->N; k++) {
-    sunrealtype xk = q[2 * k], yk = q[2 * k + 1], rk = r0 + rp * th;
-    sunrealtype t = th + 2 * asin(fmin(1, L / (2 * rk)));
-    for (int it = 0; it < 30; it++) {
-      sunrealtype r = r0 + rp * t, px = r * cos(t) - xk, py = r * sin(t) - yk;
-      sunrealtype dpx = rp * cos(t) - r * sin(t), dpy = rp * sin(t) + r * cos(t);
-      sunrealtype f = px * px + py * py - L * L, df = 2 * (px * dpx + py * dpy);
-      sunrealtype step = f / df;
-      t -= step;
-      if (fabs(step) <= 1e-15 * fabs(t) + 1e-300) {
-        break;
-      }
-    }
-    th = t;
-    sunrealtype r = r0 + rp * t, ang = atan2(r * sin(t) - yk, r * cos(t) - xk);
-    q[2 * k + 2] = xk + L * cos(ang);
-    q[2 * k + 3] = yk + L * sin(ang);
+    /* advance the track by arc length ds (midpoint rule for d theta = ds / |P'(theta)|) */
+    sunrealtype rm = r0 + rp * (th + ds / (2 * (r0 + rp * th)));
+    th += ds / sqrt(rm * rm + rp * rp);
+    sunrealtype r = r0 + rp * th + ((k + 1) % 2 ? -off : off);
+    sunrealtype tx = r * cos(th) - q[2 * k], ty = r * sin(th) - q[2 * k + 1];
+    sunrealtype len = hypot(tx, ty);
+    q[2 * k + 2] = q[2 * k] + L * tx / len;
+    q[2 * k + 3] = q[2 * k + 1] + L * ty / len;
   }
 }
 
