@@ -86,6 +86,7 @@ int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_bench_scale(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
 int cmd_workprec(int argc, char **argv);
 

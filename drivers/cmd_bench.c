@@ -348,6 +348,9 @@ int cmd_bench(int argc, char **argv) {
   int json = 0;
   long evals = 200000;
   const char *what = NULL;
+  if (argc > 1 && strcmp(argv[1], "scale") == 0) {
+    return cmd_bench_scale(argc - 1, argv + 1); /* drivers/cmd_bench_scale.c, its own options */
+  }
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
@@ -360,6 +363,7 @@ int cmd_bench(int argc, char **argv) {
       }
     } else if (strcmp(argv[i], "--help") == 0) {
       printf("usage: chs bench rhs|dae [--evals N] [--json]\n"
+             "       chs bench scale [--max-n N] [--json]   (chain molecule to 10^5 atoms)\n"
              "  dae: cheapest stabilised ODE vs cheapest IDA run per final error (pendulum,\n"
              "       chain molecule)\n"
              "  time per right-hand-side evaluation of every formulation, relative to standard,\n"
@@ -377,7 +381,7 @@ int cmd_bench(int argc, char **argv) {
     return bench_dae(json);
   }
   if (!what || strcmp(what, "rhs") != 0) {
-    fprintf(stderr, "chs: unknown benchmark '%s' (available: rhs, dae)\n", what ? what : "");
+    fprintf(stderr, "chs: unknown benchmark '%s' (available: rhs, dae, scale)\n", what ? what : "");
     return CHS_EXIT_USAGE;
   }
   if (json) {

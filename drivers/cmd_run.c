@@ -37,6 +37,10 @@ static void print_summary(const cli_result *r) {
   if (r->has_wedge) {
     printf("  wedge product  max |omega - omega(0)| %.3e  (omega(0) = 1)\n", r->wedge_err_max);
   }
+  for (int i = 0; i < d->n_invariants; i++) {
+    printf("  %-14s max %.3e  final %.3e  (absolute drift)\n", d->invariant_names[i],
+           (double)d->invariant_err_max[i], (double)d->invariant_err_final[i]);
+  }
   printf("  wall           %.3g s\n", s->wall_s);
 }
 

@@ -11,7 +11,8 @@ static const cli_command commands[] = {
      cmd_reproduce},
     {"workprec", "work-precision sweep of configurations over tolerances (table, CSV, PNG)",
      cmd_workprec},
-    {"bench", "benchmarks: `chs bench rhs` (cost of each formulation's RHS)", cmd_bench},
+    {"bench", "benchmarks: `chs bench rhs|dae|scale` (RHS cost, DAE vs ODE, chain to 10^5 atoms)",
+     cmd_bench},
     {"list", "list problems, formulations, methods or experiments", cmd_list},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))

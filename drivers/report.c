@@ -35,7 +35,8 @@ void json_long(FILE *out, long x, int valid) {
   }
 }
 
-/* Exactly the keys of DESIGN's `run` contract, in its order. */
+/* Exactly the keys of DESIGN's `run` contract, in its order; then invariant_err_max (an object
+ * name -> largest drift) for problems with extra invariants only. */
 void json_run_object(FILE *out, const cli_result *r, const char *indent) {
   const CHSRunSummary *s = &r->sum;
   const CHSDiagnosticsSummary *d = &s->diag;
@@ -89,6 +90,17 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
   if (r->has_wedge) { /* only when requested: the default keys do not change */
     fprintf(out, ",\n%s  \"wedge_err_max\": ", indent);
     json_real(out, r->wedge_err_max, 1);
+  }
+  /* Only for problems that declare extra invariants: their largest absolute drift. */
+  if (d->n_invariants > 0) {
+    fprintf(out, ",\n%s  \"invariant_err_max\": {", indent);
+    for (int i = 0; i < d->n_invariants; i++) {
+      fprintf(out, "%s", i ? ", " : "");
+      json_string(out, d->invariant_names[i]);
+      fprintf(out, ": ");
+      json_real(out, d->invariant_err_max[i], 1);
+    }
+    fprintf(out, "}");
   }
   fprintf(out, "\n%s}", indent);
 }

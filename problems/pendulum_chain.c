@@ -4,7 +4,7 @@
  *   g_i = 1/2 (|r_i - r_{i-1}|^2 - L^2),  V = gravity * mass * sum_i y_i,  M = mass I,
  *
  * G in CSR (2 entries in the first row, 4 in the others), so Q is tridiagonal: the Gram solver
- * is chosen automatically (dense up to m = 64, band beyond). Initial configuration: link i at
+ * is chosen automatically (band: L D L^T, O(m)). Initial configuration: link i at
  * angle theta + i * bend from the downward vertical, at rest except angular velocity omega of
  * every link. No reference solution. */
 #include <math.h>

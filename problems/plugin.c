@@ -2,8 +2,9 @@
  *
  *   const CHSProblemOps *chs_problem_entry(int abi_version);
  *
- * returning its ops table for the ABI version chs asks for (or NULL). chs asks for
- * CHS_PROBLEM_ABI_VERSION, then for version 1, and accepts tables of either. Loaded by path
+ * returning its ops table for the ABI version chs asks for (or NULL): the current version first,
+ * then older ones down to CHS_PROBLEM_ABI_VERSION_MIN (their shorter tables are widened by
+ * CHSProblem_CreateFromOps). Loaded by path
  * ("--problem ./libfoo.so:k=v"); the handle lives as long as the problem. */
 #include <dlfcn.h>
 #include <string.h>
@@ -32,19 +33,20 @@ int chs_plugin_load(const char *path, const CHSProblemOps **ops, void **handle, 
     return chs_error_set(err, CHS_ERR_PLUGIN, "plugin '%s' does not export %s()", path,
                          CHS_PROBLEM_ENTRY_SYMBOL);
   }
-  *ops = entry(CHS_PROBLEM_ABI_VERSION);
-  if (!*ops) {
-    *ops = entry(1); /* a plugin built against version 1 (CHSProblem_CreateFromOps upgrades it) */
+  /* the current version first, then the older ones this chs still reads */
+  for (int v = CHS_PROBLEM_ABI_VERSION; !*ops && v >= CHS_PROBLEM_ABI_VERSION_MIN; v--) {
+    *ops = entry(v);
   }
-  if (!*ops || ((*ops)->abi_version != CHS_PROBLEM_ABI_VERSION && (*ops)->abi_version != 1)) {
+  if (!*ops || (*ops)->abi_version < CHS_PROBLEM_ABI_VERSION_MIN ||
+      (*ops)->abi_version > CHS_PROBLEM_ABI_VERSION) {
     int got = *ops ? (*ops)->abi_version : -1;
     dlclose(*handle);
     *handle = NULL;
     *ops = NULL;
     return chs_error_set(err, CHS_ERR_PLUGIN,
-                         "plugin '%s' has problem ABI version %d, this chs needs %d (rebuild it "
-                         "against this chs' headers)",
-                         path, got, CHS_PROBLEM_ABI_VERSION);
+                         "plugin '%s' has problem ABI version %d, this chs needs %d to %d "
+                         "(rebuild it against this chs' headers)",
+                         path, got, CHS_PROBLEM_ABI_VERSION_MIN, CHS_PROBLEM_ABI_VERSION);
   }
   return CHS_SUCCESS;
 }

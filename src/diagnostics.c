@@ -9,6 +9,7 @@ struct CHSDiagnostics_ {
   CHSFormulation f;
   CHSSystem sys; /* own scratch: never disturbs the formulation's */
   sunrealtype *q, *p, *qr, *pr, *diff;
+  sunrealtype inv[CHS_MAX_INVARIANTS];
   CHSDiagnosticsSummary s;
 };
 
@@ -60,6 +61,10 @@ int CHSDiagnostics_Create(CHSFormulation f, CHSDiagnostics *out, CHSError *err) 
   d->diff = d->pr + n;
   d->s.has_reference = f->prob->ops->reference != NULL;
   d->s.energy_invariant = CHSProblem_IsConservative(f->prob);
+  d->s.n_invariants = f->prob->n_invariants;
+  for (int i = 0; i < d->s.n_invariants; i++) {
+    d->s.invariant_names[i] = f->prob->ops->invariant_names[i];
+  }
   *out = d;
   return CHS_SUCCESS;
 }
@@ -119,8 +124,17 @@ int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord
     rec->has_reference = 1;
     rec->int_err = sqrt(eq * eq + ep * ep);
   }
+  int ninv = d->s.n_invariants, inv_ok = 1;
+  if (ninv > 0) {
+    if (s->ops->invariants(s->data, d->q, d->p, d->inv) != 0) {
+      return chs_error_set(err, CHS_ERR_CALLBACK, "invariants failed at t = %g", (double)t);
+    }
+    inv_ok = chs_all_finite(d->inv, ninv);
+    rec->n_invariants = ninv;
+    rec->invariants = d->inv;
+  }
   if (!isfinite(rec->energy_err) || !isfinite(rec->pos_res) || !isfinite(rec->mom_res) ||
-      (rec->has_reference && !isfinite(rec->int_err))) {
+      (rec->has_reference && !isfinite(rec->int_err)) || !inv_ok) {
     return chs_error_set(err, CHS_ERR_NONFINITE, "%s: diagnostics not finite at t = %g", fname,
                          (double)t);
   }
@@ -136,6 +150,13 @@ int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord
   if (rec->has_reference) {
     S->int_err_final = rec->int_err;
     S->int_err_max = fmax(S->int_err_max, rec->int_err);
+  }
+  for (int i = 0; i < ninv; i++) {
+    if (S->records == 1) {
+      S->invariant0[i] = d->inv[i];
+    }
+    S->invariant_err_final[i] = fabs(d->inv[i] - S->invariant0[i]);
+    S->invariant_err_max[i] = fmax(S->invariant_err_max[i], S->invariant_err_final[i]);
   }
   return CHS_SUCCESS;
 }

@@ -5,8 +5,13 @@
  *          (SUNDlsMat_denseGETRF/GETRS, the code SUNLinSol_Dense runs) called directly on the
  *          columns: SUNLinSolSolve's two N_Vector copies per solve were the larger part of the
  *          Hamilton-Dirac equations' extra cost for small m;
- *   band   SUNDIALS band matrix + SUNLinSol_Band, when the sparsity of Q has a small bandwidth
- *          (chains: tridiagonal, O(m) per factorisation);
+ *   band   SUNDIALS band matrix, when the sparsity of Q has a small bandwidth (chains:
+ *          tridiagonal, O(m) per factorisation), factored and solved by SUNDIALS' band kernels
+ *          (SUNDlsMat_bandGBTRF/GBTRS, the code SUNLinSol_Band runs) called directly on the
+ *          columns, for the same reason as dense: three copies of length m per solve were a
+ *          third of the cost of a solve at m = 10^5; a tridiagonal Q (half-bandwidth 1, every
+ *          chain) is SPD and factored as L D L^T without pivoting in the same storage (about a
+ *          fifth of the general band kernels' time); `auto` picks band for every tridiagonal Q;
  *   klu    SUNDIALS sparse (CSC) matrix + SUNLinSol_KLU: the symbolic analysis is done at the
  *          first factorisation and reused, later ones are numeric refactorisations.
  *
@@ -14,11 +19,12 @@
  * and, for every entry, the list of products G_ik G_jk it sums are computed once: assembling Q
  * then costs O(sum over columns of (entries per column)^2). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <nvector/nvector_serial.h>
+#include <sundials/sundials_band.h>
 #include <sundials/sundials_dense.h>
-#include <sunlinsol/sunlinsol_band.h>
 #include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
@@ -30,11 +36,18 @@ struct CHSGram {
   sunindextype m;
   SUNMatrix Q;
   sunrealtype *data, **cols; /* dense: Q's storage and columns (Cholesky factor in place) */
-  SUNLinearSolver ls;        /* band, klu */
-  N_Vector b, x;             /* band, klu */
+  sunindextype *pivots;      /* band */
+  sunindextype mu, ml, smu;  /* band */
+  int band_full;             /* band: Q's pattern fills the band (no zeroing before assembly) */
+  int tri;                   /* band of half-bandwidth 1: SPD tridiagonal, LDL^T in place */
+  sunrealtype *tri_d;        /* tri: &Q(0,0) in the band storage; Q(j,j) at tri_d[j * tri_ld] */
+  sunindextype tri_ld;
+  SUNLinearSolver ls; /* klu */
+  N_Vector b, x;      /* klu */
   /* CSR G: Q's entries e = 0 .. nq-1 at data offset off[e], each the sum over
    * t = tstart[e] .. tstart[e+1]-1 of G[ti[t]] minv[tc[t]] G[tj[t]] */
-  sunindextype nq, *qcol, *off, *tstart, *ti, *tj, *tc; /* qcol: entries of column j */
+  sunindextype nq, *qcol, *off, *tstart; /* qcol: entries of column j */
+  int32_t *ti, *tj, *tc; /* 32-bit: half the memory traffic of the assembly for large m */
   sunrealtype diag_scale;
   int factored;
 };
@@ -148,7 +161,8 @@ static int chs_gram_pattern(CHSGram *g, const CHSSystem *s, sunindextype *bandwi
         g->qcol = malloc(((size_t)m + 1) * sizeof(sunindextype));
         g->off = malloc(((size_t)nq + 1) * sizeof(sunindextype));
         g->tstart = malloc(((size_t)nq + 1) * sizeof(sunindextype));
-        g->ti = malloc(3 * (size_t)nt * sizeof(sunindextype));
+        g->ti =
+            nnz <= INT32_MAX && n <= INT32_MAX ? malloc(3 * (size_t)nt * sizeof(int32_t)) : NULL;
         rc = g->qcol && g->off && g->tstart && g->ti ? 0 : CHS_ERR_MEM;
       }
     }
@@ -187,9 +201,9 @@ static int chs_gram_pattern(CHSGram *g, const CHSSystem *s, sunindextype *bandwi
           sunindextype col = s->colind[kj];
           for (sunindextype p = c.colptr[col]; p < c.colptr[col + 1]; p++) {
             sunindextype a = rowpos[c.colrow[p]], pos = cursor[a - first]++;
-            g->ti[pos] = c.colk[p];
-            g->tj[pos] = kj;
-            g->tc[pos] = col;
+            g->ti[pos] = (int32_t)c.colk[p];
+            g->tj[pos] = (int32_t)kj;
+            g->tc[pos] = (int32_t)col;
           }
         }
         t = acc;
@@ -220,7 +234,11 @@ int chs_gram_create(const CHSSystem *s, int kind, SUNContext ctx, CHSGram **out,
     rc = chs_gram_pattern(g, s, &bw);
   }
   if (kind == CHS_GRAM_AUTO) {
-    kind = !sparse_ok || m <= 64 ? CHS_GRAM_DENSE : (bw <= 8 ? CHS_GRAM_BAND : CHS_GRAM_KLU);
+    /* tridiagonal (chains): band at any size, its LDL^T beats dense LU even for m = 2 */
+    kind = !sparse_ok
+               ? CHS_GRAM_DENSE
+               : (bw <= 1 ? CHS_GRAM_BAND
+                          : (m <= 64 ? CHS_GRAM_DENSE : (bw <= 8 ? CHS_GRAM_BAND : CHS_GRAM_KLU)));
   }
   if (rc == 0 && kind != CHS_GRAM_DENSE && !sparse_ok) {
     chs_gram_destroy(&g);
@@ -230,7 +248,7 @@ int chs_gram_create(const CHSSystem *s, int kind, SUNContext ctx, CHSGram **out,
   }
   g->kind = kind;
   N_Vector tmpl = NULL;
-  if (rc == 0 && kind != CHS_GRAM_DENSE) {
+  if (rc == 0 && kind == CHS_GRAM_KLU) {
     g->b = N_VNew_Serial(m, ctx);
     g->x = N_VNew_Serial(m, ctx);
     tmpl = g->b;
@@ -241,14 +259,28 @@ int chs_gram_create(const CHSSystem *s, int kind, SUNContext ctx, CHSGram **out,
       g->data = SUNDenseMatrix_Data(g->Q);
       g->cols = SUNDenseMatrix_Cols(g->Q);
     }
-  } else if (rc == 0 && kind == CHS_GRAM_BAND && g->b) {
+  } else if (rc == 0 && kind == CHS_GRAM_BAND) {
     g->Q = SUNBandMatrix(m, bw, bw, ctx);
-    g->ls = g->Q ? SUNLinSol_Band(tmpl, g->Q, ctx) : NULL;
+    g->pivots = calloc((size_t)m, sizeof *g->pivots);
+    if (g->Q) {
+      g->cols = SUNBandMatrix_Cols(g->Q);
+      g->mu = g->ml = bw;
+      g->smu = SUNBandMatrix_StoredUpperBandwidth(g->Q);
+      sunindextype inband = 0;
+      for (sunindextype j = 0; j < m; j++) {
+        inband += (j + bw < m - 1 ? j + bw : m - 1) - (j - bw > 0 ? j - bw : 0) + 1;
+      }
+      g->band_full = inband == g->nq;
+      g->tri = bw == 1;
+      g->tri_ld = SUNBandMatrix_LDim(g->Q);
+      g->tri_d = SUNBandMatrix_Data(g->Q) + g->smu;
+    }
   } else if (rc == 0 && kind == CHS_GRAM_KLU && g->b) {
     g->Q = SUNSparseMatrix(m, m, g->nq, CSC_MAT, ctx);
     g->ls = g->Q ? SUNLinSol_KLU(tmpl, g->Q, ctx) : NULL;
   }
-  if (rc != 0 || !g->Q || (kind != CHS_GRAM_DENSE && (!g->ls || !g->x))) {
+  if (rc != 0 || !g->Q || (kind == CHS_GRAM_KLU && (!g->ls || !g->x)) ||
+      (kind == CHS_GRAM_BAND && !g->pivots)) {
     chs_gram_destroy(&g);
     return chs_error_set(err, rc ? rc : CHS_ERR_MEM, "cannot create the %s Gram solver (m=%ld)",
                          chs_gram_kind_names[kind], (long)m);
@@ -286,7 +318,7 @@ int chs_gram_create(const CHSSystem *s, int kind, SUNContext ctx, CHSGram **out,
     }
     free(rows);
   }
-  if (kind != CHS_GRAM_DENSE && SUNLinSolInitialize(g->ls) != 0) {
+  if (kind == CHS_GRAM_KLU && SUNLinSolInitialize(g->ls) != 0) {
     chs_gram_destroy(&g);
     return chs_error_set(err, CHS_ERR_SOLVER, "cannot initialise the %s Gram solver",
                          chs_gram_kind_names[kind]);
@@ -316,7 +348,7 @@ int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
   g->factored = 0;
   g->diag_scale = 0;
   if (g->nq > 0) {
-    if (g->kind == CHS_GRAM_BAND) {
+    if (g->kind == CHS_GRAM_BAND && !g->band_full) { /* (GBTRF zeroes its fill-in rows) */
       memset(Q, 0, (size_t)(SUNBandMatrix_LDim(g->Q) * m) * sizeof *Q);
     } else if (g->kind == CHS_GRAM_DENSE) {
       /* the Cholesky factor overwrote Q in place: clear what the pattern does not rewrite */
@@ -372,6 +404,51 @@ int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
   return 0;
 }
 
+/* Q SPD tridiagonal (half-bandwidth 1) in the band matrix: Q = L D L^T without pivoting (stable
+ * for SPD), D^{-1} on the diagonal and L's subdiagonal below it, in place (the solves then
+ * multiply instead of dividing). O(m), one pass. A pivot D_j <= 64 u Q_jj (u the unit round-off;
+ * 0 < D_j <= Q_jj for SPD Q) or a non-finite entry means Q is numerically singular (e.g. a
+ * bond of length zero): recoverable. */
+static int chs_gram_tri_factor(CHSGram *g) {
+  sunindextype m = g->m, ld = g->tri_ld;
+  sunrealtype *d = g->tri_d; /* d[j ld] = Q(j,j), d[j ld + 1] = Q(j+1,j) */
+  sunrealtype qjj = d[0];    /* Q(j, j) before elimination */
+  for (sunindextype j = 0; j < m; j++) {
+    sunrealtype dj = d[j * ld];
+    if (!(dj > 64 * SUN_UNIT_ROUNDOFF * qjj) || !(qjj <= SUN_BIG_REAL)) {
+      return CHS_RECOVERABLE;
+    }
+    sunrealtype inv = 1 / dj;
+    d[j * ld] = inv;
+    if (j + 1 < m) {
+      sunrealtype e = d[j * ld + 1], l = e * inv;
+      if (!isfinite(l)) {
+        return CHS_RECOVERABLE;
+      }
+      d[j * ld + 1] = l;
+      qjj = d[(j + 1) * ld];
+      d[(j + 1) * ld] = qjj - l * e;
+    }
+  }
+  g->factored = 1;
+  return CHS_SUCCESS;
+}
+
+static void chs_gram_tri_solve(const CHSGram *g, const sunrealtype *b, sunrealtype *x) {
+  sunindextype m = g->m, ld = g->tri_ld;
+  const sunrealtype *d = g->tri_d;
+  sunrealtype y = b[0];
+  x[0] = y;
+  for (sunindextype j = 1; j < m; j++) { /* L y = b */
+    y = b[j] - d[(j - 1) * ld + 1] * y;
+    x[j] = y;
+  }
+  x[m - 1] *= d[(m - 1) * ld];
+  for (sunindextype j = m - 1; j-- > 0;) { /* D L^T x = y */
+    x[j] = x[j] * d[j * ld] - d[j * ld + 1] * x[j + 1];
+  }
+}
+
 int chs_gram_factor(CHSGram *g) {
   sunindextype m = g->m;
   if (g->kind == CHS_GRAM_DENSE) {
@@ -400,6 +477,8 @@ int chs_gram_factor(CHSGram *g) {
         return CHS_RECOVERABLE;
       }
     }
+  } else if (g->tri) {
+    return chs_gram_tri_factor(g); /* checks its entries as it goes */
   } else {
     const sunrealtype *a = chs_gram_storage(g);
     for (sunindextype e = 0; e < g->nq; e++) {
@@ -407,7 +486,9 @@ int chs_gram_factor(CHSGram *g) {
         return CHS_RECOVERABLE;
       }
     }
-    if (SUNLinSolSetup(g->ls, g->Q) != 0) {
+    if (g->kind == CHS_GRAM_BAND
+            ? SUNDlsMat_bandGBTRF(g->cols, m, g->mu, g->ml, g->smu, g->pivots) != 0
+            : SUNLinSolSetup(g->ls, g->Q) != 0) {
       return CHS_RECOVERABLE;
     }
   }
@@ -429,6 +510,17 @@ int chs_gram_solve(CHSGram *g, const sunrealtype *b, sunrealtype *x) {
     }
     SUNDlsMat_densePOTRS(g->cols, g->m, x);
     return CHS_SUCCESS; /* a non-finite solution shows in the right-hand side, which is checked */
+  }
+  if (g->tri) {
+    chs_gram_tri_solve(g, b, x);
+    return CHS_SUCCESS;
+  }
+  if (g->kind == CHS_GRAM_BAND) {
+    if (x != b) {
+      memcpy(x, b, (size_t)g->m * sizeof *x);
+    }
+    SUNDlsMat_bandGBTRS(g->cols, g->m, g->smu, g->ml, g->pivots, x);
+    return CHS_SUCCESS;
   }
   memcpy(N_VGetArrayPointer(g->b), b, (size_t)g->m * sizeof *b);
   if (SUNLinSolSolve(g->ls, g->Q, g->x, g->b, 0) != 0) {

@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <arkode/arkode_butcher.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <sundials/sundials_linearsolver.h>
 #include <sundials/sundials_matrix.h>
 #include "chs/chs.h"
@@ -55,9 +57,13 @@ struct CHSProblem_ {
   const CHSProblemOps *ops;
   void *data;
   CHSProblemDims dims;
-  void *plugin;               /* dlopen handle of a plugin problem, or NULL */
-  CHSProblemOps ops_upgraded; /* an older ABI's table, copied and completed with NULLs */
+  void *plugin;            /* dlopen handle of a plugin problem, or NULL */
+  CHSProblemOps ops_store; /* a version-1 table widened to the current layout (ops points here) */
+  int n_invariants;        /* number of ops->invariant_names */
 };
+
+/* Bytes of a version-1 CHSProblemOps: the fields before the first one version 2 appended. */
+#define CHS_PROBLEM_OPS_V1_SIZE offsetof(CHSProblemOps, nonconservative_force)
 
 /* Plugins (problems/plugin.c). */
 int chs_is_plugin_spec(const char *name);
@@ -98,8 +104,9 @@ typedef struct CHSSystem {
   CHSJacKind jac_kind;
   sunindextype gsize; /* m*n (dense) or nnz (CSR) */
   const sunindextype *rowptr, *colind;
-  sunrealtype *G, *Gd; /* G(q) and Gdot(q, v) at the current point */
-  sunrealtype *MinvGt; /* dense n x m scratch for the Gram assembly (column j = M^{-1} g_j) */
+  int32_t *rp32, *ci32; /* CSR: the same pattern in 32 bits (the kernels' index traffic) */
+  sunrealtype *G, *Gd;  /* G(q) and Gdot(q, v) at the current point */
+  sunrealtype *MinvGt;  /* dense mass only: n x m Gram scratch (column j = M^{-1} g_j) */
   CHSGram *gram;
   sunrealtype *wn[CHS_SCRATCH_N]; /* scratch of length n */
   sunrealtype *wm[CHS_SCRATCH_M]; /* scratch of length m */
@@ -120,6 +127,13 @@ void chs_jac_tmv_acc(const CHSSystem *s, const sunrealtype *J, const sunrealtype
 const sunrealtype *chs_mass_inv_view(const CHSSystem *s, const sunrealtype *u, sunrealtype *out);
 void chs_jac_tmv_fused(const CHSSystem *s, const sunrealtype *w, const sunrealtype *z,
                        sunrealtype *Gtw, sunrealtype *Gdtw, sunrealtype *Gtz);
+/* Fused passes (J1, J2 stored like G): out1 = J1 u1 and out2 = J2 u2, or, when out2 is NULL,
+ * out1 = J1 u1 + c2 J2 u2; and out1 = J1^T w, out2 = J2^T w. */
+void chs_jac_mv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *u1,
+                 const sunrealtype *J2, const sunrealtype *u2, sunrealtype c2, sunrealtype *out1,
+                 sunrealtype *out2);
+void chs_jac_tmv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *J2,
+                  const sunrealtype *w, sunrealtype *out1, sunrealtype *out2);
 /* Evaluate G(q) into s->G, assemble Q = G M^{-1} G^T and factor it (counted).
  * 0, CHS_RECOVERABLE (singular Q or callback out of domain), or < 0. */
 int chs_system_gram_at(CHSSystem *s, const sunrealtype *q);
@@ -131,7 +145,8 @@ int chs_system_force(CHSSystem *s, const sunrealtype *q, const sunrealtype *v, s
 /* The quantities both the standard and the Hamilton-Dirac equations are built from, at (q, p):
  *   v = M^{-1} p, F = -grad V + Fnc(q, v) (chs_system_force), G, Gdot(q, v) (s->G, s->Gd), Q
  * factored, psi = G v, r = Gdot(q,v) v + G M^{-1} F, lambda = Q^{-1} r. Pointers refer to the
- * system's scratch space (valid until the next call). */
+ * system's scratch space (valid until the next call); for an identity mass matrix v is p itself
+ * and Minv_F is F: read-only. */
 typedef struct CHSKinematics {
   sunrealtype *v, *F, *Minv_F;   /* length n */
   sunrealtype *psi, *r, *lambda; /* length m */

@@ -9,10 +9,12 @@ static int chs_check_ops(const CHSProblemOps *ops, CHSError *err) {
   if (!ops) {
     return chs_error_set(err, CHS_ERR_ARG, "problem ops table is NULL");
   }
-  if (ops->abi_version != CHS_PROBLEM_ABI_VERSION && ops->abi_version != 1) {
+  if (ops->abi_version < CHS_PROBLEM_ABI_VERSION_MIN ||
+      ops->abi_version > CHS_PROBLEM_ABI_VERSION) {
     return chs_error_set(err, CHS_ERR_PLUGIN,
-                         "problem '%s' has ABI version %d, this chs expects %d",
-                         ops->name ? ops->name : "?", ops->abi_version, CHS_PROBLEM_ABI_VERSION);
+                         "problem '%s' has ABI version %d, this chs expects %d to %d",
+                         ops->name ? ops->name : "?", ops->abi_version, CHS_PROBLEM_ABI_VERSION_MIN,
+                         CHS_PROBLEM_ABI_VERSION);
   }
   const chs_required req[] = {{(const void *)ops->name, "name"},
                               {(const void *)ops->create, "create"},
@@ -117,13 +119,26 @@ int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSPr
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
   prob->ops = ops;
-  if (ops->abi_version == 1) {
-    /* A version-1 table ends before nonconservative_force: copy what it has, the rest NULL. */
-    memcpy(&prob->ops_upgraded, ops, offsetof(CHSProblemOps, nonconservative_force));
-    prob->ops_upgraded.abi_version = CHS_PROBLEM_ABI_VERSION;
-    prob->ops = ops = &prob->ops_upgraded;
+  if (ops->abi_version < CHS_PROBLEM_ABI_VERSION) {
+    /* an older, shorter table: copy what it has, the fields appended since read as NULL */
+    memcpy(&prob->ops_store, ops, CHS_PROBLEM_OPS_V1_SIZE);
+    prob->ops_store.abi_version = CHS_PROBLEM_ABI_VERSION;
+    prob->ops = ops = &prob->ops_store;
   }
-  int rc = ops->create(kv, &prob->data, &prob->dims, err);
+  int rc = 0;
+  for (const char *const *nm = ops->invariant_names; nm && *nm; nm++) {
+    prob->n_invariants++;
+  }
+  if (prob->n_invariants > CHS_MAX_INVARIANTS || (prob->n_invariants > 0) != !!ops->invariants) {
+    rc = chs_error_set(err, CHS_ERR_PLUGIN,
+                       "problem '%s': invariant_names and invariants must be given together, "
+                       "with at most %d names (got %d)",
+                       ops->name, CHS_MAX_INVARIANTS, prob->n_invariants);
+    prob->n_invariants = 0;
+  }
+  if (rc == 0) {
+    rc = ops->create(kv, &prob->data, &prob->dims, err);
+  }
   if (rc == 0) {
     rc = CHSParams_CheckAllUsed(kv, ops->name, err);
   }
@@ -212,6 +227,18 @@ int CHSProblem_IsConservative(CHSProblem prob) {
 
 int CHSProblem_HasKineticScale(CHSProblem prob) {
   return prob->dims.kinetic_scaled && prob->ops->kinetic_scale != NULL;
+}
+
+int CHSProblem_GetNumInvariants(CHSProblem prob) {
+  return prob->n_invariants;
+}
+
+int CHSProblem_Invariants(CHSProblem prob, const sunrealtype *q, const sunrealtype *p,
+                          sunrealtype *out) {
+  if (prob->n_invariants == 0) {
+    return CHS_ERR_UNSUPPORTED;
+  }
+  return prob->ops->invariants(prob->data, q, p, out) == 0 ? CHS_SUCCESS : CHS_ERR_CALLBACK;
 }
 
 int CHSProblem_Reference(CHSProblem prob, sunrealtype t, sunrealtype *q, sunrealtype *p) {

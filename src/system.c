@@ -90,8 +90,31 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
   size_t n = (size_t)s->n, m = (size_t)s->m;
   s->G = calloc((size_t)s->gsize, sizeof(sunrealtype));
   s->Gd = calloc((size_t)s->gsize, sizeof(sunrealtype));
-  s->MinvGt = calloc(n * m, sizeof(sunrealtype));
-  int ok = s->G && s->Gd && s->MinvGt;
+  /* The n x m scratch is only for the dense mass matrix's Gram assembly: never allocated for
+   * identity or diagonal masses (a chain of 10^5 atoms would need 160 GB). */
+  if (s->mass_kind == CHS_MASS_DENSE) {
+    s->MinvGt = calloc(n * m, sizeof(sunrealtype));
+  }
+  int ok = s->G && s->Gd && (s->MinvGt || s->mass_kind != CHS_MASS_DENSE);
+  if (s->jac_kind == CHS_JAC_CSR) {
+    if (s->gsize > INT32_MAX || s->n > INT32_MAX) {
+      chs_system_free(s);
+      return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                           "CSR constraint Jacobian with %ld nonzeros, n = %ld: at most 2^31 - 1",
+                           (long)d->nnz, (long)d->n);
+    }
+    s->rp32 = malloc(((size_t)m + 1 + (size_t)s->gsize) * sizeof *s->rp32);
+    ok = ok && s->rp32;
+    if (s->rp32) {
+      s->ci32 = s->rp32 + m + 1;
+      for (size_t i = 0; i <= m; i++) {
+        s->rp32[i] = (int32_t)s->rowptr[i];
+      }
+      for (sunindextype k = 0; k < s->gsize; k++) {
+        s->ci32[k] = (int32_t)s->colind[k];
+      }
+    }
+  }
   for (int i = 0; i < CHS_SCRATCH_N; i++) {
     s->wn[i] = calloc(n, sizeof(sunrealtype));
     ok = ok && s->wn[i];
@@ -120,6 +143,7 @@ void chs_system_free(CHSSystem *s) {
   free(s->G);
   free(s->Gd);
   free(s->MinvGt);
+  free(s->rp32);
   for (int i = 0; i < CHS_SCRATCH_N; i++) {
     free(s->wn[i]);
   }
@@ -169,8 +193,8 @@ void chs_jac_mv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *u, 
   } else {
     for (sunindextype i = 0; i < m; i++) {
       sunrealtype acc = 0;
-      for (sunindextype k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
-        acc += J[k] * u[s->colind[k]];
+      for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
+        acc += J[k] * u[s->ci32[k]];
       }
       out[i] = acc;
     }
@@ -194,8 +218,8 @@ void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w,
       out[j] = 0;
     }
     for (sunindextype i = 0; i < m; i++) {
-      for (sunindextype k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
-        out[s->colind[k]] += J[k] * w[i];
+      for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
+        out[s->ci32[k]] += J[k] * w[i];
       }
     }
   }
@@ -279,6 +303,54 @@ void chs_jac_tmv_fused(const CHSSystem *s, const sunrealtype *w, const sunrealty
   }
 }
 
+void chs_jac_mv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *u1,
+                 const sunrealtype *J2, const sunrealtype *u2, sunrealtype c2, sunrealtype *out1,
+                 sunrealtype *out2) {
+  sunindextype n = s->n, m = s->m;
+  for (sunindextype i = 0; i < m; i++) {
+    sunrealtype acc1 = 0, acc2 = 0;
+    if (s->jac_kind == CHS_JAC_DENSE) {
+      const sunrealtype *r1 = J1 + i * n, *r2 = J2 + i * n;
+      for (sunindextype j = 0; j < n; j++) {
+        acc1 += r1[j] * u1[j];
+        acc2 += r2[j] * u2[j];
+      }
+    } else {
+      for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
+        int32_t c = s->ci32[k];
+        acc1 += J1[k] * u1[c];
+        acc2 += J2[k] * u2[c];
+      }
+    }
+    if (out2) {
+      out1[i] = acc1;
+      out2[i] = acc2;
+    } else {
+      out1[i] = acc1 + c2 * acc2;
+    }
+  }
+}
+
+void chs_jac_tmv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *J2,
+                  const sunrealtype *w, sunrealtype *out1, sunrealtype *out2) {
+  sunindextype n = s->n, m = s->m;
+  if (s->jac_kind == CHS_JAC_DENSE) {
+    chs_jac_tmv(s, J1, w, out1);
+    chs_jac_tmv(s, J2, w, out2);
+    return;
+  }
+  memset(out1, 0, (size_t)n * sizeof *out1);
+  memset(out2, 0, (size_t)n * sizeof *out2);
+  for (sunindextype i = 0; i < m; i++) {
+    sunrealtype wi = w[i];
+    for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
+      int32_t c = s->ci32[k];
+      out1[c] += J1[k] * wi;
+      out2[c] += J2[k] * wi;
+    }
+  }
+}
+
 /* Callback results: 0 ok, > 0 out of domain (recoverable), < 0 fatal. Non-finite values are not
  * scanned for here: they reach Q (whose factorization rejects them) or the right-hand side
  * (CHSFormulation_Rhs rejects a non-finite ydot as a recoverable failure). */
@@ -315,16 +387,37 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
   k->lambda = s->wm[2];
   sunrealtype *tmp = s->wm[3];
 
-  chs_mass_inv(s, p, k->v);
-  CHS_CALL(chs_system_force(s, q, k->v, k->F));
-  chs_mass_inv(s, k->F, k->Minv_F);
+  if (s->mass_kind == CHS_MASS_IDENTITY) {
+    /* M = I: v is p and M^{-1} F is F (read-only aliases, no copies) */
+    memcpy(&k->v, &p, sizeof p);
+    CHS_CALL(chs_system_force(s, q, k->v, k->F));
+    k->Minv_F = k->F;
+  } else {
+    chs_mass_inv(s, p, k->v);
+    CHS_CALL(chs_system_force(s, q, k->v, k->F));
+    chs_mass_inv(s, k->F, k->Minv_F);
+  }
   CHS_CALL(chs_system_gram_at(s, q));
   CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd)));
-  chs_jac_mv(s, s->G, k->v, k->psi);
-  chs_jac_mv(s, s->Gd, k->v, k->r);
-  chs_jac_mv(s, s->G, k->Minv_F, tmp);
-  for (sunindextype i = 0; i < s->m; i++) {
-    k->r[i] += tmp[i];
+  if (s->jac_kind == CHS_JAC_CSR) {
+    /* psi = G v and r = Gdot v + G M^{-1} F in one pass over the rows */
+    const sunrealtype *G = s->G, *Gd = s->Gd, *v = k->v, *mf = k->Minv_F;
+    for (sunindextype i = 0; i < s->m; i++) {
+      sunrealtype ps = 0, rr = 0;
+      for (int32_t j = s->rp32[i]; j < s->rp32[i + 1]; j++) {
+        int32_t c = s->ci32[j];
+        ps += G[j] * v[c];
+        rr += Gd[j] * v[c] + G[j] * mf[c];
+      }
+      k->psi[i] = ps;
+      k->r[i] = rr;
+    }
+  } else {
+    chs_jac_mv2(s, s->G, k->v, s->Gd, k->v, 0, k->psi, k->r);
+    chs_jac_mv(s, s->G, k->Minv_F, tmp);
+    for (sunindextype i = 0; i < s->m; i++) {
+      k->r[i] += tmp[i];
+    }
   }
   return chs_gram_solve(s->gram, k->r, k->lambda);
 }
@@ -332,10 +425,25 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
 void chs_system_field(CHSSystem *s, const CHSKinematics *k, const sunrealtype *mult, sunrealtype cq,
                       const sunrealtype *dq, const sunrealtype *dp, sunrealtype *ydot) {
   sunindextype n = s->n;
-  sunrealtype *Gtm = s->wn[6];
-  chs_jac_tmv(s, s->G, mult, Gtm);
+  if (s->jac_kind == CHS_JAC_DENSE) {
+    sunrealtype *Gtm = s->wn[6];
+    chs_jac_tmv(s, s->G, mult, Gtm);
+    for (sunindextype i = 0; i < n; i++) {
+      ydot[i] = k->v[i] + (dq ? cq * dq[i] : 0);
+      ydot[n + i] = k->F[i] - Gtm[i] + (dp ? dp[i] : 0);
+    }
+    return;
+  }
+  /* CSR: G^T mult subtracted in place (no temporary: one pass less over n) */
   for (sunindextype i = 0; i < n; i++) {
     ydot[i] = k->v[i] + (dq ? cq * dq[i] : 0);
-    ydot[n + i] = k->F[i] - Gtm[i] + (dp ? dp[i] : 0);
+    ydot[n + i] = k->F[i] + (dp ? dp[i] : 0);
+  }
+  sunrealtype *yp = ydot + n;
+  for (sunindextype i = 0; i < s->m; i++) {
+    sunrealtype mi = mult[i];
+    for (int32_t j = s->rp32[i]; j < s->rp32[i + 1]; j++) {
+      yp[s->ci32[j]] -= s->G[j] * mi;
+    }
   }
 }

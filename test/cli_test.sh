@@ -95,7 +95,25 @@ if [[ -n $plugins ]]; then
   expect 2 "required callback" -- run --problem "$plugins/libchs_bad_plugin_3.so" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
   expect 2 "required callback" -- run --problem "$plugins/libchs_bad_plugin_4.so" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
   expect 2 "depth" -- run --problem "$good:depth=2" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+  # a plugin built against problem ABI version 1 still loads and runs (no invariants)
+  if "$chs" run --problem "$plugins/libchs_v1_plugin.so:depth=0.5" --formulation dirac --method erk:dp5 --rtol 1e-10 --atol 1e-10 --tf 5 --json | grep -qE '"int_err_final": [0-9.]+e-(09|1[0-9])'; then ok; else bad "ABI v1 plugin run"; fi
 fi
+
+# The chain at scale: bad parameters name the value; invariants in the JSON only for problems
+# that have them; bench scale on small sizes.
+chainrun=(--formulation dirac --method erk:rk4 --h 0.1 --tf 1)
+expect 2 "cutoff=-1" -- run --problem chain:cutoff=-1 "${chainrun[@]}"
+expect 2 "vel=hot" -- run --problem chain:vel=hot "${chainrun[@]}"
+expect 2 "kT=0" -- run --problem chain:vel=thermal,kT=0 "${chainrun[@]}"
+expect 2 "init=3" -- run --problem chain:init=3 "${chainrun[@]}"
+expect 2 "seed=-1" -- run --problem chain:vel=thermal,seed=-1 "${chainrun[@]}"
+expect 2 "distance" -- run --problem chain:N=30,init=1,L=0.4 "${chainrun[@]}"
+expect 2 "--max-n" -- bench scale --max-n 50
+expect 2 "--bogus" -- bench scale --bogus
+if "$chs" run --problem chain:N=200,init=2,vel=thermal --formulation dirac --method erk:rk4 --h 0.01 --tf 0.5 --json | grep -qE '"invariant_err_max": \{"momentum_x": [0-9.]+e-1[4-9], "momentum_y": [0-9.]+e-1[4-9], "angular_momentum": '; then ok; else bad "chain JSON invariant_err_max"; fi
+if "$chs" run --problem pendulum "${chainrun[@]}" --json | grep -q invariant_err_max; then bad "pendulum JSON has invariant_err_max"; else ok; fi
+"$chs" bench scale --max-n 100 --json >"$tmp/scale.json"
+if [[ $(grep -c '"dirac_over_standard"' "$tmp/scale.json") -eq 2 ]] && grep -q '"full_runs"' "$tmp/scale.json" && ! grep -qi nan "$tmp/scale.json"; then ok; else bad "bench scale --json"; fi
 
 # Work-precision: JSON points, CSV and plots; bad configurations are input errors.
 "$chs" workprec --problem pendulum --configs 'dirac/erk:dp5,dae-ggl/ida' --tols 1e-4:1e-8:2 --tf 5 --repeats 1 --out "$tmp/wp" --json >"$tmp/wp.json"

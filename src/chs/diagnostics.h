@@ -1,6 +1,7 @@
 /* Diagnostics at output times: energy error relative to the initial energy, Euclidean norms of
- * the position residual g(q) and the momentum residual psi = G M^{-1} p, and the Euclidean norm of
- * the (q, p) difference to the problem's reference solution (when it has one). */
+ * the position residual g(q) and the momentum residual psi = G M^{-1} p, the Euclidean norm of
+ * the (q, p) difference to the problem's reference solution (when it has one), and the absolute
+ * drift of each extra invariant the problem declares (e.g. linear and angular momentum). */
 #ifndef CHS_DIAGNOSTICS_H
 #define CHS_DIAGNOSTICS_H
 
@@ -19,8 +20,10 @@ typedef struct CHSRecord {
   sunrealtype pos_res;    /* |g(q)|_2 */
   sunrealtype mom_res;    /* |G(q) M^{-1} p|_2 */
   int has_reference;
-  sunrealtype int_err;      /* |(q,p) - (q,p)_ref|_2, valid when has_reference */
-  const sunrealtype *q, *p; /* physical state, valid until the next call */
+  sunrealtype int_err;           /* |(q,p) - (q,p)_ref|_2, valid when has_reference */
+  const sunrealtype *q, *p;      /* physical state, valid until the next call */
+  int n_invariants;              /* the problem's extra invariants (CHSProblem_Invariants) */
+  const sunrealtype *invariants; /* their values at t, valid until the next call */
 } CHSRecord;
 
 typedef struct CHSDiagnosticsSummary {
@@ -34,6 +37,12 @@ typedef struct CHSDiagnosticsSummary {
   /* 0 when the problem has a non-conservative force (CHSProblem_IsConservative): H then changes
    * physically (a damper dissipates it) and energy_err measures that change, not an error. */
   int energy_invariant;
+  /* The problem's extra invariants (none: n_invariants = 0): names, initial values and the
+   * largest and final absolute drift |I(t) - I(t0)| over the records. */
+  int n_invariants;
+  const char *invariant_names[CHS_MAX_INVARIANTS];
+  sunrealtype invariant0[CHS_MAX_INVARIANTS];
+  sunrealtype invariant_err_max[CHS_MAX_INVARIANTS], invariant_err_final[CHS_MAX_INVARIANTS];
 } CHSDiagnosticsSummary;
 
 typedef struct CHSDiagnostics_ *CHSDiagnostics;

@@ -23,10 +23,13 @@ extern "C" {
 
 /* Bumped whenever CHSProblemOps changes layout. Plugins export
  *   const CHSProblemOps *chs_problem_entry(int abi_version);
- * Version 2 appended nonconservative_force. Tables of version 1 (without it) are still accepted,
- * by CHSProblem_CreateFromOps and by the plugin loader (which asks the entry point for version 2,
- * then for version 1): the missing callbacks read as NULL.                                      */
+ * Version 2 appended optional fields (below); tables of version 1 (plugins or programs built
+ * against the older header) still load: the fields they lack read as NULL. The loader asks a
+ * plugin for version 2 first, then for version 1.                                            */
 #define CHS_PROBLEM_ABI_VERSION 2
+#define CHS_PROBLEM_ABI_VERSION_MIN 1
+/* At most this many extra invariants per problem. */
+#define CHS_MAX_INVARIANTS 8
 #define CHS_PROBLEM_ENTRY_SYMBOL "chs_problem_entry"
 
 typedef enum { CHS_MASS_IDENTITY = 0, CHS_MASS_DIAGONAL = 1, CHS_MASS_DENSE = 2 } CHSMassKind;
@@ -89,6 +92,11 @@ typedef struct CHSProblemOps {
    * CHS_FORM_KINETIC_SCALE (impetus) accept such an instance. */
   int (*kinetic_scale)(void *data, const sunrealtype *q, sunrealtype *sigma,
                        sunrealtype *grad_sigma);
+  /* Extra first integrals of the continuous dynamics besides H (e.g. total linear and angular
+   * momentum): invariant_names is NULL-terminated (at most CHS_MAX_INVARIANTS names) and
+   * invariants(q, p) writes one value per name. Diagnostics report their drift. */
+  const char *const *invariant_names;
+  int (*invariants)(void *data, const sunrealtype *q, const sunrealtype *p, sunrealtype *out);
 } CHSProblemOps;
 
 /* A problem instance: ops + data + dims. */
@@ -110,6 +118,11 @@ const char *CHSProblem_GetName(CHSProblem prob);
 int CHSProblem_IsConservative(CHSProblem prob);
 /* 1 when the instance's kinetic energy has a configuration-dependent scale sigma(q). */
 int CHSProblem_HasKineticScale(CHSProblem prob);
+/* Number of extra invariants (0 when the problem declares none) and their values at (q, p)
+ * (CHS_ERR_UNSUPPORTED when it has none); names in CHSProblem_GetOps(prob)->invariant_names. */
+int CHSProblem_GetNumInvariants(CHSProblem prob);
+int CHSProblem_Invariants(CHSProblem prob, const sunrealtype *q, const sunrealtype *p,
+                          sunrealtype *out);
 
 /* The problem's reference solution at t (CHS_ERR_UNSUPPORTED when it has none). */
 int CHSProblem_Reference(CHSProblem prob, sunrealtype t, sunrealtype *q, sunrealtype *p);

@@ -1,0 +1,539 @@
+/* The Lennard-Jones chain molecule at scale (problems/chain.c): sparse (CSR) and dense constraint
+ * Jacobians give the same right-hand sides; cell lists against an independent all-pairs sum
+ * (dense and hashed cell layouts, shifted potential); F = -grad V, Gdot and (hess V) u against
+ * finite differences; linear momentum conserved to round-off by RK4 and DP5 with standard and
+ * dirac; the angular momentum invariant against an independent computation; the thermal and
+ * coil initial states (consistent, reproducible, non-overlapping); a version-1 problem table
+ * still loads. */
+#include <nvector/nvector_serial.h>
+#include "test_util.h"
+
+extern const CHSProblemOps chs_problem_chain; /* the built-in table (exported by libchs) */
+
+/* ------------------------------------------------------------------ a dense-G chain
+ * The same problem with G and Gdot stored densely (m x n row-major): wraps the built-in one. */
+typedef struct {
+  void *inner;
+  CHSProblemDims id;
+  double *Gs;
+} dense_chain;
+
+static int dc_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError *err) {
+  dense_chain *D = calloc(1, sizeof *D);
+  *data = D;
+  int rc = chs_problem_chain.create(kv, &D->inner, &D->id, err);
+  if (rc != 0) {
+    return rc;
+  }
+  D->Gs = malloc((size_t)D->id.nnz * sizeof *D->Gs);
+  *d = D->id;
+  d->jac_kind = CHS_JAC_DENSE;
+  d->nnz = 0;
+  d->rowptr = d->colind = NULL;
+  return 0;
+}
+static void dc_destroy(void *data) {
+  dense_chain *D = data;
+  if (D->inner) {
+    chs_problem_chain.destroy(D->inner);
+  }
+  free(D->Gs);
+  free(D);
+}
+static int dc_potential(void *data, const double *q, double *V) {
+  return chs_problem_chain.potential(((dense_chain *)data)->inner, q, V);
+}
+static int dc_force(void *data, const double *q, double *F) {
+  return chs_problem_chain.force(((dense_chain *)data)->inner, q, F);
+}
+static int dc_hessian(void *data, const double *q, const double *u, double *Hu) {
+  return chs_problem_chain.hessian_potential(((dense_chain *)data)->inner, q, u, Hu);
+}
+static int dc_constraint(void *data, const double *q, double *g) {
+  return chs_problem_chain.constraint(((dense_chain *)data)->inner, q, g);
+}
+static void dc_spread(const dense_chain *D, double *G) {
+  memset(G, 0, (size_t)(D->id.m * D->id.n) * sizeof *G);
+  for (sunindextype i = 0; i < D->id.m; i++) {
+    for (sunindextype k = D->id.rowptr[i]; k < D->id.rowptr[i + 1]; k++) {
+      G[i * D->id.n + D->id.colind[k]] = D->Gs[k];
+    }
+  }
+}
+static int dc_jacobian(void *data, const double *q, double *G) {
+  dense_chain *D = data;
+  int rc = chs_problem_chain.jacobian(D->inner, q, D->Gs);
+  dc_spread(D, G);
+  return rc;
+}
+static int dc_jacobian_dot(void *data, const double *q, const double *u, double *Gd) {
+  dense_chain *D = data;
+  int rc = chs_problem_chain.jacobian_dot(D->inner, q, u, D->Gs);
+  dc_spread(D, Gd);
+  return rc;
+}
+static int dc_initial(void *data, double *q, double *p) {
+  return chs_problem_chain.initial_state(((dense_chain *)data)->inner, q, p);
+}
+static const CHSProblemOps dense_chain_ops = {
+    .abi_version = CHS_PROBLEM_ABI_VERSION,
+    .name = "dense-chain",
+    .create = dc_create,
+    .destroy = dc_destroy,
+    .potential = dc_potential,
+    .force = dc_force,
+    .constraint = dc_constraint,
+    .jacobian = dc_jacobian,
+    .jacobian_dot = dc_jacobian_dot,
+    .hessian_potential = dc_hessian,
+    .initial_state = dc_initial,
+};
+
+static void rhs_at(CHSProblem prob, const char *form, const double *z, double *out, int len) {
+  CHSFormulation f = new_formulation(form, prob, test_context());
+  N_Vector y = N_VNew_Serial(len, test_context()), yd = N_VNew_Serial(len, test_context());
+  memcpy(N_VGetArrayPointer(y), z, (size_t)len * sizeof *z);
+  assert_int_equal(CHSFormulation_Rhs(0, y, yd, f), 0);
+  memcpy(out, N_VGetArrayPointer(yd), (size_t)len * sizeof *out);
+  N_VDestroy(y);
+  N_VDestroy(yd);
+  CHSFormulation_Destroy(&f);
+}
+
+/* Sparse (CSR, with the dense / band / KLU Gram solvers) and dense G: the same right-hand sides
+ * of standard, dirac and extended, on and off the manifold, N = 7 and N = 20. */
+static void test_sparse_dense(void **state) {
+  (void)state;
+  const char *params[2] = {"N=7", "N=20,init=2,vel=thermal,seed=3"};
+  const char *forms[3] = {"standard", "dirac", "extended"};
+  const char *grams[3] = {"gram=dense", "gram=band", "gram=klu"};
+  double worst = 0;
+  for (int c = 0; c < 2; c++) {
+    CHSProblem sp = NULL, dp = NULL;
+    CHSError err;
+    CHSError_Clear(&err);
+    char spec[64];
+    snprintf(spec, sizeof spec, "chain:%s", params[c]);
+    sp = new_problem(spec);
+    assert_int_equal(CHSProblem_CreateFromOps(&dense_chain_ops, params[c], &dp, &err), 0);
+    assert_int_equal(CHSProblem_GetDims(dp)->jac_kind, CHS_JAC_DENSE);
+    int n = (int)CHSProblem_GetDims(sp)->n, len = 2 * n;
+    double *z = malloc(4 * (size_t)len * sizeof *z), *a = z + len, *b = a + len, *e = b + len;
+    CHSProblem_GetOps(sp)->initial_state(CHSProblem_GetData(sp), z, z + n);
+    rng_seed(11 + (uint64_t)c);
+    for (int off = 0; off < 2; off++) {
+      for (int i = 0; off && i < len; i++) {
+        z[i] += 0.02 * rng_uniform(-1, 1);
+      }
+      for (int f = 0; f < 3; f++) {
+        rhs_at(dp, forms[f], z, a, len);
+        for (int g = 0; g < 3; g++) {
+          char fs[64];
+          snprintf(fs, sizeof fs, "%s:%s", forms[f], grams[g]);
+          rhs_at(sp, fs, z, b, len);
+          worst = fmax(worst, diff_inf(a, b, len) / (1 + norm_inf(a, len)));
+        }
+        (void)e;
+      }
+    }
+    free(z);
+    CHSProblem_Destroy(&sp);
+    CHSProblem_Destroy(&dp);
+  }
+  print_message("chain: CSR vs dense G right-hand sides differ by %.2e (relative)\n", worst);
+  CHECK_LE(worst, 1e-13);
+}
+
+/* ------------------------------------------------------------------ the potential */
+
+/* Independent all-pairs truth: V with the pairs r < rc shifted (rc = 0: all pairs, no shift),
+ * F = -grad V, with pow() and sqrt as in the formula. */
+static void lj_truth(const double *q, int N, double rc, double *V, double *F) {
+  const double eps = 0.1, sigma = 1;
+  double shift = rc > 0 ? eps * (pow(sigma / rc, 12) - 2 * pow(sigma / rc, 6)) : 0;
+  *V = 0;
+  memset(F, 0, 2 * (size_t)N * sizeof *F);
+  for (int i = 0; i < N; i++) {
+    for (int j = i + 1; j < N; j++) {
+      double dx = q[2 * i] - q[2 * j], dy = q[2 * i + 1] - q[2 * j + 1],
+             r = sqrt(dx * dx + dy * dy);
+      if (rc > 0 && r >= rc) {
+        continue;
+      }
+      *V += eps * (pow(sigma / r, 12) - 2 * pow(sigma / r, 6)) - shift;
+      double dphi = eps * (-12 * pow(sigma / r, 12) + 12 * pow(sigma / r, 6)) / r;
+      F[2 * i] -= dphi * dx / r;
+      F[2 * i + 1] -= dphi * dy / r;
+      F[2 * j] += dphi * dx / r;
+      F[2 * j + 1] += dphi * dy / r;
+    }
+  }
+}
+
+static void check_potential(const char *spec, const double *q, int N, double rc, double *worst_f,
+                            double *worst_v) {
+  CHSProblem prob = new_problem(spec);
+  const CHSProblemOps *ops = CHSProblem_GetOps(prob);
+  void *data = CHSProblem_GetData(prob);
+  double *F = malloc(4 * (size_t)N * sizeof *F), *Ft = F + 2 * N, V, Vt;
+  assert_int_equal(ops->potential(data, q, &V), 0);
+  assert_int_equal(ops->force(data, q, F), 0);
+  lj_truth(q, N, rc, &Vt, Ft);
+  *worst_f = fmax(*worst_f, diff_inf(F, Ft, 2 * N) / (1e-300 + norm_inf(Ft, 2 * N)));
+  *worst_v = fmax(*worst_v, fabs(V - Vt) / fmax(1, fabs(Vt)));
+  free(F);
+  CHSProblem_Destroy(&prob);
+}
+
+/* Cell lists = all pairs when the cutoff exceeds the system (V shifted by phi(rc) per pair);
+ * with rc = 2.5 (several cells, dense layout) and on a configuration spread along a diagonal
+ * (hashed layout) against the independent sum with the same cutoff. */
+static void test_cells(void **state) {
+  (void)state;
+  const int N = 40;
+  CHSProblem all = new_problem("chain:N=40,init=2,cutoff=0");
+  CHSProblem big = new_problem("chain:N=40,init=2,cutoff=50");
+  double q[80], p[80], Fa[80], Fb[80], Va, Vb;
+  CHSProblem_GetOps(all)->initial_state(CHSProblem_GetData(all), q, p);
+  rng_seed(5);
+  for (int i = 0; i < 80; i++) {
+    q[i] += 0.05 * rng_uniform(-1, 1);
+  }
+  const CHSProblemOps *ops = CHSProblem_GetOps(all);
+  assert_int_equal(ops->force(CHSProblem_GetData(all), q, Fa), 0);
+  assert_int_equal(ops->force(CHSProblem_GetData(big), q, Fb), 0);
+  assert_int_equal(ops->potential(CHSProblem_GetData(all), q, &Va), 0);
+  assert_int_equal(ops->potential(CHSProblem_GetData(big), q, &Vb), 0);
+  double shift = 0.1 * (pow(1 / 50.0, 12) - 2 * pow(1 / 50.0, 6)), pairs = N * (N - 1) / 2.0;
+  double df = diff_inf(Fa, Fb, 80) / norm_inf(Fa, 80);
+  print_message("cell lists (rc = 50) vs all pairs: force %.2e (relative), V - V_all + pairs * "
+                "phi(rc) = %.2e\n",
+                df, Vb - Va + pairs * shift);
+  CHECK_LE(df, 1e-13);
+  CHECK_NEAR(Vb, Va - pairs * shift, 1e-13 * fabs(Va));
+  CHSProblem_Destroy(&all);
+  CHSProblem_Destroy(&big);
+
+  double wf = 0, wv = 0;
+  check_potential("chain:N=40,init=2,cutoff=2.5", q, N, 2.5, &wf, &wv);
+  check_potential("chain:N=40,init=2,cutoff=1.3", q, N, 1.3, &wf, &wv);
+  check_potential("chain:N=40,init=2", q, N, 0, &wf, &wv);
+  /* 200 atoms in small clusters along a diagonal of length 1000: far more cells than atoms
+   * (hashed layout), a few interacting pairs per cluster */
+  double *z = malloc(400 * sizeof *z);
+  for (int i = 0; i < 200; i++) {
+    double c = 25.0 * (i / 5);
+    z[2 * i] = c + 1.2 * (i % 5) + 0.1 * rng_uniform(-1, 1);
+    z[2 * i + 1] = c + 0.9 * ((i % 5) % 2) + 0.1 * rng_uniform(-1, 1);
+  }
+  check_potential("chain:N=200,cutoff=2.5", z, 200, 2.5, &wf, &wv);
+  check_potential("chain:N=200,cutoff=30", z, 200, 30, &wf, &wv);
+  free(z);
+  print_message("cell lists vs independent cut-off sums: force %.2e, V %.2e (relative)\n", wf, wv);
+  CHECK_LE(wf, 1e-12);
+  CHECK_LE(wv, 1e-12);
+}
+
+/* F = -grad V, (hess V) u = -dF/de (q + e u) and Gdot(q, u) = dG/de (q + e u) by central
+ * differences, all pairs and with cell lists. */
+static void test_derivatives(void **state) {
+  (void)state;
+  const char *specs[2] = {"chain:N=30,init=2,cutoff=0", "chain:N=30,init=2,cutoff=2.5"};
+  double wf = 0, wh = 0, wg = 0;
+  for (int c = 0; c < 2; c++) {
+    CHSProblem prob = new_problem(specs[c]);
+    const CHSProblemOps *ops = CHSProblem_GetOps(prob);
+    void *data = CHSProblem_GetData(prob);
+    const int n = 60, nnz = (int)CHSProblem_GetDims(prob)->nnz;
+    double q[60], p[60], u[60], F[60], Hu[60], Fp[60], Fm[60], qq[60], Vp, Vm;
+    double *G = malloc(4 * (size_t)nnz * sizeof *G), *Gd = G + nnz, *Gp = Gd + nnz, *Gm = Gp + nnz;
+    ops->initial_state(data, q, p);
+    rng_seed(7 + (uint64_t)c);
+    for (int i = 0; i < n; i++) {
+      q[i] += 0.03 * rng_uniform(-1, 1);
+      u[i] = rng_uniform(-1, 1);
+    }
+    assert_int_equal(ops->force(data, q, F), 0);
+    assert_int_equal(ops->hessian_potential(data, q, u, Hu), 0);
+    const double e = 1e-6;
+    for (int i = 0; i < n; i++) {
+      memcpy(qq, q, sizeof qq);
+      qq[i] = q[i] + e;
+      ops->potential(data, qq, &Vp);
+      qq[i] = q[i] - e;
+      ops->potential(data, qq, &Vm);
+      wf = fmax(wf, fabs(F[i] + (Vp - Vm) / (2 * e)));
+    }
+    for (int i = 0; i < n; i++) {
+      qq[i] = q[i] + e * u[i];
+    }
+    ops->force(data, qq, Fp);
+    ops->jacobian(data, qq, Gp);
+    for (int i = 0; i < n; i++) {
+      qq[i] = q[i] - e * u[i];
+    }
+    ops->force(data, qq, Fm);
+    ops->jacobian(data, qq, Gm);
+    for (int i = 0; i < n; i++) {
+      wh = fmax(wh, fabs(Hu[i] + (Fp[i] - Fm[i]) / (2 * e)) / (1 + norm_inf(Hu, n)));
+    }
+    ops->jacobian_dot(data, q, u, Gd);
+    for (int k = 0; k < nnz; k++) {
+      wg = fmax(wg, fabs(Gd[k] - (Gp[k] - Gm[k]) / (2 * e)));
+    }
+    free(G);
+    CHSProblem_Destroy(&prob);
+  }
+  print_message("chain vs central differences: F %.2e, (hess V) u %.2e, Gdot %.2e\n", wf, wh, wg);
+  CHECK_LE(wf, 1e-8);
+  CHECK_LE(wh, 1e-7);
+  CHECK_LE(wg, 1e-9);
+}
+
+/* ------------------------------------------------------------------ invariants */
+
+typedef struct {
+  double q[40], p[40];
+  double P0[2], L0;
+  double Pdrift, Ldrift;
+  int k;
+} mom_track;
+
+/* Independent momenta of every record. */
+static int mom_monitor(const CHSRecord *rec, void *ctx) {
+  mom_track *m = ctx;
+  double px = 0, py = 0, l = 0;
+  for (int i = 0; i < 20; i++) {
+    px += rec->p[2 * i];
+    py += rec->p[2 * i + 1];
+    l += rec->q[2 * i] * rec->p[2 * i + 1] - rec->q[2 * i + 1] * rec->p[2 * i];
+  }
+  if (m->k++ == 0) {
+    m->P0[0] = px;
+    m->P0[1] = py;
+    m->L0 = l;
+  }
+  m->Pdrift = fmax(m->Pdrift, fmax(fabs(px - m->P0[0]), fabs(py - m->P0[1])));
+  m->Ldrift = fmax(m->Ldrift, fabs(l - m->L0));
+  memcpy(m->q, rec->q, sizeof m->q);
+  memcpy(m->p, rec->p, sizeof m->p);
+  return 0;
+}
+
+/* The free chain (thermal, with cell lists) keeps its linear momentum to round-off under RK4
+ * and DP5, standard and dirac; the reported invariant drifts equal independent ones. */
+static void test_momentum(void **state) {
+  (void)state;
+  CHSProblem prob = new_problem("chain:N=20,init=2,vel=thermal,kT=0.1,seed=9,cutoff=2.5");
+  assert_int_equal(CHSProblem_GetNumInvariants(prob), 3);
+  assert_string_equal(CHSProblem_GetOps(prob)->invariant_names[2], "angular_momentum");
+  const char *forms[2] = {"standard", "dirac"}, *methods[2] = {"erk:rk4", "erk:dp5"};
+  double worstP = 0;
+  for (int f = 0; f < 2; f++) {
+    for (int m = 0; m < 2; m++) {
+      CHSFormulation fo = new_formulation(forms[f], prob, test_context());
+      CHSRunOptions o;
+      CHSRunOptions_Default(&o);
+      o.method = methods[m];
+      o.tf = 20;
+      if (m == 0) {
+        o.ctl.h = 0.01;
+        o.every = 100;
+      } else {
+        o.ctl.rtol = o.ctl.atol = 1e-8;
+        o.every = 20;
+      }
+      mom_track tr;
+      memset(&tr, 0, sizeof tr);
+      CHSRunSummary sum;
+      CHSError err;
+      CHSError_Clear(&err);
+      int rc = CHSRun(fo, &o, mom_monitor, &tr, &sum, &err);
+      if (rc != 0) {
+        print_error("%s/%s: %s\n", forms[f], methods[m], err.msg);
+      }
+      assert_int_equal(rc, 0);
+      const CHSDiagnosticsSummary *d = &sum.diag;
+      assert_int_equal(d->n_invariants, 3);
+      /* the summary's drifts against the monitor's independent ones */
+      CHECK_NEAR(d->invariant0[0], tr.P0[0], 1e-15);
+      CHECK_NEAR(d->invariant0[2], tr.L0, 1e-12);
+      CHECK_NEAR(fmax(d->invariant_err_max[0], d->invariant_err_max[1]), tr.Pdrift, 1e-15);
+      CHECK_NEAR(d->invariant_err_max[2], tr.Ldrift, 1e-12 + 1e-9 * tr.Ldrift);
+      worstP = fmax(worstP, tr.Pdrift);
+      print_message("%s/%s: linear momentum drift %.2e, angular %.2e, |g| %.2e\n", forms[f],
+                    methods[m], tr.Pdrift, tr.Ldrift, (double)d->pos_res_max);
+      CHSFormulation_Destroy(&fo);
+    }
+  }
+  /* thermal: zero total momentum; the drift stays at round-off */
+  CHECK_LE(worstP, 1e-13);
+  CHSProblem_Destroy(&prob);
+}
+
+/* The angular momentum invariant at a given state against its definition, for a rotating
+ * hexagon (seed 000's initial state: L = v0 * (lever arms of the end atoms)). */
+static void test_angular(void **state) {
+  (void)state;
+  CHSProblem prob = new_problem("chain");
+  double q[14], p[14], inv[3], L = 0;
+  CHSProblem_GetOps(prob)->initial_state(CHSProblem_GetData(prob), q, p);
+  rng_seed(3);
+  for (int i = 0; i < 14; i++) {
+    q[i] += rng_uniform(-1, 1);
+    p[i] = rng_uniform(-1, 1);
+  }
+  assert_int_equal(CHSProblem_Invariants(prob, q, p, inv), 0);
+  double px = 0, py = 0;
+  for (int i = 0; i < 7; i++) {
+    double r[3] = {q[2 * i], q[2 * i + 1], 0}, v[3] = {p[2 * i], p[2 * i + 1], 0};
+    L += r[0] * v[1] - r[1] * v[0]; /* z component of r x p */
+    px += v[0];
+    py += v[1];
+  }
+  CHECK_NEAR(inv[0], px, 1e-14);
+  CHECK_NEAR(inv[1], py, 1e-14);
+  CHECK_NEAR(inv[2], L, 1e-13);
+  CHSProblem_Destroy(&prob);
+  /* problems without invariants report none */
+  CHSProblem pend = new_problem("pendulum");
+  assert_int_equal(CHSProblem_GetNumInvariants(pend), 0);
+  assert_int_equal(CHSProblem_Invariants(pend, q, p, inv), CHS_ERR_UNSUPPORTED);
+  CHSProblem_Destroy(&pend);
+}
+
+/* ------------------------------------------------------------------ initial states */
+
+static void initial(const char *spec, double **q, double **p, int *N) {
+  CHSProblem prob = new_problem(spec);
+  *N = (int)CHSProblem_GetDims(prob)->n / 2;
+  *q = malloc(4 * (size_t)*N * sizeof **q);
+  *p = *q + 2 * *N;
+  CHSProblem_GetOps(prob)->initial_state(CHSProblem_GetData(prob), *q, *p);
+  CHSProblem_Destroy(&prob);
+}
+
+/* Thermal momenta: |g| and |G p| at round-off, zero total momentum, kinetic energy
+ * (N - 1) kT / 2, the same for the same seed and different for another; the coil keeps
+ * non-bonded atoms >= 0.8 sigma apart (checked here by all pairs). */
+static void test_initial_states(void **state) {
+  (void)state;
+  double *q, *p, *q2, *p2, *q3, *p3;
+  int N, N2, N3;
+  initial("chain:N=500,init=2,vel=thermal,kT=0.3,seed=42", &q, &p, &N);
+  initial("chain:N=500,init=2,vel=thermal,kT=0.3,seed=42", &q2, &p2, &N2);
+  initial("chain:N=500,init=2,vel=thermal,kT=0.3,seed=43", &q3, &p3, &N3);
+  assert_int_equal(N, 500);
+  assert_memory_equal(q, q2, 4 * (size_t)N * sizeof *q); /* q and p: reproducible */
+  CHECK_GT(diff_inf(p, p3, 2 * N), 0.01);
+  double gmax = 0, psimax = 0, px = 0, py = 0, T = 0, dmin = INFINITY;
+  for (int a = 0; a + 1 < N; a++) {
+    double dx = q[2 * a] - q[2 * a + 2], dy = q[2 * a + 1] - q[2 * a + 3];
+    gmax = fmax(gmax, fabs(dx * dx + dy * dy - 1) / 2);
+    psimax =
+        fmax(psimax, fabs(dx * (p[2 * a] - p[2 * a + 2]) + dy * (p[2 * a + 1] - p[2 * a + 3])));
+  }
+  for (int i = 0; i < N; i++) {
+    px += p[2 * i];
+    py += p[2 * i + 1];
+    T += (p[2 * i] * p[2 * i] + p[2 * i + 1] * p[2 * i + 1]) / 2;
+    for (int j = i + 2; j < N; j++) {
+      dmin = fmin(dmin, hypot(q[2 * i] - q[2 * j], q[2 * i + 1] - q[2 * j + 1]));
+    }
+  }
+  print_message("thermal coil N = 500: max |g_a| %.2e, max |psi_a| %.2e, |P| %.2e, T / ((N-1) "
+                "kT/2) = %.15f, min non-bonded distance %.3f\n",
+                gmax, psimax, hypot(px, py), T / (499 * 0.3 / 2), dmin);
+  CHECK_LE(gmax, 1e-13);
+  CHECK_LE(psimax, 1e-13);
+  CHECK_LE(hypot(px, py), 1e-12);
+  CHECK_NEAR(T, 499 * 0.3 / 2, 1e-12 * T);
+  CHECK_GT(dmin, 0.8);
+  free(q);
+  free(q2);
+  free(q3);
+  /* the zigzag with thermal momenta is consistent too */
+  initial("chain:N=64,init=1,vel=thermal,seed=1", &q, &p, &N);
+  psimax = 0;
+  for (int a = 0; a + 1 < N; a++) {
+    double dx = q[2 * a] - q[2 * a + 2], dy = q[2 * a + 1] - q[2 * a + 3];
+    psimax =
+        fmax(psimax, fabs(dx * (p[2 * a] - p[2 * a + 2]) + dy * (p[2 * a + 1] - p[2 * a + 3])));
+  }
+  CHECK_LE(psimax, 1e-13);
+  free(q);
+  /* overlapping configurations are refused, naming the atoms */
+  CHSProblem prob = NULL;
+  CHSError err;
+  CHSError_Clear(&err);
+  assert_int_not_equal(CHSProblem_Create("chain:N=30,init=1,L=0.4", &prob, &err), 0);
+  assert_non_null(strstr(err.msg, "distance"));
+}
+
+/* The tridiagonal Gram solver (band, LDL^T) reports a numerically singular Q - a link of
+ * length zero in a pendulum chain (no Lennard-Jones term to fail first) - as recoverable, and
+ * solves like the dense LU elsewhere (test_sparse_dense). */
+static void test_singular_tridiagonal(void **state) {
+  (void)state;
+  CHSProblem prob = new_problem("pendulum-chain:N=30,bend=0.3");
+  CHSFormulation f = new_formulation("dirac:gram=band", prob, test_context());
+  N_Vector y = NULL, yd = NULL;
+  assert_int_equal(CHSFormulation_NewInitialState(f, &y, NULL), 0);
+  yd = N_VClone(y);
+  assert_int_equal(CHSFormulation_Rhs(0, y, yd, f), 0);
+  double *z = N_VGetArrayPointer(y);
+  z[2 * 11] = z[2 * 10]; /* atom 12 on top of atom 11 */
+  z[2 * 11 + 1] = z[2 * 10 + 1];
+  CHECK_GT(CHSFormulation_Rhs(0, y, yd, f), 0);
+  assert_non_null(strstr(CHSFormulation_GetLastFailure(f)->msg, "singular"));
+  N_VDestroy(y);
+  N_VDestroy(yd);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
+/* A table of ABI version 1 (built against the older header: without the fields appended in
+ * version 2) still loads, and has no invariants. The table is copied into a buffer of exactly
+ * the version-1 size, so a read past it is caught by the sanitizer build. */
+static void test_abi_v1(void **state) {
+  (void)state;
+  size_t v1 = offsetof(CHSProblemOps, invariant_names);
+  unsigned char *buf = malloc(v1);
+  memcpy(buf, &chs_problem_chain, v1);
+  int version = 1;
+  memcpy(buf + offsetof(CHSProblemOps, abi_version), &version, sizeof version);
+  const CHSProblemOps *old = (const CHSProblemOps *)(void *)buf;
+  CHSProblem prob = NULL;
+  CHSError err;
+  CHSError_Clear(&err);
+  int rc = CHSProblem_CreateFromOps(old, "N=7", &prob, &err);
+  if (rc != 0) {
+    print_error("%s\n", err.msg);
+  }
+  assert_int_equal(rc, 0);
+  assert_int_equal(CHSProblem_GetNumInvariants(prob), 0);
+  CHSFormulation f = new_formulation("dirac", prob, test_context());
+  CHSRunOptions o;
+  CHSRunOptions_Default(&o);
+  o.ctl.h = 0.1;
+  o.tf = 1;
+  CHSRunSummary sum = run_ok(f, &o);
+  assert_int_equal(sum.diag.n_invariants, 0);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+  version = 3;
+  memcpy(buf + offsetof(CHSProblemOps, abi_version), &version, sizeof version);
+  assert_int_not_equal(CHSProblem_CreateFromOps(old, "N=7", &prob, &err), 0);
+  assert_non_null(strstr(err.msg, "ABI version 3"));
+  free(buf);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_sparse_dense), cmocka_unit_test(test_cells),
+      cmocka_unit_test(test_derivatives),  cmocka_unit_test(test_momentum),
+      cmocka_unit_test(test_angular),      cmocka_unit_test(test_initial_states),
+      cmocka_unit_test(test_abi_v1),       cmocka_unit_test(test_singular_tridiagonal),
+  };
+  return cmocka_run_group_tests_name("chain", tests, group_setup, group_teardown);
+}
