@@ -21,7 +21,7 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
   CHS_CALL(chs_system_kinematics(s, y, y + n, &k));
   sunrealtype *Gtw = s->wn[3], *Minv_Gtw = s->wn[4], *b = s->wn[5], *Gtz = s->wn[6];
   sunrealtype *Minv_b = s->wn[7];
-  sunrealtype *w = s->wm[4], *Sw = s->wm[5], *tmp = s->wm[6], *z = s->wm[7];
+  sunrealtype *w = s->wm[4], *Sw = s->wm[5], *z = s->wm[7];
   const sunrealtype *a = s->mass_kind == CHS_MASS_IDENTITY ? Gtw : Minv_Gtw;
 
   CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
@@ -38,12 +38,8 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
     if (a != Gtw) {
       chs_mass_inv(s, Gtw, Minv_Gtw);
     }
-    chs_jac_mv(s, s->Gd, a, Sw);
-    chs_mass_inv(s, b, Minv_b);
-    chs_jac_mv(s, s->G, Minv_b, tmp);
-    for (sunindextype i = 0; i < m; i++) {
-      Sw[i] -= tmp[i];
-    }
+    /* S w = Gdot a - G M^{-1} b in one pass */
+    chs_jac_mv2(s, s->Gd, a, s->G, chs_mass_inv_view(s, b, Minv_b), -1, Sw, NULL);
     CHS_CALL(chs_gram_solve(s->gram, Sw, z));
     for (sunindextype i = 0; i < m; i++) {
       z[i] = k.lambda[i] - z[i];

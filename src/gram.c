@@ -1,17 +1,18 @@
 /* The Gram matrix Q = G M^{-1} G^T of the constraints, assembled from G at each evaluation
  * point, factored once there and solved many times, with a storage chosen from the structure:
  *
- *   dense  SUNDIALS dense matrix; LU and solves by SUNDIALS' dense kernels
- *          (SUNDlsMat_denseGETRF/GETRS, the code SUNLinSol_Dense runs) called directly on the
- *          columns: SUNLinSolSolve's two N_Vector copies per solve were the larger part of the
- *          Hamilton-Dirac equations' extra cost for small m;
+ *   dense  SUNDIALS dense matrix; Q is symmetric positive definite, so Cholesky and solves by
+ *          SUNDIALS' dense kernels (SUNDlsMat_densePOTRF/POTRS) called directly on the columns
+ *          (SUNLinSol_Dense is LU only, and its two N_Vector copies per solve were the larger
+ *          part of the Hamilton-Dirac equations' extra cost for small m); m = 1 is a division;
  *   band   SUNDIALS band matrix, when the sparsity of Q has a small bandwidth (chains:
  *          tridiagonal, O(m) per factorisation), factored and solved by SUNDIALS' band kernels
  *          (SUNDlsMat_bandGBTRF/GBTRS, the code SUNLinSol_Band runs) called directly on the
  *          columns, for the same reason as dense: three copies of length m per solve were a
  *          third of the cost of a solve at m = 10^5; a tridiagonal Q (half-bandwidth 1, every
- *          chain) is SPD and factored as L D L^T without pivoting in the same storage (about a
- *          fifth of the general band kernels' time); `auto` picks band for every tridiagonal Q;
+ *          chain) is SPD: its diagonals are copied out of the band storage and factored as
+ *          L D L^T by LAPACK's dpttrf (solves dpttrs), about a fifth of the general band kernels'
+ *          time; `auto` picks band for every tridiagonal Q;
  *   klu    SUNDIALS sparse (CSC) matrix + SUNLinSol_KLU: the symbolic analysis is done at the
  *          first factorisation and reused, later ones are numeric refactorisations.
  *
@@ -31,6 +32,10 @@
 #include <sunmatrix/sunmatrix_sparse.h>
 #include "impl.h"
 
+#if !defined(SUNDIALS_DOUBLE_PRECISION)
+#error "the tridiagonal Gram path calls LAPACK in double precision"
+#endif
+
 struct CHSGram {
   int kind;
   sunindextype m;
@@ -39,11 +44,12 @@ struct CHSGram {
   sunindextype *pivots;      /* band */
   sunindextype mu, ml, smu;  /* band */
   int band_full;             /* band: Q's pattern fills the band (no zeroing before assembly) */
-  int tri;                   /* band of half-bandwidth 1: SPD tridiagonal, LDL^T in place */
+  int tri;                   /* band of half-bandwidth 1: SPD tridiagonal, LAPACK dpttrf/dpttrs */
   sunrealtype *tri_d;        /* tri: &Q(0,0) in the band storage; Q(j,j) at tri_d[j * tri_ld] */
   sunindextype tri_ld;
-  SUNLinearSolver ls; /* klu */
-  N_Vector b, x;      /* klu */
+  double *tri_dd, *tri_e; /* tri: D and the subdiagonal of L (LAPACK's d, e), contiguous */
+  SUNLinearSolver ls;     /* klu */
+  N_Vector b, x;          /* klu */
   /* CSR G: Q's entries e = 0 .. nq-1 at data offset off[e], each the sum over
    * t = tstart[e] .. tstart[e+1]-1 of G[ti[t]] minv[tc[t]] G[tj[t]] */
   sunindextype nq, *qcol, *off, *tstart; /* qcol: entries of column j */
@@ -71,6 +77,7 @@ void chs_gram_destroy(CHSGram **gram) {
   if (g->x) {
     N_VDestroy(g->x);
   }
+  free(g->tri_dd);
   free(g->qcol);
   free(g->off);
   free(g->tstart);
@@ -274,6 +281,11 @@ int chs_gram_create(const CHSSystem *s, int kind, SUNContext ctx, CHSGram **out,
       g->tri = bw == 1;
       g->tri_ld = SUNBandMatrix_LDim(g->Q);
       g->tri_d = SUNBandMatrix_Data(g->Q) + g->smu;
+      if (g->tri) {
+        g->tri_dd = malloc((size_t)(2 * m) * sizeof *g->tri_dd);
+        g->tri_e = g->tri_dd ? g->tri_dd + m : NULL;
+        g->tri = g->tri_dd != NULL; /* out of memory: the general band kernels */
+      }
     }
   } else if (rc == 0 && kind == CHS_GRAM_KLU && g->b) {
     g->Q = SUNSparseMatrix(m, m, g->nq, CSC_MAT, ctx);
@@ -409,25 +421,32 @@ int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
  * multiply instead of dividing). O(m), one pass. A pivot D_j <= 64 u Q_jj (u the unit round-off;
  * 0 < D_j <= Q_jj for SPD Q) or a non-finite entry means Q is numerically singular (e.g. a
  * bond of length zero): recoverable. */
+/* LAPACK (Fortran): L D L^T of a symmetric positive definite tridiagonal matrix and its solves. */
+extern void dpttrf_(const int *n, double *d, double *e, int *info);
+extern void dpttrs_(const int *n, const int *nrhs, const double *d, const double *e, double *b,
+                    const int *ldb, int *info);
+
 static int chs_gram_tri_factor(CHSGram *g) {
   sunindextype m = g->m, ld = g->tri_ld;
-  sunrealtype *d = g->tri_d; /* d[j ld] = Q(j,j), d[j ld + 1] = Q(j+1,j) */
-  sunrealtype qjj = d[0];    /* Q(j, j) before elimination */
+  const sunrealtype *q = g->tri_d; /* q[j ld] = Q(j,j), q[j ld + 1] = Q(j+1,j) */
+  double *d = g->tri_dd, *e = g->tri_e;
   for (sunindextype j = 0; j < m; j++) {
-    sunrealtype dj = d[j * ld];
-    if (!(dj > 64 * SUN_UNIT_ROUNDOFF * qjj) || !(qjj <= SUN_BIG_REAL)) {
-      return CHS_RECOVERABLE;
-    }
-    sunrealtype inv = 1 / dj;
-    d[j * ld] = inv;
+    d[j] = q[j * ld];
     if (j + 1 < m) {
-      sunrealtype e = d[j * ld + 1], l = e * inv;
-      if (!isfinite(l)) {
-        return CHS_RECOVERABLE;
-      }
-      d[j * ld + 1] = l;
-      qjj = d[(j + 1) * ld];
-      d[(j + 1) * ld] = qjj - l * e;
+      e[j] = q[j * ld + 1];
+    }
+  }
+  int n = (int)m, info = 0;
+  dpttrf_(&n, d, e, &info);
+  if (info != 0) { /* not positive definite (info > 0) */
+    return CHS_RECOVERABLE;
+  }
+  /* Reject pivots at round-off level relative to their diagonal entry (numerically singular:
+   * two atoms on top of each other), and non-finite entries. */
+  for (sunindextype j = 0; j < m; j++) {
+    if (!(d[j] > 64 * SUN_UNIT_ROUNDOFF * q[j * ld]) || !(q[j * ld] <= SUN_BIG_REAL) ||
+        (j + 1 < m && !isfinite(e[j]))) {
+      return CHS_RECOVERABLE;
     }
   }
   g->factored = 1;
@@ -435,18 +454,11 @@ static int chs_gram_tri_factor(CHSGram *g) {
 }
 
 static void chs_gram_tri_solve(const CHSGram *g, const sunrealtype *b, sunrealtype *x) {
-  sunindextype m = g->m, ld = g->tri_ld;
-  const sunrealtype *d = g->tri_d;
-  sunrealtype y = b[0];
-  x[0] = y;
-  for (sunindextype j = 1; j < m; j++) { /* L y = b */
-    y = b[j] - d[(j - 1) * ld + 1] * y;
-    x[j] = y;
+  int n = (int)g->m, one = 1, info = 0;
+  if (x != b) {
+    memcpy(x, b, (size_t)g->m * sizeof *x);
   }
-  x[m - 1] *= d[(m - 1) * ld];
-  for (sunindextype j = m - 1; j-- > 0;) { /* D L^T x = y */
-    x[j] = x[j] * d[j * ld] - d[j * ld + 1] * x[j + 1];
-  }
+  dpttrs_(&n, &one, g->tri_dd, g->tri_e, x, &n, &info); /* info != 0 only for bad arguments */
 }
 
 int chs_gram_factor(CHSGram *g) {

@@ -127,13 +127,11 @@ void chs_jac_tmv_acc(const CHSSystem *s, const sunrealtype *J, const sunrealtype
 const sunrealtype *chs_mass_inv_view(const CHSSystem *s, const sunrealtype *u, sunrealtype *out);
 void chs_jac_tmv_fused(const CHSSystem *s, const sunrealtype *w, const sunrealtype *z,
                        sunrealtype *Gtw, sunrealtype *Gdtw, sunrealtype *Gtz);
-/* Fused passes (J1, J2 stored like G): out1 = J1 u1 and out2 = J2 u2, or, when out2 is NULL,
- * out1 = J1 u1 + c2 J2 u2; and out1 = J1^T w, out2 = J2^T w. */
+/* Fused pass (J1, J2 stored like G): out1 = J1 u1 and out2 = J2 u2, or, when out2 is NULL,
+ * out1 = J1 u1 + c2 J2 u2. */
 void chs_jac_mv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *u1,
                  const sunrealtype *J2, const sunrealtype *u2, sunrealtype c2, sunrealtype *out1,
                  sunrealtype *out2);
-void chs_jac_tmv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *J2,
-                  const sunrealtype *w, sunrealtype *out1, sunrealtype *out2);
 /* Evaluate G(q) into s->G, assemble Q = G M^{-1} G^T and factor it (counted).
  * 0, CHS_RECOVERABLE (singular Q or callback out of domain), or < 0. */
 int chs_system_gram_at(CHSSystem *s, const sunrealtype *q);

@@ -237,8 +237,8 @@ void chs_jac_tmv_acc(const CHSSystem *s, const sunrealtype *J, const sunrealtype
         out[j] += row[j] * awi;
       }
     } else {
-      for (sunindextype k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
-        out[s->colind[k]] += J[k] * awi;
+      for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
+        out[s->ci32[k]] += J[k] * awi;
       }
     }
   }
@@ -292,8 +292,8 @@ void chs_jac_tmv_fused(const CHSSystem *s, const sunrealtype *w, const sunrealty
   }
   for (sunindextype i = 0; i < m; i++) {
     sunrealtype wi = w[i], zi = z ? z[i] : 0;
-    for (sunindextype k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
-      sunindextype j = s->colind[k];
+    for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
+      int32_t j = s->ci32[k];
       Gtw[j] += G[k] * wi;
       Gdtw[j] += Gd[k] * wi;
       if (z) {
@@ -327,26 +327,6 @@ void chs_jac_mv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *u
       out2[i] = acc2;
     } else {
       out1[i] = acc1 + c2 * acc2;
-    }
-  }
-}
-
-void chs_jac_tmv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *J2,
-                  const sunrealtype *w, sunrealtype *out1, sunrealtype *out2) {
-  sunindextype n = s->n, m = s->m;
-  if (s->jac_kind == CHS_JAC_DENSE) {
-    chs_jac_tmv(s, J1, w, out1);
-    chs_jac_tmv(s, J2, w, out2);
-    return;
-  }
-  memset(out1, 0, (size_t)n * sizeof *out1);
-  memset(out2, 0, (size_t)n * sizeof *out2);
-  for (sunindextype i = 0; i < m; i++) {
-    sunrealtype wi = w[i];
-    for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
-      int32_t c = s->ci32[k];
-      out1[c] += J1[k] * wi;
-      out2[c] += J2[k] * wi;
     }
   }
 }
