@@ -95,11 +95,11 @@ static double dist(const double *a, const double *b) {
   return sqrt(s);
 }
 
-/* log-log least-squares slope of e over t in [lo, 200] (t = index). */
-static double slope(const double *e, int lo) {
+/* log-log least-squares slope of e over t in [lo, hi] (t = index). */
+static double slope_in(const double *e, int lo, int hi) {
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
   int k = 0;
-  for (int t = lo; t < NT; t++) {
+  for (int t = lo; t <= hi && t < NT; t++) {
     if (e[t] > 0) {
       double x = log((double)t), y = log(e[t]);
       sx += x;
@@ -110,6 +110,11 @@ static double slope(const double *e, int lo) {
     }
   }
   return k > 2 ? (k * sxy - sx * sy) / (k * sxx - sx * sx) : NAN;
+}
+
+/* ... over [lo, 200]. */
+static double slope(const double *e, int lo) {
+  return slope_in(e, lo, NT - 1);
 }
 
 static int seiler_dirac_chain(rep_report *r, CHSError *err) {
@@ -141,7 +146,7 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
     rc = run(prob, "standard", "rattle", 0.1, 0, &tr[5], err);
   }
   if (rc == 0) {
-    double ie[6][NT], emax[6], ge[6][4], lin[6], ang[6];
+    double ie[6][NT], emax[6], ge[6][4], lin[6], ang[6], ge_early[3];
     for (int s = 0; s < 6; s++) {
       /* momenta: the drifts the run's diagnostics report (the problem's extra invariants) */
       lin[s] = tr[s].lin;
@@ -152,6 +157,9 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
         emax[s] = fmax(emax[s], tr[s].energy[t]);
       }
       ge[s][0] = slope(ie[s], 5);
+      if (s < 3) {
+        ge_early[s] = slope_in(ie[s], 5, 50);
+      }
       ge[s][1] = slope(tr[s].energy, 5);
       ge[s][2] = slope(tr[s].g, 5);
       ge[s][3] = slope(tr[s].psi, 5);
@@ -159,6 +167,10 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
       rep_row_add(r, NAN, emax[s], "max relative energy error, %s", names[s]);
       rep_row_add(r, s == 1 ? 2 : (s < 3 ? 1 : NAN), ge[s][0],
                   "growth exponent of the integration error, %s", names[s]);
+      if (s < 3) {
+        rep_row_add(r, s == 1 ? 2 : 1, ge_early[s],
+                    "growth exponent of the integration error on [5, 50], %s", names[s]);
+      }
       rep_row_add(r, s < 3 ? 1 : NAN, ge[s][1], "growth exponent of the energy error, %s",
                   names[s]);
       rep_row_add(r, s < 3 ? 1 : NAN, ge[s][2], "growth exponent of |g|, %s", names[s]);
@@ -187,11 +199,16 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
     rep_row_add(r, 1.25, fabs(turn) / (2 * M_PI),
                 "revolutions of the rigid-body rotation on [0, 200] (end atom about the centre "
                 "of mass)");
-    rep_claim_add(r, fabs(ge[1][0] - 2) <= 0.5 && fabs(ge[1][1] - 1) <= 0.5,
-                  "Hamilton-Dirac, RK4: the integration error grows quadratically, the others "
-                  "about linearly",
-                  "exponents: integration %.2f, energy %.2f, |g| %.2f, |psi| %.2f", ge[1][0],
-                  ge[1][1], ge[1][2], ge[1][3]);
+    rep_claim_add(
+        r,
+        fabs(ge[1][0] - 2) <= 0.3 && fabs(ge[1][1] - 1) <= 0.3 && fabs(ge[0][0] - 1) <= 0.3 &&
+            fabs(ge[2][0] - 1) <= 0.3,
+        "Hamilton-Dirac, RK4: the integration error grows quadratically, the others "
+        "about linearly",
+        "integration-error exponents over [5, 200]: dirac %.2f, standard %.2f, extended "
+        "%.2f (over [5, 50]: %.2f, %.2f, %.2f); dirac's energy %.2f, |g| %.2f, |psi| %.2f",
+        ge[1][0], ge[0][0], ge[2][0], ge_early[1], ge_early[0], ge_early[2], ge[1][1], ge[1][2],
+        ge[1][3]);
     rep_claim_add(r, lin[0] < 1e-12 && lin[1] < 1e-12 && lin[2] < 1e-12,
                   "the total linear momentum is preserved to round-off (a linear invariant)",
                   "max errors %.1e, %.1e, %.1e", lin[0], lin[1], lin[2]);
@@ -252,8 +269,15 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
              "both end velocities turning the same way (chain:centre=4,sign=1) the chain turns "
              "1.33 times, close to the paper's 5/4, but the end velocities are then not opposite; "
              "Fig. 3 is not legible in our copy. Energy errors "
-             "are relative to |H(0)|.\n",
-             fabs(turn) / (2 * M_PI));
+             "are relative to |H(0)|. The integration errors of all three formulations grow "
+             "alike: about quadratically on [5, 50] (exponents %.2f standard, %.2f dirac, %.2f "
+             "extended), then they saturate at the size of the vibrations (0.26-0.36 at t = 200), "
+             "so a power law fitted on [5, 200] gives about 1.5 for each. The paper's distinction "
+             "(dirac quadratic, the others linear) does not appear in our runs; the fitted "
+             "exponent also moves with round-off-level changes of the trajectory (1.2 for dirac "
+             "with the Gram matrix factored by dense LU instead of the tridiagonal LDL^T), since "
+             "the chain's vibrations amplify small differences.\n",
+             fabs(turn) / (2 * M_PI), ge_early[0], ge_early[1], ge_early[2]);
   }
   free(ref);
   free(tr);
