@@ -51,8 +51,9 @@ int cli_exit_status(int code);
 typedef struct {
   char problem[256], formulation[128], method[128];
   CHSRunSummary sum;
-  int has_wedge;        /* run --wedge */
-  double wedge_err_max; /* max_n |omega_n - omega_0|, omega_0 = 1 */
+  int has_wedge;            /* run --wedge */
+  double wedge_err_max;     /* max_n |omega_n - omega_0|, omega_0 = 1 */
+  double wedge_rel_err_max; /* the same relative to |dz1_n| |dz2_n| */
   int rc;
   CHSError err;
 } cli_result;

@@ -35,7 +35,9 @@ static void print_summary(const cli_result *r) {
     printf("\n");
   }
   if (r->has_wedge) {
-    printf("  wedge product  max |omega - omega(0)| %.3e  (omega(0) = 1)\n", r->wedge_err_max);
+    printf("  wedge product  max |omega - omega(0)| %.3e  (omega(0) = 1); relative to "
+           "|dz1| |dz2| %.3e\n",
+           r->wedge_err_max, r->wedge_rel_err_max);
   }
   for (int i = 0; i < d->n_invariants; i++) {
     printf("  %-14s max %.3e  final %.3e  (absolute drift)\n", d->invariant_names[i],
@@ -65,6 +67,7 @@ static int run_wedge(const cli_options *o, CHSProblem prob, cli_result *res) {
   if (rc == 0) {
     res->has_wedge = 1;
     res->wedge_err_max = (double)w.err_max;
+    res->wedge_rel_err_max = (double)w.rel_err_max;
   }
   CHSFormulation_Destroy(&f);
   SUNContext_Free(&sun);

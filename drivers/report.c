@@ -90,6 +90,8 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
   if (r->has_wedge) { /* only when requested: the default keys do not change */
     fprintf(out, ",\n%s  \"wedge_err_max\": ", indent);
     json_real(out, r->wedge_err_max, 1);
+    fprintf(out, ",\n%s  \"wedge_rel_err_max\": ", indent);
+    json_real(out, r->wedge_rel_err_max, 1);
   }
   /* Only for problems that declare extra invariants: their largest absolute drift. */
   if (d->n_invariants > 0) {

@@ -230,6 +230,8 @@ int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn m
     }
     sum->err_final = fabs(om - sum->omega0);
     sum->err_max = fmax(sum->err_max, sum->err_final);
+    sum->rel_err_max =
+        fmax(sum->rel_err_max, sum->err_final / (chs_norm2(d1, N) * chs_norm2(d2, N)));
     if (monitor && monitor(t, om, ctx) != 0) {
       rc = chs_error_set(err, CHS_ERR_IO, "output stopped at t = %g", (double)t);
     }

@@ -35,18 +35,24 @@ static void test_conserved(void **state) {
       {"standard", "rattle"},           {"standard", "sprk:ARKODE_SPRK_MCLACHLAN_4_4"},
       {"standard", "sprk:yoshida_6_8"}, {"standard", "sprk:leapfrog_2_2"},
       {"extended", "gauss:2"},          {"extended", "midpoint:fixed"}};
-  double worst = 0;
+  double worst = 0, worst_rel = 0;
   for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
     CHSWedgeSummary s = wedge("pendulum", methods[k][0], methods[k][1], 0.01, 3);
     assert_int_equal(s.steps, 300);
     CHECK_NEAR(s.omega0, 1, 1e-14);
     CHECK_LE(s.err_max, 5e-12);
     worst = fmax(worst, s.err_max);
+    worst_rel = fmax(worst_rel, s.rel_err_max);
   }
+  print_message("wedge, pendulum, symplectic methods: max |omega - omega0| %.2e, relative to "
+                "|dz1||dz2| %.2e\n",
+                worst, worst_rel);
   CHSWedgeSummary r = wedge("pendulum", "extended", "erk:rk4", 0.01, 3);
   CHECK_GT(r.err_max, 1e3 * worst);
+  CHECK_GT(r.rel_err_max, 1e3 * worst_rel);
   CHSWedgeSummary r2 = wedge("pendulum", "standard", "erk:rk4", 0.01, 3);
   CHECK_GT(r2.err_max, 1e3 * worst);
+  CHECK_GT(r2.rel_err_max, 1e3 * worst_rel);
   CHSWedgeSummary d = wedge("double-pendulum:m1=1,m2=3", "standard", "rattle", 0.01, 2);
   CHSWedgeSummary e = wedge("double-pendulum:m1=1,m2=3", "standard", "sprk:yoshida_6_8", 0.01, 2);
   CHSWedgeSummary k = wedge("double-pendulum:m1=1,m2=3", "dirac", "erk:rk4", 0.01, 2);

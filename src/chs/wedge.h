@@ -30,6 +30,10 @@ typedef struct CHSWedgeSummary {
   sunrealtype omega0;    /* omega(dz1, dz2) at t0: 1 (dz2 is scaled so) */
   sunrealtype err_max;   /* max_n |omega_n - omega_0| */
   sunrealtype err_final; /* |omega_N - omega_0| at tf */
+  /* max_n |omega_n - omega_0| / (|dz1_n| |dz2_n|): the error relative to the size of the
+   * tangents (Euclidean norms of (dq, dp)), which grow along the flow (shear) while the
+   * linearisation's round-off stays relative to them */
+  sunrealtype rel_err_max;
 } CHSWedgeSummary;
 
 /* Called at t0 and after every step with the current wedge product; nonzero stops the run. */
