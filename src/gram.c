@@ -78,6 +78,7 @@ void chs_gram_destroy(CHSGram **gram) {
     N_VDestroy(g->x);
   }
   free(g->tri_dd);
+  free(g->pivots);
   free(g->qcol);
   free(g->off);
   free(g->tstart);
