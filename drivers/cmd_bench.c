@@ -1,6 +1,6 @@
 /* chs bench rhs: cost of one right-hand-side evaluation of every registered formulation,
  * relative to the standard formulation, on each built-in problem at its initial state. Ratios
- * are measured in one run (best of several repetitions, the formulations interleaved). */
+ * are measured in one run (best of several rounds, the formulations interleaved in each). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,39 +17,50 @@ static double bench_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double cli_rhs_cost(CHSProblem prob, const char *name, long evals) {
+int cli_rhs_costs(CHSProblem prob, const char *const *names, int k, long evals, double *cost) {
   SUNContext ctx = NULL;
-  CHSFormulation f = NULL;
-  N_Vector y = NULL, yd = NULL;
-  double best = -1;
-  if (chs_context_create(&ctx) != 0) {
+  if (k < 1 || k > CLI_MAX_COSTS || chs_context_create(&ctx) != 0) {
     return -1;
   }
   chs_context_silence(ctx);
-  if (CHSFormulation_Create(name, prob, ctx, &f, NULL) == 0 &&
-      CHSFormulation_NewInitialState(f, &y, NULL) == 0 && (yd = N_VClone(y)) != NULL) {
-    best = 1e300;
-    for (int r = 0; r < BENCH_REPEATS && best > 0; r++) {
+  CHSFormulation f[CLI_MAX_COSTS] = {NULL};
+  N_Vector y[CLI_MAX_COSTS] = {NULL}, yd[CLI_MAX_COSTS] = {NULL};
+  for (int i = 0; i < k; i++) {
+    cost[i] = -1;
+    if (CHSFormulation_Create(names[i], prob, ctx, &f[i], NULL) == 0 &&
+        CHSFormulation_NewInitialState(f[i], &y[i], NULL) == 0 && (yd[i] = N_VClone(y[i]))) {
+      cost[i] = 1e300;
+    }
+  }
+  /* Rounds interleave the formulations, so a change of the machine's speed during the run
+   * (frequency, other load) affects all of them alike; each keeps its best round. */
+  for (int r = 0; r < BENCH_REPEATS; r++) {
+    for (int i = 0; i < k; i++) {
+      if (!(cost[i] > 0)) {
+        continue;
+      }
       double t0 = bench_now();
-      for (long k = 0; k < evals; k++) {
-        if (CHSFormulation_Rhs(0, y, yd, f) != 0) {
-          best = -1;
+      for (long e = 0; e < evals; e++) {
+        if (CHSFormulation_Rhs(0, y[i], yd[i], f[i]) != 0) {
+          cost[i] = -1;
           break;
         }
       }
       double per = (bench_now() - t0) / (double)evals;
-      best = best > 0 && per < best ? per : best;
+      cost[i] = cost[i] > 0 && per < cost[i] ? per : cost[i];
     }
   }
-  if (y) {
-    N_VDestroy(y);
+  for (int i = 0; i < k; i++) {
+    if (y[i]) {
+      N_VDestroy(y[i]);
+    }
+    if (yd[i]) {
+      N_VDestroy(yd[i]);
+    }
+    CHSFormulation_Destroy(&f[i]);
   }
-  if (yd) {
-    N_VDestroy(yd);
-  }
-  CHSFormulation_Destroy(&f);
   SUNContext_Free(&ctx);
-  return best;
+  return 0;
 }
 
 static int bench_problem(const char *problem, long evals, int json, int first) {
@@ -60,9 +71,15 @@ static int bench_problem(const char *problem, long evals, int json, int first) {
     return cli_fail(&err);
   }
   int status = CHS_EXIT_OK;
-  double base = 0;
-  for (int i = 0; i < CHSFormulationRegistry_Count(); i++) {
-    const char *name = CHSFormulationRegistry_Get(i)->name;
+  double base = 0, cost[CLI_MAX_COSTS];
+  const char *names[CLI_MAX_COSTS];
+  int nf = 0;
+  for (int i = 0; i < CHSFormulationRegistry_Count() && nf < CLI_MAX_COSTS; i++) {
+    names[nf++] = CHSFormulationRegistry_Get(i)->name;
+  }
+  cli_rhs_costs(prob, names, nf, evals, cost); /* refusing and DAE formulations: cost < 0 */
+  for (int i = 0; i < nf; i++) {
+    const char *name = names[i];
     if (CHSFormulationRegistry_Get(i)->flags & CHS_FORM_DAE) {
       continue; /* residual formulations: no right-hand side to time */
     }
@@ -80,7 +97,7 @@ static int bench_problem(const char *problem, long evals, int json, int first) {
       }
       continue;
     }
-    double per = cli_rhs_cost(prob, name, evals);
+    double per = cost[i];
     if (per <= 0) {
       fprintf(stderr, "chs: %s failed at the initial state of %s\n", name, problem);
       status = CHS_EXIT_NUMERIC;

@@ -94,9 +94,12 @@ int rep_reference_cached(CHSProblem prob, const char *spec, double tf, double to
 /* $XDG_CACHE_HOME/chs/references or $HOME/.cache/chs/references into buf; NULL when neither. */
 const char *rep_default_cache_dir(char *buf, size_t len);
 
-/* Seconds per right-hand-side evaluation of formulation `name` at prob's initial state (best of
- * several repetitions of evals calls); < 0 on failure. Shared with `chs bench rhs`. */
-double cli_rhs_cost(CHSProblem prob, const char *name, long evals);
+/* Seconds per right-hand-side evaluation of the k (<= CLI_MAX_COSTS) formulations `names` at
+ * prob's initial state, into cost: the best of several rounds of evals calls, the formulations
+ * interleaved in every round; cost[i] < 0 when formulation i cannot be created or fails. Shared
+ * with `chs bench rhs`. 0, or -1 (bad k, no SUNDIALS context). */
+#define CLI_MAX_COSTS 32
+int cli_rhs_costs(CHSProblem prob, const char *const *names, int k, long evals, double *cost);
 
 /* Plots: writes DIR/NAME.dat (columns given) and DIR/NAME.png through gnuplot with `script`
  * (plot commands referring to the data file as '$DATA'). Returns 0, or -1 with a message. */

@@ -36,28 +36,6 @@
 #error "the tridiagonal Gram path calls LAPACK in double precision"
 #endif
 
-struct CHSGram {
-  int kind;
-  sunindextype m;
-  SUNMatrix Q;
-  sunrealtype *data, **cols; /* dense: Q's storage and columns (Cholesky factor in place) */
-  sunindextype *pivots;      /* band */
-  sunindextype mu, ml, smu;  /* band */
-  int band_full;             /* band: Q's pattern fills the band (no zeroing before assembly) */
-  int tri;                   /* band of half-bandwidth 1: SPD tridiagonal, LAPACK dpttrf/dpttrs */
-  sunrealtype *tri_d;        /* tri: &Q(0,0) in the band storage; Q(j,j) at tri_d[j * tri_ld] */
-  sunindextype tri_ld;
-  double *tri_dd, *tri_e; /* tri: D and the subdiagonal of L (LAPACK's d, e), contiguous */
-  SUNLinearSolver ls;     /* klu */
-  N_Vector b, x;          /* klu */
-  /* CSR G: Q's entries e = 0 .. nq-1 at data offset off[e], each the sum over
-   * t = tstart[e] .. tstart[e+1]-1 of G[ti[t]] minv[tc[t]] G[tj[t]] */
-  sunindextype nq, *qcol, *off, *tstart; /* qcol: entries of column j */
-  int32_t *ti, *tj, *tc; /* 32-bit: half the memory traffic of the assembly for large m */
-  sunrealtype diag_scale;
-  int factored;
-};
-
 const char *const chs_gram_kind_names[] = {"auto", "dense", "band", "klu", NULL};
 
 void chs_gram_destroy(CHSGram **gram) {
@@ -509,7 +487,7 @@ int chs_gram_factor(CHSGram *g) {
   return CHS_SUCCESS;
 }
 
-int chs_gram_solve(CHSGram *g, const sunrealtype *b, sunrealtype *x) {
+int chs_gram_solve_general(CHSGram *g, const sunrealtype *b, sunrealtype *x) {
   if (!g->factored) {
     return CHS_ERR_SOLVER;
   }

@@ -87,7 +87,37 @@ int chs_gram_kind(const CHSGram *gram);
 int chs_gram_assemble(CHSGram *gram, const struct CHSSystem *s);
 /* Factor the assembled Q: 0, or CHS_RECOVERABLE when Q is numerically singular. */
 int chs_gram_factor(CHSGram *gram);
-int chs_gram_solve(CHSGram *gram, const sunrealtype *b, sunrealtype *x);
+int chs_gram_solve_general(CHSGram *gram, const sunrealtype *b, sunrealtype *x);
+/* The layout of the Gram solver (src/gram.c), visible here so that the solve with a single
+ * constraint (a division) inlines into the formulations' fields. */
+struct CHSGram {
+  int kind;
+  sunindextype m;
+  SUNMatrix Q;
+  sunrealtype *data, **cols; /* dense: Q's storage and columns (Cholesky factor in place) */
+  sunindextype *pivots;      /* band */
+  sunindextype mu, ml, smu;  /* band */
+  int band_full;             /* band: Q's pattern fills the band (no zeroing before assembly) */
+  int tri;                   /* band of half-bandwidth 1: SPD tridiagonal, LAPACK dpttrf/dpttrs */
+  sunrealtype *tri_d;        /* tri: &Q(0,0) in the band storage; Q(j,j) at tri_d[j * tri_ld] */
+  sunindextype tri_ld;
+  double *tri_dd, *tri_e; /* tri: D and the subdiagonal of L (LAPACK's d, e), contiguous */
+  SUNLinearSolver ls;     /* klu */
+  N_Vector b, x;          /* klu */
+  /* CSR G: Q's entries e = 0 .. nq-1 at data offset off[e], each the sum over
+   * t = tstart[e] .. tstart[e+1]-1 of G[ti[t]] minv[tc[t]] G[tj[t]] */
+  sunindextype nq, *qcol, *off, *tstart; /* qcol: entries of column j */
+  int32_t *ti, *tj, *tc; /* 32-bit: half the memory traffic of the assembly for large m */
+  sunrealtype diag_scale;
+  int factored;
+};
+static inline int chs_gram_solve(CHSGram *g, const sunrealtype *b, sunrealtype *x) {
+  if (g->m == 1 && g->kind == CHS_GRAM_DENSE && g->factored) {
+    x[0] = b[0] / g->data[0];
+    return 0;
+  }
+  return chs_gram_solve_general(g, b, x);
+}
 
 /* ------------------------------------------------------------------ system
  * A problem bound to its sizes, inverse mass matrix, Jacobian storage, Gram solver, scratch

@@ -100,9 +100,7 @@ static int seiler_dirac_pendulum(rep_report *r, CHSError *err) {
     }
     /* Cost per RHS evaluation relative to standard (paper: +5 % dirac, +65 % extended). */
     double cost[NF];
-    for (int f = 0; f < NF; f++) {
-      cost[f] = cli_rhs_cost(prob, forms[f], 200000);
-    }
+    cli_rhs_costs(prob, forms, NF, 200000, cost);
     rep_row_add(r, 1.05, cost[2] / cost[0], "cost per RHS, dirac / standard");
     rep_row_add(r, 1.65, cost[1] / cost[0], "cost per RHS, extended / standard");
     /* RKF45 at equal tolerances: evaluations of extended vs dirac (paper: 50-100 % more). */
