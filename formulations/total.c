@@ -82,21 +82,46 @@ int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, i
   }
   CHS_CALL(chs_gram_solve(s->gram, g, mu));
 
-  /* One pass: G^T mu, Gdot(q,v)^T mu (s->Gd holds Gdot(q, v)) and G^T lambda. */
-  chs_jac_tmv_fused(s, mu, k.lambda, Gtmu, Gdvmu, Gtlam);
-  /* grad_p = 2 M^{-1} Gdot(q,v)^T mu;  c = M^{-1} G^T mu;  a - b = M^{-1} (F - G^T lambda). */
-  const sunrealtype *gradp = chs_mass_inv_view(s, Gdvmu, ws->a);
-  const sunrealtype *c = chs_mass_inv_view(s, Gtmu, ws->c);
-  for (sunindextype i = 0; i < n; i++) {
-    ws->b[i] = k.F[i] - Gtlam[i];
-  }
-  const sunrealtype *amb = chs_mass_inv_view(s, ws->b, s->wn[6]);
-  /* Extended: w = Q^{-1} psi, G^T w and Gdot(q,v)^T w in one pass, e = M^{-1} G^T w. */
-  const sunrealtype *e = NULL;
-  if (extended) {
-    CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
-    chs_jac_tmv_fused(s, w, NULL, ws->Gtw, ws->gvw, NULL);
-    e = chs_mass_inv_view(s, ws->Gtw, ws->e);
+  const sunrealtype *gradp, *c, *amb, *e = NULL;
+  if (s->m == 1 && s->jac_kind == CHS_JAC_DENSE && s->mass_kind != CHS_MASS_DENSE) {
+    /* One constraint: every product with G^T or Gdot^T below is a multiple of the single row,
+     * so all of them take one pass (the same quantities as the general branch). */
+    sunrealtype m0 = mu[0], l0 = k.lambda[0], w0 = 0;
+    if (extended) {
+      CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
+      w0 = w[0];
+    }
+    const sunrealtype *G = s->G, *Gd = s->Gd, *minv = s->minv;
+    sunrealtype *ambw = s->wn[6];
+    for (sunindextype i = 0; i < n; i++) {
+      sunrealtype mi = minv ? minv[i] : 1;
+      ws->a[i] = mi * m0 * Gd[i];
+      ws->c[i] = mi * m0 * G[i];
+      ws->b[i] = k.F[i] - l0 * G[i];
+      ambw[i] = mi * ws->b[i];
+      ws->e[i] = mi * w0 * G[i];
+      ws->gvw[i] = w0 * Gd[i];
+    }
+    gradp = ws->a;
+    c = ws->c;
+    amb = ambw;
+    e = extended ? ws->e : NULL;
+  } else {
+    /* One pass: G^T mu, Gdot(q,v)^T mu (s->Gd holds Gdot(q, v)) and G^T lambda. */
+    chs_jac_tmv_fused(s, mu, k.lambda, Gtmu, Gdvmu, Gtlam);
+    /* grad_p = 2 M^{-1} Gdot(q,v)^T mu;  c = M^{-1} G^T mu;  a - b = M^{-1} (F - G^T lambda). */
+    gradp = chs_mass_inv_view(s, Gdvmu, ws->a);
+    c = chs_mass_inv_view(s, Gtmu, ws->c);
+    for (sunindextype i = 0; i < n; i++) {
+      ws->b[i] = k.F[i] - Gtlam[i];
+    }
+    amb = chs_mass_inv_view(s, ws->b, s->wn[6]);
+    /* Extended: w = Q^{-1} psi, G^T w and Gdot(q,v)^T w in one pass, e = M^{-1} G^T w. */
+    if (extended) {
+      CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
+      chs_jac_tmv_fused(s, w, NULL, ws->Gtw, ws->gvw, NULL);
+      e = chs_mass_inv_view(s, ws->Gtw, ws->e);
+    }
   }
 
   if (s->ops->constraint_third) {

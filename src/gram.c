@@ -455,6 +455,7 @@ int chs_gram_factor(CHSGram *g) {
       return CHS_RECOVERABLE;
     }
     if (m == 1) { /* a single constraint: Q is a positive number */
+      g->inv11 = 1 / a[0];
       g->factored = a[0] > 64 * SUN_UNIT_ROUNDOFF * diag_max;
       return g->factored ? CHS_SUCCESS : CHS_RECOVERABLE;
     }
@@ -493,7 +494,7 @@ int chs_gram_solve_general(CHSGram *g, const sunrealtype *b, sunrealtype *x) {
   }
   if (g->kind == CHS_GRAM_DENSE) {
     if (g->m == 1) {
-      x[0] = b[0] / g->data[0];
+      x[0] = b[0] * g->inv11;
       return CHS_SUCCESS;
     }
     if (x != b) {

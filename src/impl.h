@@ -109,11 +109,12 @@ struct CHSGram {
   sunindextype nq, *qcol, *off, *tstart; /* qcol: entries of column j */
   int32_t *ti, *tj, *tc; /* 32-bit: half the memory traffic of the assembly for large m */
   sunrealtype diag_scale;
+  sunrealtype inv11; /* m = 1: 1 / Q (solves multiply: no division on their critical path) */
   int factored;
 };
 static inline int chs_gram_solve(CHSGram *g, const sunrealtype *b, sunrealtype *x) {
   if (g->m == 1 && g->kind == CHS_GRAM_DENSE && g->factored) {
-    x[0] = b[0] / g->data[0];
+    x[0] = b[0] * g->inv11;
     return 0;
   }
   return chs_gram_solve_general(g, b, x);
@@ -152,11 +153,7 @@ void chs_mass_inv(const CHSSystem *s, const sunrealtype *p, sunrealtype *v);
 /* out = J u (length m) and out = J^T w (length n) for J stored like G. */
 void chs_jac_mv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *u, sunrealtype *out);
 void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w, sunrealtype *out);
-void chs_jac_tmv_acc(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w,
-                     sunrealtype alpha, sunrealtype *out);
 const sunrealtype *chs_mass_inv_view(const CHSSystem *s, const sunrealtype *u, sunrealtype *out);
-void chs_jac_tmv_fused(const CHSSystem *s, const sunrealtype *w, const sunrealtype *z,
-                       sunrealtype *Gtw, sunrealtype *Gdtw, sunrealtype *Gtz);
 /* Fused pass (J1, J2 stored like G): out1 = J1 u1 and out2 = J2 u2, or, when out2 is NULL,
  * out1 = J1 u1 + c2 J2 u2. */
 void chs_jac_mv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *u1,
@@ -317,5 +314,74 @@ int chs_check_time_step(const CHSRunOptions *o, CHSError *err);
 int chs_too_much_work(CHSError *err, long steps, sunrealtype t, sunrealtype tf);
 /* Monotonic wall-clock time in seconds (src/run.c). */
 double chs_wall_time(void);
+
+/* out += alpha J^T w (J in the layout of G). */
+static inline void chs_jac_tmv_acc(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w,
+                                   sunrealtype alpha, sunrealtype *out) {
+  sunindextype n = s->n, m = s->m;
+  for (sunindextype i = 0; i < m; i++) {
+    sunrealtype awi = alpha * w[i];
+    if (s->jac_kind == CHS_JAC_DENSE) {
+      const sunrealtype *row = J + i * n;
+      for (sunindextype j = 0; j < n; j++) {
+        out[j] += row[j] * awi;
+      }
+    } else {
+      for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
+        out[s->ci32[k]] += J[k] * awi;
+      }
+    }
+  }
+}
+
+/* Gtw = G^T w, Gdtw = Gdot^T w and, when z != NULL, Gtz = G^T z, in one pass over the common
+ * pattern of G and Gdot (the Dirac field's products; one pass instead of three). */
+static inline void chs_jac_tmv_fused(const CHSSystem *s, const sunrealtype *w, const sunrealtype *z,
+                                     sunrealtype *Gtw, sunrealtype *Gdtw, sunrealtype *Gtz) {
+  sunindextype n = s->n, m = s->m;
+  const sunrealtype *G = s->G, *Gd = s->Gd;
+  if (s->jac_kind == CHS_JAC_DENSE) { /* row i at G + i n: columns in order, no index array */
+    for (sunindextype j = 0; j < n; j++) {
+      Gtw[j] = G[j] * w[0];
+      Gdtw[j] = Gd[j] * w[0];
+    }
+    if (z) {
+      for (sunindextype j = 0; j < n; j++) {
+        Gtz[j] = G[j] * z[0];
+      }
+    }
+    for (sunindextype i = 1; i < m; i++) {
+      const sunrealtype *row = G + i * n, *rowd = Gd + i * n;
+      for (sunindextype j = 0; j < n; j++) {
+        Gtw[j] += row[j] * w[i];
+        Gdtw[j] += rowd[j] * w[i];
+      }
+      if (z) {
+        for (sunindextype j = 0; j < n; j++) {
+          Gtz[j] += row[j] * z[i];
+        }
+      }
+    }
+    return;
+  }
+  for (sunindextype j = 0; j < n; j++) {
+    Gtw[j] = 0;
+    Gdtw[j] = 0;
+    if (z) {
+      Gtz[j] = 0;
+    }
+  }
+  for (sunindextype i = 0; i < m; i++) {
+    sunrealtype wi = w[i], zi = z ? z[i] : 0;
+    for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
+      int32_t j = s->ci32[k];
+      Gtw[j] += G[k] * wi;
+      Gdtw[j] += Gd[k] * wi;
+      if (z) {
+        Gtz[j] += G[k] * zi;
+      }
+    }
+  }
+}
 
 #endif
