@@ -91,12 +91,7 @@ static const CHSProblemOps dense_chain_ops = {
 
 static void rhs_at(CHSProblem prob, const char *form, const double *z, double *out, int len) {
   CHSFormulation f = new_formulation(form, prob, test_context());
-  N_Vector y = N_VNew_Serial(len, test_context()), yd = N_VNew_Serial(len, test_context());
-  memcpy(N_VGetArrayPointer(y), z, (size_t)len * sizeof *z);
-  assert_int_equal(CHSFormulation_Rhs(0, y, yd, f), 0);
-  memcpy(out, N_VGetArrayPointer(yd), (size_t)len * sizeof *out);
-  N_VDestroy(y);
-  N_VDestroy(yd);
+  formulation_rhs(f, z, out, len);
   CHSFormulation_Destroy(&f);
 }
 

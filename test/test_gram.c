@@ -7,12 +7,7 @@
 static void rhs(const char *problem, const char *form, const double *z, double *out, int len) {
   CHSProblem prob = new_problem(problem);
   CHSFormulation f = new_formulation(form, prob, test_context());
-  N_Vector y = N_VNew_Serial(len, test_context()), yd = N_VNew_Serial(len, test_context());
-  memcpy(N_VGetArrayPointer(y), z, (size_t)len * sizeof *z);
-  assert_int_equal(CHSFormulation_Rhs(0, y, yd, f), 0);
-  memcpy(out, N_VGetArrayPointer(yd), (size_t)len * sizeof *out);
-  N_VDestroy(y);
-  N_VDestroy(yd);
+  formulation_rhs(f, z, out, len);
   CHSFormulation_Destroy(&f);
   CHSProblem_Destroy(&prob);
 }

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <nvector/nvector_serial.h>
 
 #include "../src/compat.h"
 #include "chs/chs.h"
@@ -161,6 +162,16 @@ static inline CHSFormulation new_formulation(const char *name, CHSProblem prob, 
   assert_int_equal(rc, 0);
   assert_non_null(f);
   return f;
+}
+
+/* out = f(z), the formulation's right-hand side at the state z (length len); must succeed. */
+static inline void formulation_rhs(CHSFormulation f, const double *z, double *out, int len) {
+  N_Vector y = N_VNew_Serial(len, test_context()), yd = N_VNew_Serial(len, test_context());
+  memcpy(N_VGetArrayPointer(y), z, (size_t)len * sizeof *z);
+  assert_int_equal(CHSFormulation_Rhs(0, y, yd, f), 0);
+  memcpy(out, N_VGetArrayPointer(yd), (size_t)len * sizeof *out);
+  N_VDestroy(y);
+  N_VDestroy(yd);
 }
 
 /* The default run options with method, fixed step h (0: adaptive, set ctl.rtol/atol) and final
