@@ -125,15 +125,20 @@ static int seiler_fj_pendulum(rep_report *r, CHSError *err) {
                   "the h/2 comparison is a fair estimate of the integration error",
                   "standard h = 0.01: vs h/2 %.3g, vs exact %.3g; FJ: %.3g vs %.3g", ours[0][0][2],
                   exact_err[0][2], ours[1][0][2], exact_err[1][2]);
-    rep_note(r,
-             "FJ Delta_E at h = 0.01 is printed as 1.3e-7 in the paper, ours is %.2g: the same "
-             "mantissa, and the paper's own trend (2.4e-5, 6.2e-7, then a factor 5^4 ~ 625 less "
-             "for RK4) predicts ~1e-10, so we read it as a misprint of 1.3e-10. The standard "
-             "formulation's Delta_E at h = 0.1 (ours 2.82e-4, paper 2.5e-4) is the only other "
-             "entry off by more than 2 %%; we have not found why (same step count, same start; its "
-             "Delta_p and Delta_v at the same run agree to 1 %%). The (q, p) part of the FJ "
-             "system is exactly the Hamilton-Dirac equations (formulations/fj.c).\n",
-             ours[1][1][2]);
+    rep_note(
+        r,
+        "FJ Delta_E at h = 0.01 is printed as 1.3e-7 in the paper, ours is %.2g: the same "
+        "mantissa, and the paper's own trend (2.4e-5, 6.2e-7, then a factor 5^4 ~ 625 less "
+        "for RK4) predicts ~1e-10, so we read it as a misprint of 1.3e-10. The standard "
+        "formulation's Delta_E at h = 0.1 (ours 2.82e-4, paper 2.5e-4) is the only other "
+        "entry off by more than 2 %%. Same step count and start; its Delta_p and Delta_v at the "
+        "same run agree to 1 %%; an independent 20-line RK4 of the same equations gives "
+        "2.8246e-4 too, and dropping the division by x^2 + y^2 in lambda makes the run "
+        "diverge, so it is not that variant. The paper's own h = 0.1 / h = 0.05 ratios are "
+        "14.9 for Delta_p and 15 for Delta_v but 13.9 for Delta_E (ours 15.7, near RK4's 16): "
+        "we suspect a misprint (2.8 -> 2.5) but cannot prove it. The (q, p) part of the FJ "
+        "system is exactly the Hamilton-Dirac equations (formulations/fj.c).\n",
+        ours[1][1][2]);
   }
   CHSProblem_Destroy(&prob);
   return rc;
