@@ -31,7 +31,7 @@ static int usage_error(const char *fmt, ...) {
   return CHS_EXIT_USAGE;
 }
 
-static int parse_real(const char *opt, const char *s, double *x) {
+int cli_parse_real(const char *opt, const char *s, double *x) {
   char *end = NULL;
   errno = 0;
   *x = strtod(s, &end);
@@ -41,7 +41,7 @@ static int parse_real(const char *opt, const char *s, double *x) {
   return 0;
 }
 
-static int parse_long(const char *opt, const char *s, long *x) {
+int cli_parse_long(const char *opt, const char *s, long *x) {
   char *end = NULL;
   errno = 0;
   *x = strtol(s, &end, 10);
@@ -49,6 +49,17 @@ static int parse_long(const char *opt, const char *s, long *x) {
     return usage_error("bad value for %s: '%s' is not an integer", opt, s);
   }
   return 0;
+}
+
+int cli_parse_real_above(const char *opt, const char *s, double lo, double *x) {
+  int rc = cli_parse_real(opt, s, x);
+  return rc != 0 || *x > lo ? rc : usage_error("bad value for %s: '%s' (must be > %g)", opt, s, lo);
+}
+
+int cli_parse_long_min(const char *opt, const char *s, long lo, long *x) {
+  int rc = cli_parse_long(opt, s, x);
+  return rc != 0 || *x >= lo ? rc
+                             : usage_error("bad value for %s: '%s' (must be >= %ld)", opt, s, lo);
 }
 
 void cli_print_run_usage(FILE *out, const char *cmd, const char *formulation_flag) {
@@ -118,27 +129,27 @@ int cli_parse(int argc, char **argv, const char *formulation_flag, cli_options *
     } else if (strcmp(a, "--tols") == 0 && strcmp(formulation_flag, "--formulations") == 0) {
       o->tols = v;
     } else if (strcmp(a, "--h") == 0) {
-      rc = parse_real(a, v, &o->h);
+      rc = cli_parse_real(a, v, &o->h);
       o->have_h = 1;
     } else if (strcmp(a, "--rtol") == 0) {
-      rc = parse_real(a, v, &o->rtol);
+      rc = cli_parse_real(a, v, &o->rtol);
       o->have_rtol = 1;
     } else if (strcmp(a, "--atol") == 0) {
-      rc = parse_real(a, v, &o->atol);
+      rc = cli_parse_real(a, v, &o->atol);
       o->have_atol = 1;
     } else if (strcmp(a, "--tf") == 0) {
-      rc = parse_real(a, v, &o->tf);
+      rc = cli_parse_real(a, v, &o->tf);
       o->have_tf = 1;
     } else if (strcmp(a, "--project-tol") == 0) {
-      rc = parse_real(a, v, &o->project_tol);
+      rc = cli_parse_real(a, v, &o->project_tol);
     } else if (strcmp(a, "--every") == 0) {
-      rc = parse_long(a, v, &o->every);
+      rc = cli_parse_long(a, v, &o->every);
     } else if (strcmp(a, "--project-newton-tol") == 0) {
-      rc = parse_real(a, v, &o->project_newton_tol);
+      rc = cli_parse_real(a, v, &o->project_newton_tol);
     } else if (strcmp(a, "--project-every") == 0) {
-      rc = parse_long(a, v, &o->project_every);
+      rc = cli_parse_long(a, v, &o->project_every);
     } else if (strcmp(a, "--max-steps") == 0) {
-      rc = parse_long(a, v, &o->max_steps);
+      rc = cli_parse_long(a, v, &o->max_steps);
     } else {
       return usage_error("unknown option '%s'", a);
     }

@@ -45,6 +45,12 @@ int cli_check_formulation(const char *spec);
 
 /* Print "chs: message" on stderr and return the exit status for code. */
 int cli_fail(const CHSError *err);
+/* Numbers of command-line options: 0, or the usage exit status after a message naming the option
+ * and the value (not a number, out of range). */
+int cli_parse_real(const char *opt, const char *s, double *x);
+int cli_parse_long(const char *opt, const char *s, long *x);
+int cli_parse_real_above(const char *opt, const char *s, double lo, double *x);
+int cli_parse_long_min(const char *opt, const char *s, long lo, long *x);
 int cli_exit_status(int code);
 
 /* One integration as `chs run` does it (monitor may be NULL). */

@@ -372,10 +372,7 @@ int cmd_bench(int argc, char **argv) {
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
     } else if (strcmp(argv[i], "--evals") == 0 && i + 1 < argc) {
-      char *end = NULL;
-      evals = strtol(argv[++i], &end, 10);
-      if (*end != '\0' || evals < 1) {
-        fprintf(stderr, "chs: bad value for --evals: '%s'\n", argv[i]);
+      if (cli_parse_long_min("--evals", argv[++i], 1, &evals) != 0) {
         return CHS_EXIT_USAGE;
       }
     } else if (strcmp(argv[i], "--help") == 0) {

@@ -127,24 +127,15 @@ int cmd_workprec(int argc, char **argv) {
         return CHS_EXIT_USAGE;
       }
     } else if (strcmp(a, "--tf") == 0) {
-      char *end;
-      tf = strtod(argv[++i], &end);
-      if (*end || !(tf > 0)) {
-        fprintf(stderr, "chs: bad value for --tf: '%s'\n", v);
+      if (cli_parse_real_above(a, argv[++i], 0, &tf) != 0) {
         return CHS_EXIT_USAGE;
       }
     } else if (strcmp(a, "--max-steps") == 0) {
-      char *end;
-      max_steps = strtol(argv[++i], &end, 10);
-      if (*end || max_steps < 1) {
-        fprintf(stderr, "chs: bad value for --max-steps: '%s'\n", v);
+      if (cli_parse_long_min(a, argv[++i], 1, &max_steps) != 0) {
         return CHS_EXIT_USAGE;
       }
     } else if (strcmp(a, "--repeats") == 0) {
-      char *end;
-      repeats = strtol(argv[++i], &end, 10);
-      if (*end || repeats < 1) {
-        fprintf(stderr, "chs: bad value for --repeats: '%s'\n", v);
+      if (cli_parse_long_min(a, argv[++i], 1, &repeats) != 0) {
         return CHS_EXIT_USAGE;
       }
     } else {
