@@ -178,8 +178,10 @@ int rep_plot(const char *dir, const char *name, const char *header, const double
   return 0;
 }
 
-int rep_run(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor, void *ctx,
-            CHSRunSummary *sum, CHSError *err) {
+/* A formulation of prob in its own SUNContext, then CHSRun (wmon == NULL) or CHSWedge_Run. */
+static int rep_run_any(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor,
+                       CHSWedgeMonitorFn wmon, void *ctx, CHSRunSummary *sum, CHSWedgeSummary *wsum,
+                       CHSError *err) {
   SUNContext sunctx = NULL;
   CHSFormulation f = NULL;
   CHSRunSummary local;
@@ -192,11 +194,22 @@ int rep_run(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn m
   opt.every = opt.every > 0 ? opt.every : 1;
   int rc = CHSFormulation_Create(form, prob, sunctx, &f, err);
   if (rc == 0) {
-    rc = CHSRun(f, &opt, monitor, ctx, sum ? sum : &local, err);
+    rc = wmon ? CHSWedge_Run(f, &opt, wmon, ctx, wsum, err)
+              : CHSRun(f, &opt, monitor, ctx, sum ? sum : &local, err);
   }
   CHSFormulation_Destroy(&f);
   SUNContext_Free(&sunctx);
   return rc;
+}
+
+int rep_run(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor, void *ctx,
+            CHSRunSummary *sum, CHSError *err) {
+  return rep_run_any(prob, form, opt, monitor, NULL, ctx, sum, NULL, err);
+}
+
+int rep_wedge(CHSProblem prob, const char *form, CHSRunOptions opt, CHSWedgeMonitorFn monitor,
+              void *ctx, CHSWedgeSummary *sum, CHSError *err) {
+  return rep_run_any(prob, form, opt, NULL, monitor, ctx, NULL, sum, err);
 }
 
 int rep_final_monitor(const CHSRecord *rec, void *ctx) {

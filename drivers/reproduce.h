@@ -69,6 +69,9 @@ double rep_first_exceeding(const rep_series *s, const double *e, double level);
  * in a SUNContext of its own; the monitor may be NULL. Returns the run's code (err set). */
 int rep_run(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor, void *ctx,
             CHSRunSummary *sum, CHSError *err);
+/* The same for the wedge product (CHSWedge_Run; monitor required). */
+int rep_wedge(CHSProblem prob, const char *form, CHSRunOptions opt, CHSWedgeMonitorFn monitor,
+              void *ctx, CHSWedgeSummary *sum, CHSError *err);
 
 /* Final states: z[0] = n, z[1 .. n] = q(tf), z[n+1 .. 2n] = p(tf). rep_final_monitor is a
  * CHSMonitorFn keeping the last record in z. rep_reference_final fills z with the problem's

@@ -10,7 +10,6 @@
  * each configuration (the figures' wedge panels) is computed by CHSWedge_Run: two tangent vectors
  * of T*M carried through the linearised steps, projections included. */
 #include <string.h>
-#include "../../src/compat.h"
 #include "../reproduce.h"
 
 static int lr_wedge_max(sunrealtype t, sunrealtype omega, void *ctx) {
@@ -23,27 +22,11 @@ static int lr_wedge_max(sunrealtype t, sunrealtype omega, void *ctx) {
 /* max |omega - omega0| of form/method with h = 0.05 on [0, tf]. */
 static int lr_wedge(CHSProblem prob, const char *form, const char *method, double tf, int project,
                     long every, double *wmax, CHSError *err) {
-  SUNContext ctx = NULL;
-  CHSFormulation f = NULL;
   *wmax = 0;
-  int rc = chs_context_create(&ctx) == 0 ? 0 : CHS_ERR_MEM;
-  if (rc == 0) {
-    chs_context_silence(ctx);
-    rc = CHSFormulation_Create(form, prob, ctx, &f, err);
-  }
-  if (rc == 0) {
-    CHSRunOptions o = {.method = method,
-                       .ctl = {.h = 0.05},
-                       .tf = tf,
-                       .every = 1,
-                       .project = project,
-                       .project_every = every};
-    CHSWedgeSummary sum;
-    rc = CHSWedge_Run(f, &o, lr_wedge_max, wmax, &sum, err);
-  }
-  CHSFormulation_Destroy(&f);
-  SUNContext_Free(&ctx);
-  return rc;
+  CHSRunOptions o = {
+      .method = method, .ctl = {.h = 0.05}, .tf = tf, .project = project, .project_every = every};
+  CHSWedgeSummary sum;
+  return rep_wedge(prob, form, o, lr_wedge_max, wmax, &sum, err);
 }
 
 static int lr_run(CHSProblem prob, const char *form, const char *method, double tf, int project,

@@ -11,7 +11,6 @@
  * linearised steps (CHSWedge_Run), with the same midpoint rule solved to round-off by functional
  * iteration (gauss:1) so that the step map is exactly the midpoint map. */
 #include <string.h>
-#include "../../src/compat.h"
 #include "../reproduce.h"
 
 typedef struct {
@@ -37,22 +36,10 @@ static int wedge_monitor(sunrealtype t, sunrealtype omega, void *ctx) {
 
 /* The wedge product of formulation form with gauss:1, h = 0.01, on [0, tf]. */
 static int wedge_run(CHSProblem prob, const char *form, double tf, wedge_acc *acc, CHSError *err) {
-  SUNContext ctx = NULL;
-  CHSFormulation f = NULL;
   memset(acc, 0, sizeof *acc);
-  int rc = chs_context_create(&ctx) == 0 ? 0 : CHS_ERR_MEM;
-  if (rc == 0) {
-    chs_context_silence(ctx);
-    rc = CHSFormulation_Create(form, prob, ctx, &f, err);
-  }
-  if (rc == 0) {
-    CHSRunOptions o = {.method = "gauss:1", .ctl = {.h = 0.01}, .tf = tf, .every = 1};
-    CHSWedgeSummary sum;
-    rc = CHSWedge_Run(f, &o, wedge_monitor, acc, &sum, err);
-  }
-  CHSFormulation_Destroy(&f);
-  SUNContext_Free(&ctx);
-  return rc;
+  CHSRunOptions o = {.method = "gauss:1", .ctl = {.h = 0.01}, .tf = tf};
+  CHSWedgeSummary sum;
+  return rep_wedge(prob, form, o, wedge_monitor, acc, &sum, err);
 }
 
 #define NF 4
