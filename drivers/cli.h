@@ -60,6 +60,7 @@ typedef struct {
   int has_wedge;            /* run --wedge */
   double wedge_err_max;     /* max_n |omega_n - omega_0|, omega_0 = 1 */
   double wedge_rel_err_max; /* the same relative to |dz1_n| |dz2_n| */
+  int wedge_exact;          /* the method's tangent map (1) or finite differences (0) */
   int rc;
   CHSError err;
 } cli_result;

@@ -36,8 +36,9 @@ static void print_summary(const cli_result *r) {
   }
   if (r->has_wedge) {
     printf("  wedge product  max |omega - omega(0)| %.3e  (omega(0) = 1); relative to "
-           "|dz1| |dz2| %.3e\n",
-           r->wedge_err_max, r->wedge_rel_err_max);
+           "|dz1| |dz2| %.3e; %s\n",
+           r->wedge_err_max, r->wedge_rel_err_max,
+           r->wedge_exact ? "the method's exact tangent map" : "finite differences of the step");
   }
   for (int i = 0; i < d->n_invariants; i++) {
     printf("  %-14s max %.3e  final %.3e  (absolute drift)\n", d->invariant_names[i],
@@ -46,8 +47,9 @@ static void print_summary(const cli_result *r) {
   printf("  wall           %.3g s\n", s->wall_s);
 }
 
-/* --wedge: the wedge product along the same method and step (a second integration, 25 steps of
- * the method per step: chs/wedge.h). */
+/* --wedge: the wedge product along the same method and step (a second integration, with the
+ * method's tangent map, or 25 steps of the method per step for finite differences: chs/wedge.h).
+ */
 static int run_wedge(const cli_options *o, CHSProblem prob, cli_result *res) {
   SUNContext sun = NULL;
   if (chs_context_create(&sun) != 0) {
@@ -68,6 +70,7 @@ static int run_wedge(const cli_options *o, CHSProblem prob, cli_result *res) {
     res->has_wedge = 1;
     res->wedge_err_max = (double)w.err_max;
     res->wedge_rel_err_max = (double)w.rel_err_max;
+    res->wedge_exact = w.exact_tangents;
   }
   CHSFormulation_Destroy(&f);
   SUNContext_Free(&sun);

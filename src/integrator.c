@@ -85,6 +85,15 @@ void *CHSIntegrator_GetSundialsMem(CHSIntegrator it) {
   return it->ops->sundials_mem ? it->ops->sundials_mem(it->mem) : NULL;
 }
 
+int CHSIntegrator_TangentStep(CHSIntegrator it, sunrealtype h, int k, sunrealtype *dz, N_Vector y,
+                              CHSError *err) {
+  if (!it->ops->tangent_step) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED, "method family %s has no tangent map",
+                         it->ops->family);
+  }
+  return it->ops->tangent_step(it->mem, h, k, dz, y, err);
+}
+
 void CHSIntegrator_Destroy(CHSIntegrator *it) {
   if (it && *it) {
     (*it)->ops->destroy((*it)->mem);

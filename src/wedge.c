@@ -60,6 +60,7 @@ typedef struct {
   const CHSRunOptions *o;
   sunindextype n;
   N_Vector y;
+  CHSProjector proj; /* applied after each step (part of the step map), or NULL */
 } wedge_ctx;
 
 /* z1 = Phi(z) over [t, t + h] (z, z1: physical (q, p)), by a new integrator. */
@@ -74,6 +75,9 @@ static int wedge_map(wedge_ctx *w, sunrealtype t, sunrealtype h, const sunrealty
   sunrealtype tret = t;
   int rc = CHSIntegrator_Evolve(it, t + h, w->y, &tret, err);
   CHSIntegrator_Destroy(&it);
+  if (rc == 0 && w->proj && CHSProjector_Apply(w->proj, t + h, w->y) != 0) {
+    rc = chs_error_set(err, CHS_ERR_SOLVER, "wedge: projection failed at t = %g", (double)(t + h));
+  }
   if (rc == 0 && CHSFormulation_ToPhysical(w->f, w->y, z1, z1 + n) != 0) {
     rc = chs_error_set(err, CHS_ERR_SOLVER, "wedge: cannot map the state at t = %g",
                        (double)(t + h));
@@ -188,7 +192,7 @@ int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn m
                          "the wedge product needs an ODE formulation and a fixed-step method");
   }
   sunindextype n = f->sys.n, N = 2 * n;
-  wedge_ctx w = {f, opt, n, NULL};
+  wedge_ctx w = {f, opt, n, NULL, NULL};
   sunrealtype *buf = malloc((size_t)N * (6 + WEDGE_LEVELS) * sizeof *buf);
   CHSProjector proj = NULL;
   int rc = buf ? CHSFormulation_NewInitialState(f, &w.y, err)
@@ -196,6 +200,7 @@ int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn m
   sunrealtype *z = buf, *z1 = buf + N, *d1 = buf + 2 * N, *d2 = buf + 3 * N, *work = buf + 4 * N;
   if (rc == 0 && opt->project != CHS_PROJECT_NONE) {
     rc = CHSProjector_Create(f, opt->project, opt->project_tol, &proj, err);
+    w.proj = proj;
   }
   if (rc == 0 && CHSFormulation_ToPhysical(f, w.y, z, z + n) != 0) {
     rc = chs_error_set(err, CHS_ERR_SOLVER, "wedge: cannot map the initial state");
@@ -208,14 +213,41 @@ int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn m
   if (rc == 0 && monitor && monitor(t, sum->omega0, ctx) != 0) {
     rc = chs_error_set(err, CHS_ERR_IO, "output stopped at t = %g", (double)t);
   }
+  /* The method's own tangent map where it has one (d1, d2 are contiguous), else differences. */
+  CHSIntegrator it = NULL;
+  N_Vector yt = rc == 0 ? N_VClone(w.y) : NULL;
+  int exact = proj ? 0 : -1; /* unknown until the first step; a projection has no tangent map */
+  if (rc == 0 && !yt) {
+    rc = chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  if (rc == 0) {
+    N_VScale(1, w.y, yt);
+    rc = CHSIntegrator_Create(opt->method, f, yt, t, &opt->ctl, &it, err);
+  }
   while (rc == 0 && t < opt->tf) {
     sunrealtype step = t + h >= opt->tf - 1e-9 * h ? opt->tf - t : h;
-    rc = wedge_linearise(&w, t, step, z, d1, work, err);
-    if (rc == 0) {
-      rc = wedge_linearise(&w, t, step, z, d2, work, err);
+    if (exact != 0) {
+      rc = CHSIntegrator_TangentStep(it, step, 2, d1, yt, err);
+      if (exact < 0 && rc == CHS_ERR_UNSUPPORTED) {
+        CHSError_Clear(err);
+        rc = 0;
+        exact = 0;
+      } else {
+        exact = 1;
+        if (rc == 0 && CHSFormulation_ToPhysical(f, yt, z1, z1 + n) != 0) {
+          rc = chs_error_set(err, CHS_ERR_SOLVER, "wedge: cannot map the state at t = %g",
+                             (double)(t + step));
+        }
+      }
     }
-    if (rc == 0) {
-      rc = wedge_map(&w, t, step, z, z1, err);
+    if (rc == 0 && exact == 0) {
+      rc = wedge_linearise(&w, t, step, z, d1, work, err);
+      if (rc == 0) {
+        rc = wedge_linearise(&w, t, step, z, d2, work, err);
+      }
+      if (rc == 0) {
+        rc = wedge_map(&w, t, step, z, z1, err);
+      }
     }
     if (rc != 0) {
       break;
@@ -235,6 +267,11 @@ int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn m
     if (monitor && monitor(t, om, ctx) != 0) {
       rc = chs_error_set(err, CHS_ERR_IO, "output stopped at t = %g", (double)t);
     }
+  }
+  sum->exact_tangents = exact == 1;
+  CHSIntegrator_Destroy(&it);
+  if (yt) {
+    N_VDestroy(yt);
   }
   CHSProjector_Destroy(&proj);
   if (w.y) {

@@ -55,6 +55,11 @@ typedef struct CHSIntegratorOps {
   /* 1: the method is built on H = T + V with F = -grad V (e.g. RATTLE's explicit half-kicks);
    * it refuses problems with a non-conservative force (CHS_ERR_UNSUPPORTED). */
   int needs_hamiltonian;
+  /* Optional: one step of exactly h from the current state that also maps the k tangent vectors
+   * dz[0 .. 2n k) (each (dq, dp) of the physical state) by the derivative of the step map, the
+   * linearised step equations solved to round-off; y receives the new state. Returns
+   * CHS_ERR_UNSUPPORTED, before any change, where the configuration has no tangent map. */
+  int (*tangent_step)(void *mem, sunrealtype h, int k, sunrealtype *dz, N_Vector y, CHSError *err);
 } CHSIntegratorOps;
 
 typedef struct CHSIntegrator_ *CHSIntegrator;
@@ -69,6 +74,10 @@ int CHSIntegrator_GetStats(CHSIntegrator it, CHSIntegratorStats *stats);
 /* Restart at (t, y); CHS_ERR_UNSUPPORTED for families that cannot. */
 int CHSIntegrator_Reinit(CHSIntegrator it, sunrealtype t, N_Vector y);
 void *CHSIntegrator_GetSundialsMem(CHSIntegrator it);
+/* One step of h with the tangent map (CHSIntegratorOps.tangent_step); CHS_ERR_UNSUPPORTED for
+ * families without one (chs' own steppers rattle, sprk, lobatto have it). */
+int CHSIntegrator_TangentStep(CHSIntegrator it, sunrealtype h, int k, sunrealtype *dz, N_Vector y,
+                              CHSError *err);
 void CHSIntegrator_Destroy(CHSIntegrator *it);
 
 int CHSIntegratorRegistry_Count(void);

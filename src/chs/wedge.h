@@ -34,6 +34,8 @@ typedef struct CHSWedgeSummary {
    * tangents (Euclidean norms of (dq, dp)), which grow along the flow (shear) while the
    * linearisation's round-off stays relative to them */
   sunrealtype rel_err_max;
+  /* 1: the method's exact tangent map (CHSIntegrator_TangentStep), 0: finite differences */
+  int exact_tangents;
 } CHSWedgeSummary;
 
 /* Called at t0 and after every step with the current wedge product; nonzero stops the run. */

@@ -40,6 +40,8 @@ typedef struct {
   sunindextype *piv;
   long steps, force_evals, jac_setups, newton_iters;
   int have_force, have_x, have_jac; /* have_jac: J factored near X (valid in the step) */
+  sunrealtype *tbuf;                /* tangent map: s n + 2 n + m, allocated on first use */
+  void *tw;                         /* its chs_tangent_work */
 } chs_cprk;
 
 int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype t0,
@@ -49,6 +51,11 @@ void chs_cprk_destroy(chs_cprk *c);
  * iteration from the last solution X (same step, other coefficients) instead of a predictor.
  * 0, or CHS_ERR_SOLVER with a message. */
 int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int warm, CHSError *err);
+/* After a successful trial: map the k tangents dz (each (dq, dp), 2n) at (q, p) by the trial
+ * step's derivative (the stage equations linearised at their solution with a Newton matrix
+ * refactored there, tangent.h for the final momentum projection). 0 or CHS_ERR_SOLVER. */
+int chs_cprk_tangent(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int k, sunrealtype *dz,
+                     CHSError *err);
 /* Make (q1, p1) the new state at t + h. */
 void chs_cprk_accept(chs_cprk *c, sunrealtype h);
 /* Copy the state into y (physical (q, p)). */

@@ -30,6 +30,7 @@
 #include <sundials/sundials_dense.h>
 #include "cprk.h"
 #include "fixed_step.h"
+#include "tangent.h"
 
 #define CPRK_NEWTON_MAX 60
 
@@ -137,6 +138,11 @@ void chs_cprk_destroy(chs_cprk *c) {
       SUNDlsMat_destroyMat(c->J);
     }
     free(c->piv);
+    free(c->tbuf);
+    if (c->tw) {
+      chs_tangent_work_free(c->tw);
+      free(c->tw);
+    }
     free(c);
   }
 }
@@ -482,6 +488,116 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
   return 0;
 }
 
+/* out = dFc_j/dQ u = -H(Q_j) u - Gdot(Q_j, u)^T Lambda_j (the stage force's derivative). */
+static int cprk_stage_force_jv(chs_cprk *c, int j, const sunrealtype *u, sunrealtype *out) {
+  CHSSystem *sys = c->sys;
+  const CHSProblemOps *ops = sys->ops;
+  sunindextype n = c->n;
+  const sunrealtype *Q = c->Qs + j * n;
+  memset(out, 0, (size_t)n * sizeof *out);
+  if (ops->hessian_potential && ops->hessian_potential(sys->data, Q, u, out) != 0) {
+    return 1;
+  }
+  if (ops->jacobian_dot(sys->data, Q, u, c->Gd) != 0) {
+    return 1;
+  }
+  chs_jac_tmv(sys, c->Gd, c->X + c->s * n + j * c->m, c->wn1);
+  for (sunindextype k = 0; k < n; k++) {
+    out[k] = -out[k] - c->wn1[k];
+  }
+  return 0;
+}
+
+/* R(X; q, p) = 0 linearised: J dX = dp + h sum_j ah_ij (dFc_j/dQ) dq (P rows; all Q_j move with
+ * q), -G(Q_i) dq / h (g rows); then dQ_j = dq + h sum_k a_jk M^{-1} dP_k, dq1 = dQ_s,
+ * dpt = dp + h sum_{j<s} b_j (dFc_j/dQ dQ_j - G(Q_j)^T dLambda_j) - h b_s H(q1) dq1, and the
+ * projection psi(q1, p1) = 0 with mu = h b_s Lambda_s. */
+int chs_cprk_tangent(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int k, sunrealtype *dz,
+                     CHSError *err) {
+  CHSSystem *sys = c->sys;
+  sunindextype n = c->n, m = c->m, gs = c->gs;
+  int s = c->s;
+  if (!c->tbuf) {
+    c->tbuf = malloc(((size_t)s * (size_t)n + 2 * (size_t)n + (size_t)m) * sizeof *c->tbuf);
+    c->tw = calloc(1, sizeof(chs_tangent_work));
+    if (!c->tbuf || !c->tw || chs_tangent_work_alloc(c->tw, sys) != 0) {
+      return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+    }
+  }
+  sunrealtype *dQ = c->tbuf, *a = dQ + s * n, *dpt = a + n, *mu = dpt + n;
+  /* the exact Newton matrix at the solution (the iteration may have used an older one) */
+  if (cprk_residual(c, tb, h) != 0 || cprk_jacobian(c, tb, h) != 0) {
+    return chs_error_set(err, CHS_ERR_SOLVER, "%s: tangent map: stage Jacobian failed at t = %g",
+                         c->who, (double)c->t);
+  }
+  for (sunindextype l = 0; l < m; l++) {
+    mu[l] = h * tb->b[s - 1] * c->lam1[l];
+  }
+  sunrealtype *dX = c->dX;
+  for (int t = 0; t < k; t++) {
+    sunrealtype *dq = dz + 2 * n * t, *dp = dq + n;
+    for (int i = 0; i < s; i++) {
+      memcpy(dX + i * n, dp, (size_t)n * sizeof *dX);
+    }
+    for (int j = 0; j < s - 1; j++) {
+      if (cprk_stage_force_jv(c, j, dq, a) != 0) {
+        return chs_error_set(err, CHS_ERR_SOLVER, "%s: tangent map failed at t = %g", c->who,
+                             (double)c->t);
+      }
+      for (int i = 0; i < s; i++) {
+        sunrealtype w = h * tb->Ah[i][j];
+        for (sunindextype l = 0; l < n && w != 0; l++) {
+          dX[i * n + l] += w * a[l];
+        }
+      }
+    }
+    for (int i = 1; i < s; i++) {
+      sunrealtype *r = dX + s * n + (i - 1) * m;
+      chs_jac_mv(sys, c->Gs + i * gs, dq, r);
+      for (sunindextype l = 0; l < m; l++) {
+        r[l] = -r[l] / h;
+      }
+    }
+    SUNDlsMat_denseGETRS(c->J, c->N, c->piv, dX);
+    for (int j = 0; j < s; j++) {
+      chs_mass_inv(sys, dX + j * n, c->Vs + j * n); /* Vs: M^{-1} dP_j (scratch now) */
+    }
+    for (int i = 0; i < s; i++) {
+      sunrealtype *d = dQ + i * n;
+      memcpy(d, dq, (size_t)n * sizeof *d);
+      for (int j = 0; j < s; j++) {
+        sunrealtype w = h * tb->A[i][j];
+        for (sunindextype l = 0; l < n && w != 0; l++) {
+          d[l] += w * c->Vs[j * n + l];
+        }
+      }
+    }
+    memcpy(dpt, dp, (size_t)n * sizeof *dpt);
+    int rc = 0;
+    for (int j = 0; j < s - 1 && rc == 0; j++) {
+      rc = cprk_stage_force_jv(c, j, dQ + j * n, a);
+      chs_jac_tmv(sys, c->Gs + j * gs, dX + s * n + j * m, c->wn2);
+      for (sunindextype l = 0; l < n; l++) {
+        dpt[l] += h * tb->b[j] * (a[l] - c->wn2[l]);
+      }
+    }
+    sunrealtype *dq1 = dQ + (s - 1) * n;
+    if (rc == 0) {
+      rc = chs_tangent_kick(sys, c->q1, dq1, h * tb->b[s - 1], dpt, c->tw);
+    }
+    if (rc == 0) {
+      rc = chs_tangent_momentum(sys, c->q1, c->p1, mu, dq1, dpt, c->tw);
+    }
+    if (rc != 0) {
+      return chs_error_set(err, CHS_ERR_SOLVER, "%s: tangent map failed at t = %g", c->who,
+                           (double)c->t);
+    }
+    memcpy(dq, dq1, (size_t)n * sizeof *dq);
+    memcpy(dp, dpt, (size_t)n * sizeof *dp);
+  }
+  return 0;
+}
+
 void chs_cprk_accept(chs_cprk *c, sunrealtype h) {
   sunindextype n = c->n, m = c->m;
   memcpy(c->q, c->q1, (size_t)n * sizeof *c->q);
@@ -551,6 +667,16 @@ static int lobatto_step(void *mem, sunrealtype h, CHSError *err) {
   return 0;
 }
 
+static int lobatto_tangent_step(void *mem, sunrealtype h, int k, sunrealtype *dz, N_Vector y,
+                                CHSError *err) {
+  lobatto_mem *l = mem;
+  CHS_CALL(chs_cprk_trial(l->c, &l->tb, h, 0, err));
+  CHS_CALL(chs_cprk_tangent(l->c, &l->tb, h, k, dz, err));
+  chs_cprk_accept(l->c, h);
+  chs_cprk_get_state(l->c, y);
+  return 0;
+}
+
 static int lobatto_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
                           CHSError *err) {
   lobatto_mem *l = mem;
@@ -577,4 +703,5 @@ const CHSIntegratorOps chs_integrator_lobatto = {
     .get_stats = lobatto_stats,
     .needs_hamiltonian = 1, /* kicks with F(q) = -grad V only */
     .destroy = lobatto_destroy,
+    .tangent_step = lobatto_tangent_step,
 };

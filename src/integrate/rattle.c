@@ -16,6 +16,7 @@
 #include <sundials/sundials_dense.h>
 #include "../impl.h"
 #include "fixed_step.h"
+#include "tangent.h"
 
 #define RATTLE_NEWTON_MAX 100
 
@@ -29,6 +30,8 @@ typedef struct {
   sunindextype *piv;
   long steps, force_evals, newton;
   int have_force;
+  chs_tangent_work tw;            /* tangent map: allocated on first use */
+  sunrealtype *q0, *tq, *tp, *tr; /* n each: q_n, and dq1, dp, dr of one tangent */
 } rattle_mem;
 
 static const char *rattle_method_name(int i) {
@@ -43,6 +46,8 @@ static void rattle_destroy(void *mem) {
       SUNDlsMat_destroyMat(r->A);
     }
     free(r->piv);
+    chs_tangent_work_free(&r->tw);
+    free(r->q0);
     free(r);
   }
 }
@@ -212,6 +217,56 @@ static int rattle_step(void *mem, sunrealtype h, CHSError *err) {
   return 0;
 }
 
+/* The step's derivative (tangent.h), after rattle_step from q0 (r->q0): half kick at q0, the
+ * position step with lambda (c = h^2/2), half kick at q1, the momentum projection with mu (r->z).
+ */
+static int rattle_tangent_step(void *mem, sunrealtype h, int k, sunrealtype *dz, N_Vector y,
+                               CHSError *err) {
+  rattle_mem *r = mem;
+  CHSSystem *s = r->s;
+  sunindextype n = r->n;
+  if (!r->q0) {
+    r->q0 = malloc(4 * (size_t)n * sizeof *r->q0);
+    if (!r->q0 || chs_tangent_work_alloc(&r->tw, s) != 0) {
+      return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+    }
+    r->tq = r->q0 + n;
+    r->tp = r->tq + n;
+    r->tr = r->tp + n;
+  }
+  memcpy(r->q0, r->q, (size_t)n * sizeof *r->q0);
+  CHS_CALL(rattle_step(r, h, err));
+  for (int j = 0; j < k; j++) {
+    sunrealtype *dq = dz + 2 * n * j, *dp = dq + n, *tq = r->tq, *tp = r->tp;
+    memcpy(tp, dp, (size_t)n * sizeof *tp);
+    int rc = chs_tangent_kick(s, r->q0, dq, h / 2, tp, &r->tw);
+    chs_mass_inv(s, tp, tq);
+    for (sunindextype i = 0; i < n; i++) {
+      tq[i] = dq[i] + h * tq[i];
+    }
+    if (rc == 0) {
+      rc = chs_tangent_position(s, r->q0, r->G0, r->lam, h * h / 2, dq, tq, r->tr, &r->tw);
+    }
+    for (sunindextype i = 0; i < n; i++) {
+      tp[i] -= h / 2 * r->tr[i];
+    }
+    if (rc == 0) {
+      rc = chs_tangent_kick(s, r->q, tq, h / 2, tp, &r->tw);
+    }
+    if (rc == 0) {
+      rc = chs_tangent_momentum(s, r->q, r->p, r->z, tq, tp, &r->tw);
+    }
+    if (rc != 0) {
+      return chs_error_set(err, CHS_ERR_SOLVER, "rattle: tangent map failed at t = %g",
+                           (double)r->t);
+    }
+    memcpy(dq, tq, (size_t)n * sizeof *dq);
+    memcpy(dp, tp, (size_t)n * sizeof *dp);
+  }
+  chs_fixed_step_store(r->q, r->p, n, y);
+  return 0;
+}
+
 static int rattle_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
                          CHSError *err) {
   rattle_mem *r = mem;
@@ -236,4 +291,5 @@ const CHSIntegratorOps chs_integrator_rattle = {
     .get_stats = rattle_stats,
     .destroy = rattle_destroy,
     .needs_hamiltonian = 1, /* explicit half-kicks with F(q) only */
+    .tangent_step = rattle_tangent_step,
 };

@@ -71,6 +71,7 @@
 #include "../compat.h"
 #include "../impl.h"
 #include "fixed_step.h"
+#include "tangent.h"
 
 #define SPRK_NEWTON_MAX 100
 
@@ -273,6 +274,10 @@ typedef struct {
   sunrealtype *nu, *g, *dnu;                   /* m */
   int have_force, have_gram;
   long steps, force_evals, newton, drifts;
+  /* tangent map (sprk_tangent_step): tk tangents at tdz carried through every kick and drift */
+  int tk;
+  sunrealtype *tdz, *q0, *tq, *tr; /* q0: q before a drift; tq, tr: n each */
+  chs_tangent_work tw;
   /* SPRKStep (SUNDIALS >= 6.6, unconstrained) */
   void *arkode;
   N_Vector y;
@@ -298,6 +303,8 @@ static void sprk_destroy(void *mem) {
   }
   free(r->ops);
   free(r->q);
+  free(r->q0);
+  chs_tangent_work_free(&r->tw);
   free(r);
 }
 
@@ -509,10 +516,49 @@ static int sprk_kick(sprk_mem *r, sunrealtype c, CHSError *err) {
   for (sunindextype i = 0; i < r->n; i++) {
     r->p[i] += c * r->F[i];
   }
-  if (r->free_mode) {
-    return 0;
+  if (!r->free_mode) {
+    CHS_CALL(sprk_project_momentum(r, err));
   }
-  return sprk_project_momentum(r, err);
+  for (int j = 0; j < r->tk; j++) { /* tangents: dp -= c H dq, then the projection's */
+    sunrealtype *dq = r->tdz + 2 * r->n * j, *dp = dq + r->n;
+    int rc = chs_tangent_kick(s, r->q, dq, c, dp, &r->tw);
+    if (rc == 0 && !r->free_mode) {
+      rc = chs_tangent_momentum(s, r->q, r->p, r->dnu, dq, dp, &r->tw);
+    }
+    if (rc != 0) {
+      return chs_error_set(err, CHS_ERR_SOLVER, "sprk: tangent map failed at t = %g", (double)r->t);
+    }
+  }
+  return 0;
+}
+
+/* The tangents through a drift of tau from r->q0 (tangent.h): the position step with nu (c = 1),
+ * dp -= dr / tau, the momentum projection at q1 with dnu. */
+static int sprk_drift_tangents(sprk_mem *r, sunrealtype tau, CHSError *err) {
+  CHSSystem *s = r->s;
+  sunindextype n = r->n;
+  for (int j = 0; j < r->tk; j++) {
+    sunrealtype *dq = r->tdz + 2 * n * j, *dp = dq + n, *tq = r->tq;
+    chs_mass_inv(s, dp, tq);
+    for (sunindextype i = 0; i < n; i++) {
+      tq[i] = dq[i] + tau * tq[i];
+    }
+    int rc = 0;
+    if (!r->free_mode) {
+      rc = chs_tangent_position(s, r->q0, r->G0, r->nu, 1, dq, tq, r->tr, &r->tw);
+      for (sunindextype i = 0; i < n && rc == 0; i++) {
+        dp[i] -= r->tr[i] / tau;
+      }
+      if (rc == 0) {
+        rc = chs_tangent_momentum(s, r->q, r->p, r->dnu, tq, dp, &r->tw);
+      }
+    }
+    if (rc != 0) {
+      return chs_error_set(err, CHS_ERR_SOLVER, "sprk: tangent map failed at t = %g", (double)r->t);
+    }
+    memcpy(dq, tq, (size_t)n * sizeof *dq);
+  }
+  return 0;
 }
 
 static int sprk_drift(sprk_mem *r, sunrealtype tau, CHSError *err) {
@@ -522,11 +568,14 @@ static int sprk_drift(sprk_mem *r, sunrealtype tau, CHSError *err) {
   r->have_force = 0;
   r->drifts++;
   chs_mass_inv(s, r->p, v);
+  if (r->tk > 0) {
+    memcpy(r->q0, q, (size_t)n * sizeof *q);
+  }
   if (r->free_mode) {
     for (sunindextype i = 0; i < n; i++) {
       q[i] += tau * v[i];
     }
-    return 0;
+    return sprk_drift_tangents(r, tau, err);
   }
   /* RATTLE drift: q1 = qb - M^{-1} G0^T nu with qb = q + tau M^{-1} p, g(q1) = 0, simplified
    * Newton with Q(q) = G0 M^{-1} G0^T: nu <- nu + Q^{-1} g(q1). */
@@ -576,7 +625,8 @@ static int sprk_drift(sprk_mem *r, sunrealtype tau, CHSError *err) {
   for (sunindextype i = 0; i < n; i++) {
     r->p[i] -= v[i] / tau;
   }
-  return sprk_project_momentum(r, err);
+  CHS_CALL(sprk_project_momentum(r, err));
+  return sprk_drift_tangents(r, tau, err);
 }
 
 static int sprk_step(void *mem, sunrealtype h, CHSError *err) {
@@ -588,6 +638,31 @@ static int sprk_step(void *mem, sunrealtype h, CHSError *err) {
   r->t += h;
   r->steps++;
   return 0;
+}
+
+/* One step carrying k tangents through every kick and drift (the built-in stepper only). */
+static int sprk_tangent_step(void *mem, sunrealtype h, int k, sunrealtype *dz, N_Vector y,
+                             CHSError *err) {
+  sprk_mem *r = mem;
+  if (r->arkode) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "sprk:%s through SPRKStep has no tangent map (use :builtin)", r->T->name);
+  }
+  if (!r->q0) {
+    r->q0 = malloc(3 * (size_t)r->n * sizeof *r->q0);
+    if (!r->q0 || chs_tangent_work_alloc(&r->tw, r->s) != 0) {
+      return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+    }
+    r->tq = r->q0 + r->n;
+    r->tr = r->tq + r->n;
+  }
+  r->tk = k;
+  r->tdz = dz;
+  int rc = sprk_step(r, h, err);
+  r->tk = 0;
+  r->tdz = NULL;
+  chs_fixed_step_store(r->q, r->p, r->n, y);
+  return rc;
 }
 
 static int sprk_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
@@ -645,4 +720,5 @@ const CHSIntegratorOps chs_integrator_sprk = {
     .sundials_mem = sprk_sundials_mem,
     .needs_hamiltonian = 1, /* kicks with F(q) = -grad V only */
     .destroy = sprk_destroy,
+    .tangent_step = sprk_tangent_step,
 };
