@@ -38,7 +38,7 @@ static void print_summary(const cli_result *r) {
     printf("  wedge product  max |omega - omega(0)| %.3e  (omega(0) = 1); relative to "
            "|dz1| |dz2| %.3e; %s\n",
            r->wedge_err_max, r->wedge_rel_err_max,
-           r->wedge_exact ? "the method's exact tangent map" : "finite differences of the step");
+           r->wedge_exact ? "the method's tangent map" : "finite differences of the step map");
   }
   for (int i = 0; i < d->n_invariants; i++) {
     printf("  %-14s max %.3e  final %.3e  (absolute drift)\n", d->invariant_names[i],

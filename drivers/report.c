@@ -93,7 +93,7 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
     fprintf(out, ",\n%s  \"wedge_rel_err_max\": ", indent);
     json_real(out, r->wedge_rel_err_max, 1);
     fprintf(out, ",\n%s  \"wedge_linearisation\": \"%s\"", indent,
-            r->wedge_exact ? "exact" : "finite-differences");
+            r->wedge_exact ? "tangent-map" : "finite-differences");
   }
   /* Only for problems that declare extra invariants: their largest absolute drift. */
   if (d->n_invariants > 0) {

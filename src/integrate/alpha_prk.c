@@ -91,6 +91,7 @@ typedef struct {
   int have_H0;
   long energy_solves, fallback_steps;
   char who[32];
+  sunrealtype *tbuf; /* tangent map: d Phi / d alpha (2 n), M^{-1} p1 (n) */
 } alpha_mem;
 
 static const char *alpha_method_name(int i) {
@@ -102,6 +103,7 @@ static void alpha_destroy(void *mem) {
   alpha_mem *a = mem;
   if (a) {
     chs_cprk_destroy(a->c);
+    free(a->tbuf);
     free(a);
   }
 }
@@ -315,14 +317,14 @@ static int alpha_search(alpha_mem *a, int k, sunrealtype a0, sunrealtype slope, 
   return done ? 0 : 1;
 }
 
-/* One step: alpha fixed, or the root of e(alpha) along D_1 (from the last alpha and slope) and,
- * where e has no root along D_1 (de/dalpha vanishes there at leading order), along D_2. */
-static int alpha_step(void *mem, sunrealtype h, CHSError *err) {
-  alpha_mem *a = mem;
+/* One step, solved but not accepted (the stepper holds it): alpha fixed, or the root of e(alpha)
+ * along D_1 (from the last alpha and slope) and, where e has no root along D_1 (de/dalpha
+ * vanishes there at leading order), along D_2; *dir: the direction taken (-1: alpha fixed). */
+static int alpha_solve(alpha_mem *a, sunrealtype h, int *dir, CHSError *err) {
   chs_cprk *c = a->c;
+  *dir = -1;
   if (a->fixed) {
     CHS_CALL(chs_cprk_trial(c, &a->cur, h, 0, err));
-    chs_cprk_accept(c, h);
     a->alpha_max = fabs(a->alpha);
     return 0;
   }
@@ -361,7 +363,79 @@ static int alpha_step(void *mem, sunrealtype h, CHSError *err) {
   }
   a->alpha_k[k] = alpha;
   a->alpha_max = fmax(a->alpha_max, fabs(alpha));
+  *dir = k;
+  return 0;
+}
+
+static int alpha_step(void *mem, sunrealtype h, CHSError *err) {
+  alpha_mem *a = mem;
+  int dir;
+  CHS_CALL(alpha_solve(a, h, &dir, err));
+  chs_cprk_accept(a->c, h);
+  return 0;
+}
+
+/* The step's derivative. Fixed alpha: the PRK's (lobatto.c). Alpha chosen per step along
+ * direction D_k: the energy-preserving map z1 = Phi(z, alpha(z)), H(z1) = H(z) (on the
+ * trajectory H(z_n) = H0 to the tolerance; a step aimed at H0 from every neighbouring z would
+ * collapse the energy direction instead), so
+ *   dz1 = D_z Phi dz + w dalpha,  w = d Phi / d alpha,
+ *   dalpha = (dH(z) dz - dH(z1) D_z Phi dz) / dH(z1) w,
+ * with dH(z) (dq, dp) = -F(q) . dq + (M^{-1} p) . dp. Not symplectic: alpha depends on z. */
+static int alpha_tangent_step(void *mem, sunrealtype h, int k, sunrealtype *dz, N_Vector y,
+                              CHSError *err) {
+  alpha_mem *a = mem;
+  chs_cprk *c = a->c;
+  sunindextype n = c->n;
+  if (c->tol > 8 * SUN_UNIT_ROUNDOFF) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED, "%s: no tangent map with --rtol", a->who);
+  }
+  int dir;
+  CHS_CALL(alpha_solve(a, h, &dir, err));
+  CHS_CALL(chs_cprk_tangent_setup(c, &a->cur, h, err));
+  if (!a->tbuf && !(a->tbuf = malloc(4 * (size_t)n * sizeof *a->tbuf))) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  chs_cprk_tableau dtb;
+  sunrealtype *w = a->tbuf, *v1 = w + 2 * n, *v0 = v1 + n, den = 1;
+  chs_mass_inv(c->sys, c->p, v0);
+  if (dir >= 0) {
+    memset(&dtb, 0, sizeof dtb);
+    dtb.s = c->s;
+    memcpy(dtb.A, a->D[dir], sizeof dtb.A);
+    memcpy(dtb.Ah, a->Dh[dir], sizeof dtb.Ah);
+    memset(w, 0, 2 * (size_t)n * sizeof *w);
+    CHS_CALL(chs_cprk_tangent_apply(c, &a->cur, &dtb, 1, h, w, w + n, err));
+    chs_mass_inv(c->sys, c->p1, v1);
+    den = 0;
+    for (sunindextype i = 0; i < n; i++) {
+      den += -c->F1[i] * w[i] + v1[i] * w[n + i];
+    }
+    if (!(fabs(den) > 0) || !isfinite(den)) {
+      return chs_error_set(err, CHS_ERR_SOLVER,
+                           "%s: tangent map: the energy does not depend on alpha at t = %g", a->who,
+                           (double)c->t);
+    }
+  }
+  for (int j = 0; j < k; j++) {
+    sunrealtype *dq = dz + 2 * n * j, *dp = dq + n, num = 0;
+    for (sunindextype i = 0; i < n && dir >= 0; i++) {
+      num += -c->F0[i] * dq[i] + v0[i] * dp[i];
+    }
+    CHS_CALL(chs_cprk_tangent_apply(c, &a->cur, NULL, 0, h, dq, dp, err));
+    if (dir >= 0) {
+      for (sunindextype i = 0; i < n; i++) {
+        num -= -c->F1[i] * dq[i] + v1[i] * dp[i];
+      }
+      sunrealtype da = num / den;
+      for (sunindextype i = 0; i < n; i++) {
+        dq[i] += da * w[i];
+        dp[i] += da * w[n + i];
+      }
+    }
+  }
   chs_cprk_accept(c, h);
+  chs_cprk_get_state(c, y);
   return 0;
 }
 
@@ -393,4 +467,5 @@ const CHSIntegratorOps chs_integrator_alpha_prk = {
     .get_stats = alpha_stats,
     .needs_hamiltonian = 1, /* kicks with F(q) = -grad V only */
     .destroy = alpha_destroy,
+    .tangent_step = alpha_tangent_step,
 };

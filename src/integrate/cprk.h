@@ -40,7 +40,7 @@ typedef struct {
   sunindextype *piv;
   long steps, force_evals, jac_setups, newton_iters;
   int have_force, have_x, have_jac; /* have_jac: J factored near X (valid in the step) */
-  sunrealtype *tbuf;                /* tangent map: s n + 2 n + m, allocated on first use */
+  sunrealtype *tbuf;                /* tangent map: 3 s n + 2 n + m, allocated on first use */
   void *tw;                         /* its chs_tangent_work */
 } chs_cprk;
 
@@ -51,11 +51,14 @@ void chs_cprk_destroy(chs_cprk *c);
  * iteration from the last solution X (same step, other coefficients) instead of a predictor.
  * 0, or CHS_ERR_SOLVER with a message. */
 int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int warm, CHSError *err);
-/* After a successful trial: map the k tangents dz (each (dq, dp), 2n) at (q, p) by the trial
- * step's derivative (the stage equations linearised at their solution with a Newton matrix
- * refactored there, tangent.h for the final momentum projection). 0 or CHS_ERR_SOLVER. */
-int chs_cprk_tangent(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int k, sunrealtype *dz,
-                     CHSError *err);
+/* The trial step's derivative (for tangent maps), after a successful trial with tableau tb:
+ * setup refactors the Newton matrix at the solution; apply maps one tangent (dq, dp) at (q, p),
+ * plus dalpha times the derivative along the tableau direction dtb (A, Ah: dA/dalpha,
+ * dAh/dalpha; b fixed; NULL: none), into (dq1, dp1) in place. 0 or CHS_ERR_SOLVER. */
+int chs_cprk_tangent_setup(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, CHSError *err);
+int chs_cprk_tangent_apply(chs_cprk *c, const chs_cprk_tableau *tb, const chs_cprk_tableau *dtb,
+                           sunrealtype dalpha, sunrealtype h, sunrealtype *dq, sunrealtype *dp,
+                           CHSError *err);
 /* Make (q1, p1) the new state at t + h. */
 void chs_cprk_accept(chs_cprk *c, sunrealtype h);
 /* Copy the state into y (physical (q, p)). */

@@ -32,6 +32,10 @@ typedef struct {
   N_Vector y, ystage, k; /* state, a stage argument, one stage derivative */
   sunrealtype *K, *Knew; /* s * n stage derivatives */
   long steps, rhs_evals, iterations;
+  /* tangent map (gauss_tangent_step), allocated on first use: y_n, stage values Y_i, dK, dKnew
+   * (s n each), u and three difference levels (n each); N_Vectors for f(Y +- eps u) */
+  sunrealtype *ty0, *tY, *tdK, *tdKn, *tu, *tD;
+  N_Vector tyv, tfp, tfm;
 } gauss_mem;
 
 static int gauss_coefficients(int s, gauss_table *T) {
@@ -84,6 +88,13 @@ static void gauss_destroy(void *mem) {
   if (g->k) {
     N_VDestroy(g->k);
   }
+  N_Vector *tv[] = {&g->tyv, &g->tfp, &g->tfm};
+  for (int i = 0; i < 3; i++) {
+    if (*tv[i]) {
+      N_VDestroy(*tv[i]);
+    }
+  }
+  free(g->ty0);
   free(g->K);
   free(g);
 }
@@ -236,6 +247,148 @@ static int gauss_step(void *mem, sunrealtype h, CHSError *err) {
   return 0;
 }
 
+/* J(Y) u for the formulation's right-hand side by central differences along u / |u| at eps0 =
+ * 1e-2 (1 + |Y|), eps0/2, eps0/4, extrapolated to O(eps^6): relative error ~ 1e-13, and a step
+ * multiplies it by h. */
+#define GAUSS_JV_LEVELS 3
+static int gauss_jv(gauss_mem *g, sunrealtype t, const sunrealtype *Y, const sunrealtype *u,
+                    sunrealtype *out) {
+  sunindextype n = g->n;
+  sunrealtype nu = chs_norm2(u, n), ymax = 0;
+  if (!(nu > 0)) {
+    memset(out, 0, (size_t)n * sizeof *out);
+    return 0;
+  }
+  for (sunindextype l = 0; l < n; l++) {
+    ymax = fmax(ymax, fabs(Y[l]));
+  }
+  sunrealtype eps = 1e-2 * (1 + ymax);
+  sunrealtype *yv = N_VGetArrayPointer(g->tyv);
+  for (int lev = 0; lev < GAUSS_JV_LEVELS; lev++, eps /= 2) {
+    sunrealtype *D = g->tD + lev * n;
+    for (int sgn = 0; sgn < 2; sgn++) {
+      sunrealtype e = sgn == 0 ? eps : -eps;
+      for (sunindextype l = 0; l < n; l++) {
+        yv[l] = Y[l] + e * u[l] / nu;
+      }
+      int rc = CHSFormulation_Rhs(t, g->tyv, sgn == 0 ? g->tfp : g->tfm, g->f);
+      g->rhs_evals++;
+      if (rc != 0) {
+        return rc;
+      }
+    }
+    const sunrealtype *fp = N_VGetArrayPointer(g->tfp), *fm = N_VGetArrayPointer(g->tfm);
+    for (sunindextype l = 0; l < n; l++) {
+      D[l] = (fp[l] - fm[l]) / (2 * eps);
+    }
+  }
+  sunrealtype f = 1;
+  for (int k = 1; k < GAUSS_JV_LEVELS; k++) {
+    f *= 4;
+    for (int lev = GAUSS_JV_LEVELS - 1; lev >= k; lev--) {
+      for (sunindextype l = 0; l < n; l++) {
+        g->tD[lev * n + l] += (g->tD[lev * n + l] - g->tD[(lev - 1) * n + l]) / (f - 1);
+      }
+    }
+  }
+  for (sunindextype l = 0; l < n; l++) {
+    out[l] = nu * g->tD[(GAUSS_JV_LEVELS - 1) * n + l];
+  }
+  return 0;
+}
+
+/* One step and its tangent map: dK_i = J(Y_i) (dy + h sum_j a_ij dK_j) iterated (the same
+ * contraction as the functional iteration) until the change stagnates at the level of the
+ * differences, dy1 = dy + h sum_i b_i dK_i. The state must be the physical (q, p) (the tangents
+ * are), solved to round-off (with a tolerance the map is not the method's), and no projection (it
+ * has no tangent map here): CHS_ERR_UNSUPPORTED otherwise. */
+static int gauss_tangent_step(void *mem, sunrealtype h, int k, sunrealtype *dz, N_Vector yout,
+                              CHSError *err) {
+  gauss_mem *g = mem;
+  CHSFormulation f = g->f;
+  sunindextype n = g->n;
+  int s = g->T.s;
+  if (f->ops->to_physical || f->size != 2 * f->sys.n || CHSFormulation_GetProjector(f) ||
+      g->tol > 0) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "gauss: tangent map only on the physical (q, p), solved to round-off, "
+                         "without projection");
+  }
+  if (!g->ty0) {
+    g->ty0 = malloc(((size_t)(3 * s + 2 + GAUSS_JV_LEVELS) * (size_t)n) * sizeof *g->ty0);
+    g->tyv = N_VClone(g->y);
+    g->tfp = N_VClone(g->y);
+    g->tfm = N_VClone(g->y);
+    if (!g->ty0 || !g->tyv || !g->tfp || !g->tfm) {
+      return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+    }
+    g->tY = g->ty0 + n;
+    g->tdK = g->tY + s * n;
+    g->tdKn = g->tdK + s * n;
+    g->tu = g->tdKn + s * n;
+    g->tD = g->tu + n;
+  }
+  memcpy(g->ty0, N_VGetArrayPointer(g->y), (size_t)n * sizeof *g->ty0);
+  sunrealtype t0 = g->t;
+  CHS_CALL(gauss_step(g, h, err));
+  for (int i = 0; i < s; i++) {
+    for (sunindextype l = 0; l < n; l++) {
+      sunrealtype acc = 0;
+      for (int j = 0; j < s; j++) {
+        acc += g->T.a[i * s + j] * g->K[j * n + l];
+      }
+      g->tY[i * n + l] = g->ty0[l] + h * acc;
+    }
+  }
+  for (int t = 0; t < k; t++) {
+    sunrealtype *dy = dz + (sunindextype)t * n; /* n = 2 x the problem's n */
+    memset(g->tdK, 0, (size_t)(s * n) * sizeof *g->tdK);
+    sunrealtype prev = INFINITY;
+    int converged = 0;
+    for (int it = 0; it < GAUSS_MAX_ITER && !converged; it++) {
+      for (int i = 0; i < s; i++) {
+        for (sunindextype l = 0; l < n; l++) {
+          sunrealtype acc = 0;
+          for (int j = 0; j < s; j++) {
+            acc += g->T.a[i * s + j] * g->tdK[j * n + l];
+          }
+          g->tu[l] = dy[l] + h * acc;
+        }
+        if (gauss_jv(g, t0 + g->T.c[i] * h, g->tY + i * n, g->tu, g->tdKn + i * n) != 0) {
+          return chs_error_set(err, CHS_ERR_SOLVER,
+                               "gauss:%d: right-hand side failed in the tangent map at t = %g", s,
+                               (double)t0);
+        }
+      }
+      sunrealtype delta = 0, scale = 0;
+      for (sunindextype l = 0; l < s * n; l++) {
+        delta = fmax(delta, fabs(g->tdKn[l] - g->tdK[l]));
+        scale = fmax(scale, fabs(g->tdKn[l]));
+      }
+      memcpy(g->tdK, g->tdKn, (size_t)(s * n) * sizeof *g->tdK);
+      converged = delta <= 4 * SUN_UNIT_ROUNDOFF * scale ||
+                  (it > 2 && delta >= prev && delta <= 1e4 * SUN_UNIT_ROUNDOFF * scale);
+      if (!isfinite(delta)) {
+        break;
+      }
+      prev = delta;
+    }
+    if (!converged) {
+      return chs_error_set(err, CHS_ERR_SOLVER,
+                           "gauss:%d: tangent iteration did not converge at t = %g", s, (double)t0);
+    }
+    for (sunindextype l = 0; l < n; l++) {
+      sunrealtype acc = 0;
+      for (int j = 0; j < s; j++) {
+        acc += g->T.b[j] * g->tdK[j * n + l];
+      }
+      dy[l] += h * acc;
+    }
+  }
+  N_VScale(1, g->y, yout);
+  return 0;
+}
+
 static int gauss_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
                         CHSError *err) {
   gauss_mem *g = mem;
@@ -276,6 +429,7 @@ const CHSIntegratorOps chs_integrator_gauss = {
     .get_stats = gauss_stats,
     .reinit = gauss_reinit,
     .destroy = gauss_destroy,
+    .tangent_step = gauss_tangent_step,
 };
 
 /* midpoint:fixed[:tol=X]: the implicit midpoint rule with functional iteration, i.e. gauss:1
@@ -315,4 +469,5 @@ const CHSIntegratorOps chs_integrator_midpoint = {
     .get_stats = gauss_stats,
     .reinit = gauss_reinit,
     .destroy = gauss_destroy,
+    .tangent_step = gauss_tangent_step,
 };

@@ -508,93 +508,112 @@ static int cprk_stage_force_jv(chs_cprk *c, int j, const sunrealtype *u, sunreal
   return 0;
 }
 
-/* R(X; q, p) = 0 linearised: J dX = dp + h sum_j ah_ij (dFc_j/dQ) dq (P rows; all Q_j move with
- * q), -G(Q_i) dq / h (g rows); then dQ_j = dq + h sum_k a_jk M^{-1} dP_k, dq1 = dQ_s,
- * dpt = dp + h sum_{j<s} b_j (dFc_j/dQ dQ_j - G(Q_j)^T dLambda_j) - h b_s H(q1) dq1, and the
- * projection psi(q1, p1) = 0 with mu = h b_s Lambda_s. */
-int chs_cprk_tangent(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int k, sunrealtype *dz,
-                     CHSError *err) {
+int chs_cprk_tangent_setup(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, CHSError *err) {
   CHSSystem *sys = c->sys;
-  sunindextype n = c->n, m = c->m, gs = c->gs;
+  sunindextype n = c->n, m = c->m;
   int s = c->s;
   if (!c->tbuf) {
-    c->tbuf = malloc(((size_t)s * (size_t)n + 2 * (size_t)n + (size_t)m) * sizeof *c->tbuf);
+    c->tbuf = malloc((3 * (size_t)s * (size_t)n + 2 * (size_t)n + (size_t)m) * sizeof *c->tbuf);
     c->tw = calloc(1, sizeof(chs_tangent_work));
     if (!c->tbuf || !c->tw || chs_tangent_work_alloc(c->tw, sys) != 0) {
       return chs_error_set(err, CHS_ERR_MEM, "out of memory");
     }
   }
-  sunrealtype *dQ = c->tbuf, *a = dQ + s * n, *dpt = a + n, *mu = dpt + n;
   /* the exact Newton matrix at the solution (the iteration may have used an older one) */
   if (cprk_residual(c, tb, h) != 0 || cprk_jacobian(c, tb, h) != 0) {
     return chs_error_set(err, CHS_ERR_SOLVER, "%s: tangent map: stage Jacobian failed at t = %g",
                          c->who, (double)c->t);
   }
+  sunrealtype *mu = c->tbuf + 3 * (size_t)s * (size_t)n + 2 * (size_t)n;
   for (sunindextype l = 0; l < m; l++) {
     mu[l] = h * tb->b[s - 1] * c->lam1[l];
   }
-  sunrealtype *dX = c->dX;
-  for (int t = 0; t < k; t++) {
-    sunrealtype *dq = dz + 2 * n * t, *dp = dq + n;
-    for (int i = 0; i < s; i++) {
-      memcpy(dX + i * n, dp, (size_t)n * sizeof *dX);
-    }
-    for (int j = 0; j < s - 1; j++) {
-      if (cprk_stage_force_jv(c, j, dq, a) != 0) {
-        return chs_error_set(err, CHS_ERR_SOLVER, "%s: tangent map failed at t = %g", c->who,
-                             (double)c->t);
-      }
-      for (int i = 0; i < s; i++) {
-        sunrealtype w = h * tb->Ah[i][j];
-        for (sunindextype l = 0; l < n && w != 0; l++) {
-          dX[i * n + l] += w * a[l];
-        }
-      }
-    }
-    for (int i = 1; i < s; i++) {
-      sunrealtype *r = dX + s * n + (i - 1) * m;
-      chs_jac_mv(sys, c->Gs + i * gs, dq, r);
-      for (sunindextype l = 0; l < m; l++) {
-        r[l] = -r[l] / h;
-      }
-    }
-    SUNDlsMat_denseGETRS(c->J, c->N, c->piv, dX);
-    for (int j = 0; j < s; j++) {
-      chs_mass_inv(sys, dX + j * n, c->Vs + j * n); /* Vs: M^{-1} dP_j (scratch now) */
-    }
-    for (int i = 0; i < s; i++) {
-      sunrealtype *d = dQ + i * n;
-      memcpy(d, dq, (size_t)n * sizeof *d);
-      for (int j = 0; j < s; j++) {
-        sunrealtype w = h * tb->A[i][j];
-        for (sunindextype l = 0; l < n && w != 0; l++) {
-          d[l] += w * c->Vs[j * n + l];
-        }
+  return 0;
+}
+
+/* The stage equations R(X; q, p, alpha) = 0 linearised at the solution X. With e_j the explicit
+ * variation of Q_j, dq + dalpha h sum_k D_jk M^{-1} P_j (dtb = (D, Dh), the tableau's derivative;
+ * all Q_j move with q):
+ *   J dX = dp + h sum_{j<s} ah_ij (dFc_j/dQ) e_j + dalpha h sum_{j<s} Dh_ij Fc_j   (P rows),
+ *          -G(Q_i) e_i / h                                                        (g rows);
+ * dQ_j = e_j + h sum_k a_jk M^{-1} dP_k, dq1 = dQ_s,
+ * dpt = dp + h sum_{j<s} b_j (dFc_j/dQ dQ_j - G(Q_j)^T dLambda_j) - h b_s H(q1) dq1 (b does not
+ * depend on alpha), and the projection psi(q1, p1) = 0 with mu = h b_s Lambda_s (tangent.h). */
+int chs_cprk_tangent_apply(chs_cprk *c, const chs_cprk_tableau *tb, const chs_cprk_tableau *dtb,
+                           sunrealtype dalpha, sunrealtype h, sunrealtype *dq, sunrealtype *dp,
+                           CHSError *err) {
+  CHSSystem *sys = c->sys;
+  sunindextype n = c->n, m = c->m, gs = c->gs;
+  int s = c->s;
+  sunrealtype *dQ = c->tbuf, *E = dQ + s * n, *vd = E + s * n, *a = vd + s * n, *dpt = a + n;
+  sunrealtype *mu = dpt + n, *dX = c->dX;
+  int rc = 0;
+  for (int j = 0; j < s; j++) {
+    sunrealtype *e = E + j * n;
+    memcpy(e, dq, (size_t)n * sizeof *e);
+    for (int k = 0; k < s && dtb && dalpha != 0; k++) {
+      sunrealtype w = h * dalpha * dtb->A[j][k];
+      for (sunindextype l = 0; l < n && w != 0; l++) {
+        e[l] += w * c->Vs[k * n + l];
       }
     }
-    memcpy(dpt, dp, (size_t)n * sizeof *dpt);
-    int rc = 0;
-    for (int j = 0; j < s - 1 && rc == 0; j++) {
-      rc = cprk_stage_force_jv(c, j, dQ + j * n, a);
-      chs_jac_tmv(sys, c->Gs + j * gs, dX + s * n + j * m, c->wn2);
-      for (sunindextype l = 0; l < n; l++) {
-        dpt[l] += h * tb->b[j] * (a[l] - c->wn2[l]);
-      }
-    }
-    sunrealtype *dq1 = dQ + (s - 1) * n;
-    if (rc == 0) {
-      rc = chs_tangent_kick(sys, c->q1, dq1, h * tb->b[s - 1], dpt, c->tw);
-    }
-    if (rc == 0) {
-      rc = chs_tangent_momentum(sys, c->q1, c->p1, mu, dq1, dpt, c->tw);
-    }
-    if (rc != 0) {
-      return chs_error_set(err, CHS_ERR_SOLVER, "%s: tangent map failed at t = %g", c->who,
-                           (double)c->t);
-    }
-    memcpy(dq, dq1, (size_t)n * sizeof *dq);
-    memcpy(dp, dpt, (size_t)n * sizeof *dp);
   }
+  for (int i = 0; i < s; i++) {
+    memcpy(dX + i * n, dp, (size_t)n * sizeof *dX);
+  }
+  for (int j = 0; j < s - 1 && rc == 0; j++) {
+    rc = cprk_stage_force_jv(c, j, E + j * n, a);
+    for (int i = 0; i < s; i++) {
+      sunrealtype w = h * tb->Ah[i][j], wa = dtb ? h * dalpha * dtb->Ah[i][j] : 0;
+      for (sunindextype l = 0; l < n && (w != 0 || wa != 0); l++) {
+        dX[i * n + l] += w * a[l] + wa * c->Fc[j * n + l];
+      }
+    }
+  }
+  for (int i = 1; i < s; i++) {
+    sunrealtype *r = dX + s * n + (i - 1) * m;
+    chs_jac_mv(sys, c->Gs + i * gs, E + i * n, r);
+    for (sunindextype l = 0; l < m; l++) {
+      r[l] = -r[l] / h;
+    }
+  }
+  if (rc == 0) {
+    SUNDlsMat_denseGETRS(c->J, c->N, c->piv, dX);
+  }
+  for (int j = 0; j < s; j++) {
+    chs_mass_inv(sys, dX + j * n, vd + j * n);
+  }
+  for (int i = 0; i < s; i++) {
+    sunrealtype *d = dQ + i * n;
+    memcpy(d, E + i * n, (size_t)n * sizeof *d);
+    for (int j = 0; j < s; j++) {
+      sunrealtype w = h * tb->A[i][j];
+      for (sunindextype l = 0; l < n && w != 0; l++) {
+        d[l] += w * vd[j * n + l];
+      }
+    }
+  }
+  memcpy(dpt, dp, (size_t)n * sizeof *dpt);
+  for (int j = 0; j < s - 1 && rc == 0; j++) {
+    rc = cprk_stage_force_jv(c, j, dQ + j * n, a);
+    chs_jac_tmv(sys, c->Gs + j * gs, dX + s * n + j * m, c->wn2);
+    for (sunindextype l = 0; l < n; l++) {
+      dpt[l] += h * tb->b[j] * (a[l] - c->wn2[l]);
+    }
+  }
+  sunrealtype *dq1 = dQ + (s - 1) * n;
+  if (rc == 0) {
+    rc = chs_tangent_kick(sys, c->q1, dq1, h * tb->b[s - 1], dpt, c->tw);
+  }
+  if (rc == 0) {
+    rc = chs_tangent_momentum(sys, c->q1, c->p1, mu, dq1, dpt, c->tw);
+  }
+  if (rc != 0) {
+    return chs_error_set(err, CHS_ERR_SOLVER, "%s: tangent map failed at t = %g", c->who,
+                         (double)c->t);
+  }
+  memcpy(dq, dq1, (size_t)n * sizeof *dq);
+  memcpy(dp, dpt, (size_t)n * sizeof *dp);
   return 0;
 }
 
@@ -670,8 +689,15 @@ static int lobatto_step(void *mem, sunrealtype h, CHSError *err) {
 static int lobatto_tangent_step(void *mem, sunrealtype h, int k, sunrealtype *dz, N_Vector y,
                                 CHSError *err) {
   lobatto_mem *l = mem;
+  if (l->c->tol > 8 * SUN_UNIT_ROUNDOFF) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED, "%s: no tangent map with --rtol", l->c->who);
+  }
   CHS_CALL(chs_cprk_trial(l->c, &l->tb, h, 0, err));
-  CHS_CALL(chs_cprk_tangent(l->c, &l->tb, h, k, dz, err));
+  CHS_CALL(chs_cprk_tangent_setup(l->c, &l->tb, h, err));
+  for (int j = 0; j < k; j++) {
+    sunrealtype *dq = dz + 2 * l->c->n * j;
+    CHS_CALL(chs_cprk_tangent_apply(l->c, &l->tb, NULL, 0, h, dq, dq + l->c->n, err));
+  }
   chs_cprk_accept(l->c, h);
   chs_cprk_get_state(l->c, y);
   return 0;

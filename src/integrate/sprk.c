@@ -644,9 +644,10 @@ static int sprk_step(void *mem, sunrealtype h, CHSError *err) {
 static int sprk_tangent_step(void *mem, sunrealtype h, int k, sunrealtype *dz, N_Vector y,
                              CHSError *err) {
   sprk_mem *r = mem;
-  if (r->arkode) {
+  if (r->arkode || r->tol > 0) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "sprk:%s through SPRKStep has no tangent map (use :builtin)", r->T->name);
+                         "sprk:%s through SPRKStep, or with --rtol, has no tangent map",
+                         r->T->name);
   }
   if (!r->q0) {
     r->q0 = malloc(3 * (size_t)r->n * sizeof *r->q0);
