@@ -60,7 +60,6 @@ typedef struct {
   const CHSRunOptions *o;
   sunindextype n;
   N_Vector y;
-  CHSProjector proj; /* applied after each step (part of the step map), or NULL */
 } wedge_ctx;
 
 /* z1 = Phi(z) over [t, t + h] (z, z1: physical (q, p)), by a new integrator. */
@@ -75,9 +74,6 @@ static int wedge_map(wedge_ctx *w, sunrealtype t, sunrealtype h, const sunrealty
   sunrealtype tret = t;
   int rc = CHSIntegrator_Evolve(it, t + h, w->y, &tret, err);
   CHSIntegrator_Destroy(&it);
-  if (rc == 0 && w->proj && CHSProjector_Apply(w->proj, t + h, w->y) != 0) {
-    rc = chs_error_set(err, CHS_ERR_SOLVER, "wedge: projection failed at t = %g", (double)(t + h));
-  }
   if (rc == 0 && CHSFormulation_ToPhysical(w->f, w->y, z1, z1 + n) != 0) {
     rc = chs_error_set(err, CHS_ERR_SOLVER, "wedge: cannot map the state at t = %g",
                        (double)(t + h));
@@ -192,16 +188,20 @@ int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn m
                          "the wedge product needs an ODE formulation and a fixed-step method");
   }
   sunindextype n = f->sys.n, N = 2 * n;
-  wedge_ctx w = {f, opt, n, NULL, NULL};
+  wedge_ctx w = {f, opt, n, NULL};
   sunrealtype *buf = malloc((size_t)N * (6 + WEDGE_LEVELS) * sizeof *buf);
   CHSProjector proj = NULL;
   int rc = buf ? CHSFormulation_NewInitialState(f, &w.y, err)
                : chs_error_set(err, CHS_ERR_MEM, "out of memory");
   sunrealtype *z = buf, *z1 = buf + N, *d1 = buf + 2 * N, *d2 = buf + 3 * N, *work = buf + 4 * N;
   if (rc == 0 && opt->project != CHS_PROJECT_NONE) {
+    /* attached to f, so every integrator applies it after its steps (part of the step map) */
     rc = CHSProjector_Create(f, opt->project, opt->project_tol, &proj, err);
-    w.proj = proj;
+    if (rc == 0 && opt->project_newton_tol > 0) {
+      CHSProjector_SetNewtonTol(proj, opt->project_newton_tol);
+    }
   }
+  long every = opt->project_every > 1 ? opt->project_every : 1;
   if (rc == 0 && CHSFormulation_ToPhysical(f, w.y, z, z + n) != 0) {
     rc = chs_error_set(err, CHS_ERR_SOLVER, "wedge: cannot map the initial state");
   }
@@ -241,6 +241,9 @@ int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn m
       }
     }
     if (rc == 0 && exact == 0) {
+      /* projection every k-th step: the maps of the other steps run without the projector (its
+       * own call counter would count the 25 maps of each step) */
+      f->projector = proj && (sum->steps + 1) % every == 0 ? proj : NULL;
       rc = wedge_linearise(&w, t, step, z, d1, work, err);
       if (rc == 0) {
         rc = wedge_linearise(&w, t, step, z, d2, work, err);
@@ -248,6 +251,7 @@ int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn m
       if (rc == 0) {
         rc = wedge_map(&w, t, step, z, z1, err);
       }
+      f->projector = proj;
     }
     if (rc != 0) {
       break;

@@ -302,6 +302,12 @@ if "$chs" list methods | grep -q 'midpoint:fixed'; then ok; else bad "list metho
 expect 2 "--h" -- run --problem pendulum --formulation dirac --method erk:dp5 --rtol 1e-6 --atol 1e-6 --tf 1 --wedge
 "$chs" "${sp[@]}" --method rattle --h 0.01 --tf 1 --wedge --json >"$tmp/wedge.json" 2>"$tmp/err"
 if grep -qE '"wedge_err_max": [0-9]' "$tmp/wedge.json"; then ok; else bad "--wedge JSON: $(cat "$tmp/wedge.json" "$tmp/err")"; fi
+if grep -q '"wedge_linearisation": "tangent-map"' "$tmp/wedge.json"; then ok; else bad "rattle --wedge: not its tangent map"; fi
+# alpha-prk: the tangent map (finite differences leave its energy root); erk: differences
+"$chs" "${sp[@]}" --method alpha-prk:4 --h 0.01 --tf 0.5 --wedge --json >"$tmp/wedge.json" 2>"$tmp/err"
+if grep -q '"wedge_linearisation": "tangent-map"' "$tmp/wedge.json"; then ok; else bad "alpha-prk --wedge: $(cat "$tmp/err")"; fi
+"$chs" "${sp[@]}" --method erk:rk4 --h 0.01 --tf 0.5 --wedge --json >"$tmp/wedge.json" 2>"$tmp/err"
+if grep -q '"wedge_linearisation": "finite-differences"' "$tmp/wedge.json"; then ok; else bad "erk --wedge: $(cat "$tmp/err")"; fi
 "$chs" "${sp[@]}" --method rattle --h 0.01 --tf 1 --json >"$tmp/nowedge.json"
 if grep -q wedge "$tmp/nowedge.json"; then bad "wedge_err_max without --wedge"; else ok; fi
 

@@ -136,7 +136,7 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
                   "wedge product: sign changes of omega - omega0 on [0, 10], %s", labels[f]);
     }
   }
-  rep_claim_add(r, w[0].max1 < 1e-10 && w[1].max1 < 1e-10,
+  rep_claim_add(r, w[0].max1 < 1e-12 && w[1].max1 < 1e-12,
                 "the wedge product is invariant under the midpoint rule for Dirac's Hamiltonian "
                 "underlying ODE (Fig. 3.1) and maintained for the simplified system although its "
                 "residuals grow (Fig. 3.2)",
@@ -161,8 +161,10 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
            "implicit midpoint rule preserves quadratic first integrals, so these stay at the "
            "Newton tolerance (1e-10) and 'growth' means growth at that level. The simplified "
            "system breaks down (residuals of order 1) near t = 2. The wedge product is computed "
-           "with gauss:1, the same midpoint map solved to round-off, through finite differences "
-           "of the step map (about 1e-12 is its floor, see chs/wedge.h).\n");
+           "with gauss:1, the same midpoint map solved to round-off, through its tangent map (the "
+           "stage equation linearised, Jacobian-vector products by extrapolated differences of "
+           "the right-hand side, see chs/wedge.h): its error grows with the tangents, which the "
+           "flow shears (8e-13 on [0, 10] for extended).\n");
   for (int f = 0; f < NF; f++) {
     rep_series_free(&s[f]);
   }

@@ -8,14 +8,18 @@
  * the whole phase space for a canonical Hamiltonian formulation (Gauss-Legendre on `extended`)
  * keeps omega_n = omega_0; a non-symplectic one (RK4) does not.
  *
- * The linearisation is generic (any method, any formulation with a map to and from (q, p)): the
- * step map Phi is applied to z +- eps d for six eps (eps0 2^-l) and the central differences are
- * extrapolated (Richardson) to DPhi(z) d; each perturbed step runs in a new integrator created
- * at the perturbed state, and so does the step from z itself, so that all are the same map. Cost
- * per step: 25 steps of the method. Accuracy: the round-off of the map divided by the
- * perturbations, a few 1e-15 |dz| per step; on the pendulum (h = 0.01, 300 steps) omega stays
- * within 4e-13 - 3e-12 of omega_0 = 1 for symplectic methods (the tangents grow to |dz| ~ 10, and
- * the error with them), RK4 departs by 2e-8. */
+ * The linearisation. Where the method has a tangent map (CHSIntegrator_TangentStep: rattle,
+ * sprk with the built-in stepper, lobatto, alpha-prk, gauss and midpoint on a formulation whose
+ * state is (q, p)), each step carries the tangents by the derivative of its own equations,
+ * solved to round-off: on the pendulum (h = 0.01, 300 steps) omega stays within 2e-15 - 6e-14 of
+ * omega_0 = 1 for the symplectic methods. Otherwise (ARKODE, CVODE, any run with --rtol or a
+ * projection) it is generic: the step map Phi is applied to z +- eps d for six eps (eps0 2^-l)
+ * and the central differences are extrapolated (Richardson) to DPhi(z) d; each perturbed step
+ * runs in a new integrator created at the perturbed state, and so does the step from z itself, so
+ * that all are the same map. Cost per step: 25 steps of the method. Accuracy: the round-off of
+ * the map divided by the perturbations, a few 1e-15 |dz| per step (about 1e-12 over a few hundred
+ * steps); RK4 departs by 2e-8. A projection (opt->project, every opt->project_every steps) is
+ * part of the step map. */
 #ifndef CHS_WEDGE_H
 #define CHS_WEDGE_H
 
@@ -34,7 +38,7 @@ typedef struct CHSWedgeSummary {
    * tangents (Euclidean norms of (dq, dp)), which grow along the flow (shear) while the
    * linearisation's round-off stays relative to them */
   sunrealtype rel_err_max;
-  /* 1: the method's exact tangent map (CHSIntegrator_TangentStep), 0: finite differences */
+  /* 1: the method's tangent map (CHSIntegrator_TangentStep), 0: finite differences */
   int exact_tangents;
 } CHSWedgeSummary;
 
