@@ -32,6 +32,20 @@ int chs_error_vset(CHSError *err, int code, const char *fmt, va_list ap);
 
 int chs_all_finite(const sunrealtype *x, sunindextype n);
 sunrealtype chs_norm2(const sunrealtype *x, sunindextype n);
+/* Richardson extrapolation of central differences in place: rows l = 0 .. levels-1 of R (length
+ * N each) hold D(eps0 2^-l); afterwards the last row holds the value with the eps^2 .. eps^(2
+ * (levels-1)) terms eliminated. */
+static inline void chs_richardson_central(sunrealtype *R, int levels, sunindextype N) {
+  sunrealtype f = 1;
+  for (int k = 1; k < levels; k++) { /* after pass k, rows l >= k have eps^2 .. eps^(2k) gone */
+    f *= 4;
+    for (int l = levels - 1; l >= k; l--) {
+      for (sunindextype i = 0; i < N; i++) {
+        R[l * N + i] += (R[l * N + i] - R[(l - 1) * N + i]) / (f - 1);
+      }
+    }
+  }
+}
 
 /* ------------------------------------------------------------------ registries
  * Defines Prefix_Count/_Get/_Find over a static table of `const Type *` whose items have a

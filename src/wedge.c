@@ -108,16 +108,7 @@ static int wedge_linearise(wedge_ctx *w, sunrealtype t, sunrealtype h, const sun
       row[i] = (row[i] - zm[i]) / (2 * eps);
     }
   }
-  /* after pass k, row l >= k holds the value with eps^2 .. eps^(2k) eliminated */
-  sunrealtype f = 1;
-  for (int k = 1; k < WEDGE_LEVELS; k++) {
-    f *= 4;
-    for (int l = WEDGE_LEVELS - 1; l >= k; l--) {
-      for (sunindextype i = 0; i < N; i++) {
-        R[l * N + i] += (R[l * N + i] - R[(l - 1) * N + i]) / (f - 1);
-      }
-    }
-  }
+  chs_richardson_central(R, WEDGE_LEVELS, N);
   for (sunindextype i = 0; i < N; i++) {
     dz[i] = sc * R[(WEDGE_LEVELS - 1) * N + i];
   }

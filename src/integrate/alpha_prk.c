@@ -77,6 +77,7 @@
 #include <string.h>
 #include "cprk.h"
 #include "fixed_step.h"
+#include "tangent.h"
 
 #define ALPHA_SECANT_MAX 40
 
@@ -387,9 +388,7 @@ static int alpha_tangent_step(void *mem, sunrealtype h, int k, sunrealtype *dz, 
   alpha_mem *a = mem;
   chs_cprk *c = a->c;
   sunindextype n = c->n;
-  if (c->tol > 8 * SUN_UNIT_ROUNDOFF) {
-    return chs_error_set(err, CHS_ERR_UNSUPPORTED, "%s: no tangent map with --rtol", a->who);
-  }
+  CHS_CALL(chs_tangent_need_solved(c->tol, 8 * SUN_UNIT_ROUNDOFF, a->who, err));
   int dir;
   CHS_CALL(alpha_solve(a, h, &dir, err));
   CHS_CALL(chs_cprk_tangent_setup(c, &a->cur, h, err));

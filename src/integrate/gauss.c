@@ -282,15 +282,7 @@ static int gauss_jv(gauss_mem *g, sunrealtype t, const sunrealtype *Y, const sun
       D[l] = (fp[l] - fm[l]) / (2 * eps);
     }
   }
-  sunrealtype f = 1;
-  for (int k = 1; k < GAUSS_JV_LEVELS; k++) {
-    f *= 4;
-    for (int lev = GAUSS_JV_LEVELS - 1; lev >= k; lev--) {
-      for (sunindextype l = 0; l < n; l++) {
-        g->tD[lev * n + l] += (g->tD[lev * n + l] - g->tD[(lev - 1) * n + l]) / (f - 1);
-      }
-    }
-  }
+  chs_richardson_central(g->tD, GAUSS_JV_LEVELS, n);
   for (sunindextype l = 0; l < n; l++) {
     out[l] = nu * g->tD[(GAUSS_JV_LEVELS - 1) * n + l];
   }

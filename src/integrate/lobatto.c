@@ -689,9 +689,7 @@ static int lobatto_step(void *mem, sunrealtype h, CHSError *err) {
 static int lobatto_tangent_step(void *mem, sunrealtype h, int k, sunrealtype *dz, N_Vector y,
                                 CHSError *err) {
   lobatto_mem *l = mem;
-  if (l->c->tol > 8 * SUN_UNIT_ROUNDOFF) {
-    return chs_error_set(err, CHS_ERR_UNSUPPORTED, "%s: no tangent map with --rtol", l->c->who);
-  }
+  CHS_CALL(chs_tangent_need_solved(l->c->tol, 8 * SUN_UNIT_ROUNDOFF, l->c->who, err));
   CHS_CALL(chs_cprk_trial(l->c, &l->tb, h, 0, err));
   CHS_CALL(chs_cprk_tangent_setup(l->c, &l->tb, h, err));
   for (int j = 0; j < k; j++) {

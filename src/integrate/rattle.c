@@ -225,9 +225,7 @@ static int rattle_tangent_step(void *mem, sunrealtype h, int k, sunrealtype *dz,
   rattle_mem *r = mem;
   CHSSystem *s = r->s;
   sunindextype n = r->n;
-  if (r->tol > 0) { /* to a tolerance the step is not the solved map the tangent is of */
-    return chs_error_set(err, CHS_ERR_UNSUPPORTED, "rattle: no tangent map with --rtol");
-  }
+  CHS_CALL(chs_tangent_need_solved(r->tol, 0, "rattle", err));
   if (!r->q0) {
     r->q0 = malloc(4 * (size_t)n * sizeof *r->q0);
     if (!r->q0 || chs_tangent_work_alloc(&r->tw, s) != 0) {

@@ -44,6 +44,15 @@ static inline int chs_tangent_work_alloc(chs_tangent_work *w, const CHSSystem *s
   return 0;
 }
 
+/* CHS_ERR_UNSUPPORTED when the step's equations are solved to a user tolerance above the
+ * stepper's round-off level floor: the step is then not the solved map its tangent map is of. */
+static inline int chs_tangent_need_solved(sunrealtype tol, sunrealtype floor, const char *who,
+                                          CHSError *err) {
+  return tol > floor
+             ? chs_error_set(err, CHS_ERR_UNSUPPORTED, "%s: no tangent map with --rtol", who)
+             : 0;
+}
+
 static inline void chs_tangent_work_free(chs_tangent_work *w) {
   free(w->Gd);
   w->Gd = NULL;
