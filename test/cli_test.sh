@@ -308,6 +308,8 @@ if grep -q '"wedge_linearisation": "tangent-map"' "$tmp/wedge.json"; then ok; el
 if grep -q '"wedge_linearisation": "tangent-map"' "$tmp/wedge.json"; then ok; else bad "alpha-prk --wedge: $(cat "$tmp/err")"; fi
 "$chs" "${sp[@]}" --method erk:rk4 --h 0.01 --tf 0.5 --wedge --json >"$tmp/wedge.json" 2>"$tmp/err"
 if grep -q '"wedge_linearisation": "finite-differences"' "$tmp/wedge.json"; then ok; else bad "erk --wedge: $(cat "$tmp/err")"; fi
+# lobatto's dense stage Newton matrix: too large a system is refused with its size
+expect 2 "7998 unknowns" -- run --problem chain:N=1000 --formulation standard --method lobatto:3 --h 0.005 --tf 0.01
 "$chs" "${sp[@]}" --method rattle --h 0.01 --tf 1 --json >"$tmp/nowedge.json"
 if grep -q wedge "$tmp/nowedge.json"; then bad "wedge_err_max without --wedge"; else ok; fi
 

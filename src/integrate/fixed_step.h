@@ -3,6 +3,7 @@
 #ifndef CHS_INTEGRATE_FIXED_STEP_H
 #define CHS_INTEGRATE_FIXED_STEP_H
 
+#include <math.h>
 #include <string.h>
 #include "../impl.h"
 
@@ -57,6 +58,28 @@ static inline void chs_fixed_step_store(const sunrealtype *q, const sunrealtype 
   sunrealtype *z = N_VGetArrayPointer(y);
   memcpy(z, q, (size_t)n * sizeof *z);
   memcpy(z + n, p, (size_t)n * sizeof *z);
+}
+
+/* Scale of the round-off of constraints at q: max(1, max_k |q_k|)^2 (a constraint quadratic in
+ * coordinates of that size is computed to a few ulps of it). Per constraint, so that the test
+ * below does not loosen with the number of constraints (a 2-norm over a chain of 10^4 bonds
+ * would). */
+static inline sunrealtype chs_fixed_step_gscale(const sunrealtype *q, sunindextype n) {
+  sunrealtype x = 1;
+  for (sunindextype k = 0; k < n; k++) {
+    x = fmax(x, fabs(q[k]));
+  }
+  return x * x;
+}
+
+/* Position constraints satisfied: max_i |g_i| <= tol gscale (tol: the user's, or 16 u). */
+static inline int chs_fixed_step_g_done(const sunrealtype *g, sunindextype m, sunrealtype tol,
+                                        sunrealtype gscale) {
+  sunrealtype gi = 0;
+  for (sunindextype i = 0; i < m; i++) {
+    gi = fmax(gi, fabs(g[i]));
+  }
+  return gi <= fmax(tol, 16 * SUN_UNIT_ROUNDOFF) * gscale;
 }
 
 /* The statistics of a fixed-step stepper: no Jacobian evaluations and no error test (-1);

@@ -33,6 +33,9 @@
 #include "tangent.h"
 
 #define CPRK_NEWTON_MAX 60
+#define CPRK_NOISE_MAX 1e-9 /* largest relative increment taken for rounding noise */
+/* the dense Newton matrix: N^2 doubles, O(N^3) per factorisation */
+#define CPRK_DENSE_MAX 3000
 
 /* ------------------------------------------------------------------ coefficients */
 
@@ -174,6 +177,14 @@ int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype 
   c->gs = (sunindextype)gs;
   c->N = (sunindextype)(S * n + (S - 1) * m);
   size_t N = (size_t)c->N;
+  if (N > CPRK_DENSE_MAX) {
+    free(c);
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "%s: the stage system has %zu unknowns; its dense Newton matrix (%.3g "
+                         "GB, O(N^3) per factorisation) is limited to %d: use rattle or sprk "
+                         "for large systems",
+                         who, N, (double)N * (double)N * 8e-9, CPRK_DENSE_MAX);
+  }
   size_t total = 8 * n + 2 * N + 3 * S * n + S * gs + S * n * n + gs + 3 * m;
   c->q = malloc(total * sizeof *c->q);
   c->J = SUNDlsMat_newDenseMat(c->N, c->N);
@@ -409,7 +420,7 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
   }
   sunrealtype pscale = 1 + chs_norm2(c->p, n) + h * chs_norm2(c->F0, n);
   /* a warm trial (same step, other coefficients) keeps the last factored Newton matrix */
-  int have_jac = warm && c->have_x && c->have_jac, converged = 0;
+  int have_jac = warm && c->have_x && c->have_jac, converged = 0, stalls = 0;
   sunrealtype prev = INFINITY;
   for (int it = 0; it < CPRK_NEWTON_MAX; it++) {
     if (cprk_residual(c, tb, h) != 0) {
@@ -436,7 +447,10 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
     if (!isfinite(e)) {
       break;
     }
-    if (e <= c->tol || (it > 0 && e >= 0.5 * prev && e <= 1e3 * c->tol)) {
+    /* at the rounding level: the increment stops shrinking there (a few ulps of the stage
+     * values; more with many unknowns: three stalls in a row below CPRK_NOISE_MAX) */
+    stalls = it > 0 && e >= 0.5 * prev ? stalls + 1 : 0;
+    if (e <= c->tol || (stalls > 0 && e <= 1e3 * c->tol) || (stalls >= 3 && e <= CPRK_NOISE_MAX)) {
       converged = 1; /* X (with its stage forces) is the solution; the last increment is noise */
       break;
     }

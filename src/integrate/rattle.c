@@ -5,15 +5,16 @@
  *   p* = p_n + h/2 (F(q_n) - G(q_n)^T lambda),   q_{n+1} = q_n + h M^{-1} p*,   g(q_{n+1}) = 0,
  *   p_{n+1} = p* + h/2 (F(q_{n+1}) - G(q_{n+1})^T mu),   G(q_{n+1}) M^{-1} p_{n+1} = 0.
  *
- * lambda by simplified Newton (SHAKE) with the matrix G(q_{n+1}^k) M^{-1} G(q_n)^T frozen at the
- * first iterate, to round-off (or to --rtol when given); mu by one linear solve with the Gram
- * matrix at q_{n+1}. Symplectic and second order; g and psi hold to the Newton tolerance at every
- * step, and the energy error stays bounded. One force evaluation per step (F(q_{n+1}) is
- * reused), counted as a right-hand side evaluation. */
+ * lambda by simplified Newton (SHAKE) with the Gram matrix Q(q_n) = G(q_n) M^{-1} G(q_n)^T in
+ * place of G(q_{n+1}) M^{-1} G(q_n)^T (they differ by O(h); the iteration contracts by that
+ * factor), factored once per step by the formulation's Gram solver (dense Cholesky, band /
+ * tridiagonal, or KLU: O(m) per step for a chain), to round-off (or to --rtol when given); mu by
+ * one solve with the Gram matrix at q_{n+1}. Symplectic and second order; g and psi hold to the
+ * Newton tolerance at every step, and the energy error stays bounded. One force evaluation per step
+ * (F(q_{n+1}) is reused), counted as a right-hand side evaluation. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sundials/sundials_dense.h>
 #include "../impl.h"
 #include "fixed_step.h"
 #include "tangent.h"
@@ -25,9 +26,7 @@ typedef struct {
   CHSSystem *s;
   sunrealtype h, tol, t;
   sunindextype n, m;
-  sunrealtype *q, *p, *F, *G0, *Gn, *ph, *v, *w, *q1, *corr, *lam, *g, *dl, *z;
-  sunrealtype **A; /* m x m: G(q_{n+1}) M^{-1} G(q_n)^T (dense LU) */
-  sunindextype *piv;
+  sunrealtype *q, *p, *F, *G0, *ph, *v, *w, *q1, *corr, *lam, *g, *dl, *z;
   long steps, force_evals, newton;
   int have_force;
   chs_tangent_work tw;            /* tangent map: allocated on first use */
@@ -42,10 +41,6 @@ static void rattle_destroy(void *mem) {
   rattle_mem *r = mem;
   if (r) {
     free(r->q);
-    if (r->A) {
-      SUNDlsMat_destroyMat(r->A);
-    }
-    free(r->piv);
     chs_tangent_work_free(&r->tw);
     free(r->q0);
     free(r);
@@ -73,10 +68,8 @@ static int rattle_create(const char *options, CHSFormulation f, N_Vector y0, sun
   r->t = t0;
   r->n = n;
   r->m = m;
-  r->q = malloc((8 * (size_t)n + 2 * (size_t)gs + 4 * (size_t)m) * sizeof *r->q);
-  r->A = SUNDlsMat_newDenseMat(m, m);
-  r->piv = malloc((size_t)m * sizeof *r->piv);
-  if (!r->q || !r->A || !r->piv) {
+  r->q = malloc((8 * (size_t)n + (size_t)gs + 4 * (size_t)m) * sizeof *r->q);
+  if (!r->q) {
     rattle_destroy(r);
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
@@ -88,32 +81,13 @@ static int rattle_create(const char *options, CHSFormulation f, N_Vector y0, sun
   r->q1 = r->w + n;
   r->corr = r->q1 + n;
   r->G0 = r->corr + n;
-  r->Gn = r->G0 + gs;
-  r->lam = r->Gn + gs;
+  r->lam = r->G0 + gs;
   r->g = r->lam + m;
   r->dl = r->g + m;
   r->z = r->dl + m;
   chs_fixed_step_load(y0, n, r->q, r->p);
   *out = r;
   return CHS_SUCCESS;
-}
-
-/* A = J1 M^{-1} J0^T (m x m, column-major in A[col][row]) for Jacobian-shaped J0, J1. */
-static void rattle_matrix(rattle_mem *r, const sunrealtype *J1, const sunrealtype *J0) {
-  CHSSystem *s = r->s;
-  sunindextype n = r->n, m = r->m;
-  sunrealtype *e = r->z, *col = r->w, *tmp = r->v;
-  for (sunindextype j = 0; j < m; j++) {
-    memset(e, 0, (size_t)m * sizeof *e);
-    e[j] = 1;
-    chs_jac_tmv(s, J0, e, tmp); /* row j of J0 */
-    chs_mass_inv(s, tmp, col);
-    chs_jac_mv(s, J1, col, e);
-    for (sunindextype i = 0; i < m; i++) {
-      r->A[j][i] = e[i];
-    }
-  }
-  (void)n;
 }
 
 static int rattle_step(void *mem, sunrealtype h, CHSError *err) {
@@ -129,9 +103,11 @@ static int rattle_step(void *mem, sunrealtype h, CHSError *err) {
     r->force_evals++;
     r->have_force = 1;
   }
-  if (ops->jacobian(s->data, q, r->G0) != 0) {
-    return chs_error_set(err, CHS_ERR_SOLVER, "rattle: Jacobian failed at t = %g", (double)r->t);
+  if (chs_system_gram_at(s, q) != 0) { /* G(q_n) and Q(q_n) factored */
+    return chs_error_set(err, CHS_ERR_SOLVER, "rattle: singular Gram matrix at t = %g",
+                         (double)r->t);
   }
+  memcpy(r->G0, s->G, (size_t)s->gsize * sizeof *r->G0);
   /* Unconstrained half kick and drift, then SHAKE: lambda with q1 = qb - h^2/2 M^{-1} G0^T lambda
    */
   sunrealtype *qb = w; /* q_n + h M^{-1}(p_n + h/2 F) */
@@ -145,31 +121,23 @@ static int rattle_step(void *mem, sunrealtype h, CHSError *err) {
   memset(r->lam, 0, (size_t)m * sizeof *r->lam);
   sunrealtype *q1 = r->q1, *corr = r->corr;
   memcpy(q1, qb, (size_t)n * sizeof *q1);
-  int factored = 0, converged = 0;
-  sunrealtype qn = chs_norm2(q, n);
-  for (int it = 0; it < RATTLE_NEWTON_MAX && !converged; it++) {
+  int converged = 0, polish = 0;
+  sunrealtype gscale = chs_fixed_step_gscale(q, n), c = h * h / 2;
+  for (int it = 0; it < RATTLE_NEWTON_MAX; it++) {
     if (ops->constraint(s->data, q1, r->g) != 0 || !chs_all_finite(r->g, m)) {
       break;
     }
-    sunrealtype gn = chs_norm2(r->g, m);
-    if (gn <= fmax(r->tol, 16 * SUN_UNIT_ROUNDOFF) * fmax(1, qn * qn)) {
+    if (chs_fixed_step_g_done(r->g, m, r->tol, gscale)) {
       converged = 1;
+      /* to round-off: one more correction settles the last bits (not with a user tolerance) */
+      if (r->tol > 0 || polish++ > 0) {
+        break;
+      }
+    }
+    /* g(q1 - c M^{-1} G0^T dl) = 0 with c = h^2/2: dl = Q(q_n)^{-1} g / c */
+    if (chs_gram_solve(s->gram, r->g, r->dl) != 0) {
       break;
     }
-    if (!factored) { /* simplified Newton: matrix from the first iterate */
-      if (ops->jacobian(s->data, q1, r->Gn) != 0) {
-        break;
-      }
-      rattle_matrix(r, r->Gn, r->G0);
-      if (SUNDlsMat_denseGETRF(r->A, m, m, r->piv) != 0) {
-        break;
-      }
-      factored = 1;
-    }
-    /* g(q1 - c M^{-1} G0^T dl) = 0 with c = h^2/2: dl = A^{-1} g / c */
-    memcpy(r->dl, r->g, (size_t)m * sizeof *r->dl);
-    SUNDlsMat_denseGETRS(r->A, m, r->piv, r->dl);
-    sunrealtype c = h * h / 2;
     for (sunindextype i = 0; i < m; i++) {
       r->dl[i] /= c;
       r->lam[i] += r->dl[i];

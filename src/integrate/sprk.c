@@ -587,13 +587,13 @@ static int sprk_drift(sprk_mem *r, sunrealtype tau, CHSError *err) {
   memset(r->nu, 0, (size_t)m * sizeof *r->nu);
   memcpy(q, r->qb, (size_t)n * sizeof *q); /* q now holds the iterate q1 */
   r->have_gram = 0;
-  sunrealtype qn = chs_norm2(r->qb, n), gtol = fmax(r->tol, 16 * SUN_UNIT_ROUNDOFF);
+  sunrealtype gscale = chs_fixed_step_gscale(r->qb, n);
   int converged = 0, polish = 0;
   for (int it = 0; it < SPRK_NEWTON_MAX; it++) {
     if (s->ops->constraint(s->data, q, r->g) != 0 || !chs_all_finite(r->g, m)) {
       break;
     }
-    if (chs_norm2(r->g, m) <= gtol * fmax(1, qn * qn)) {
+    if (chs_fixed_step_g_done(r->g, m, r->tol, gscale)) {
       converged = 1;
       /* to round-off: one more correction makes the map smooth to the last bits (the wedge
        * diagnostic differentiates it); not needed with a user tolerance */
