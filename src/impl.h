@@ -239,6 +239,11 @@ int chs_sprk_table_get(int i, const char **name, int *order, int *stages, const 
 
 /* Called by CHSFormulation_Destroy: the projector outlives nothing it points to. */
 void chs_projector_detach(CHSProjector proj);
+/* Project y now, whatever the every-k counter of CHSProjector_Apply says (stage projection
+ * decides per step itself); its every-k; suspend (1) or resume (0) all projections. */
+int chs_projector_now(CHSProjector proj, N_Vector y);
+long chs_projector_every(CHSProjector proj);
+void chs_projector_suspend(CHSProjector proj, int on);
 
 /* ------------------------------------------------------------------ Jacobians (src/jacobian.c)
  * Dense blocks at q for the formulations' analytic Jacobians, row-major:

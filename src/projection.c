@@ -12,6 +12,7 @@ struct CHSProjector_ {
   int kind;
   sunrealtype tol, newton_tol;
   long every, calls;
+  int suspended; /* chs_projector_suspend: projections are skipped */
   long n_position, n_momentum, n_newton;
   N_Vector work; /* CVODE adapter: the projected state */
 };
@@ -151,6 +152,24 @@ int CHSProjector_Apply(CHSProjector pr, sunrealtype t, N_Vector y) {
     return CHS_ERR_ARG; /* its formulation was destroyed */
   }
   if (++pr->calls % pr->every != 0) {
+    return 0;
+  }
+  return chs_projector_now(pr, y);
+}
+
+long chs_projector_every(CHSProjector pr) {
+  return pr->every;
+}
+
+void chs_projector_suspend(CHSProjector pr, int on) {
+  pr->suspended = on;
+}
+
+int chs_projector_now(CHSProjector pr, N_Vector y) {
+  if (!pr->f) {
+    return CHS_ERR_ARG; /* its formulation was destroyed */
+  }
+  if (pr->suspended) {
     return 0;
   }
   CHSSystem *s = &pr->sys;

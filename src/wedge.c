@@ -192,6 +192,8 @@ int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn m
       CHSProjector_SetNewtonTol(proj, opt->project_newton_tol);
     }
   }
+  /* projection every k-th step: chosen here per step (the projector's own counter would count
+   * the 25 maps of each step), by suspending it in the other steps */
   long every = opt->project_every > 1 ? opt->project_every : 1;
   if (rc == 0 && CHSFormulation_ToPhysical(f, w.y, z, z + n) != 0) {
     rc = chs_error_set(err, CHS_ERR_SOLVER, "wedge: cannot map the initial state");
@@ -232,9 +234,9 @@ int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn m
       }
     }
     if (rc == 0 && exact == 0) {
-      /* projection every k-th step: the maps of the other steps run without the projector (its
-       * own call counter would count the 25 maps of each step) */
-      f->projector = proj && (sum->steps + 1) % every == 0 ? proj : NULL;
+      if (proj) {
+        chs_projector_suspend(proj, (sum->steps + 1) % every != 0);
+      }
       rc = wedge_linearise(&w, t, step, z, d1, work, err);
       if (rc == 0) {
         rc = wedge_linearise(&w, t, step, z, d2, work, err);
@@ -242,7 +244,9 @@ int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn m
       if (rc == 0) {
         rc = wedge_map(&w, t, step, z, z1, err);
       }
-      f->projector = proj;
+      if (proj) {
+        chs_projector_suspend(proj, 0);
+      }
     }
     if (rc != 0) {
       break;

@@ -308,6 +308,8 @@ if grep -q '"wedge_linearisation": "tangent-map"' "$tmp/wedge.json"; then ok; el
 if grep -q '"wedge_linearisation": "tangent-map"' "$tmp/wedge.json"; then ok; else bad "alpha-prk --wedge: $(cat "$tmp/err")"; fi
 "$chs" "${sp[@]}" --method erk:rk4 --h 0.01 --tf 0.5 --wedge --json >"$tmp/wedge.json" 2>"$tmp/err"
 if grep -q '"wedge_linearisation": "finite-differences"' "$tmp/wedge.json"; then ok; else bad "erk --wedge: $(cat "$tmp/err")"; fi
+# stage projection every k steps (not every k-th stage evaluation), also in the wedge's step maps
+if "$chs" run --problem pendulum --formulation extended --method gauss:1:stage --project both --project-every 2 --h 0.05 --tf 1 --wedge >"$tmp/out" 2>&1; then ok; else bad "gauss:1:stage --project-every 2: $(tail -1 "$tmp/out")"; fi
 # lobatto's dense stage Newton matrix: too large a system is refused with its size
 expect 2 "7998 unknowns" -- run --problem chain:N=1000 --formulation standard --method lobatto:3 --h 0.005 --tf 0.01
 "$chs" "${sp[@]}" --method rattle --h 0.01 --tf 1 --json >"$tmp/nowedge.json"

@@ -27,6 +27,7 @@ typedef struct {
   CHSFormulation f;
   gauss_table T;
   int stage_projection; /* gauss:s:stage: project the stage arguments, not the end point */
+  int project_step;     /* ... in this step (every k-th step with --project-every k) */
   sunrealtype h, tol, t;
   sunindextype n;
   N_Vector y, ystage, k; /* state, a stage argument, one stage derivative */
@@ -158,8 +159,8 @@ static int gauss_sweep(gauss_mem *g, sunrealtype h) {
       }
       ys[l] = y[l] + h * acc;
     }
-    if (g->stage_projection) { /* seed 002 Sec. 4: stage ("midpoint") projection */
-      int prc = CHSProjector_Apply(CHSFormulation_GetProjector(g->f), g->t, g->ystage);
+    if (g->stage_projection && g->project_step) { /* seed 002 Sec. 4: stage projection */
+      int prc = chs_projector_now(CHSFormulation_GetProjector(g->f), g->ystage);
       if (prc != 0) {
         return prc;
       }
@@ -178,6 +179,10 @@ static int gauss_step(void *mem, sunrealtype h, CHSError *err) {
   gauss_mem *g = mem;
   sunindextype n = g->n;
   int s = g->T.s;
+  if (g->stage_projection) {
+    CHSProjector pr = CHSFormulation_GetProjector(g->f);
+    g->project_step = pr && (g->steps + 1) % chs_projector_every(pr) == 0;
+  }
   /* Predictor: all stage derivatives equal f(t_n, y_n) (or the previous step's last value). */
   if (g->steps == 0) {
     int rc = CHSFormulation_Rhs(g->t, g->y, g->k, g->f);
