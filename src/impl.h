@@ -98,12 +98,13 @@ struct CHSGram {
   sunindextype *pivots;      /* band */
   sunindextype mu, ml, smu;  /* band */
   int band_full;             /* band: Q's pattern fills the band (no zeroing before assembly) */
-  int tri;                   /* band of half-bandwidth 1: SPD tridiagonal, LAPACK dpttrf/dpttrs */
-  sunrealtype *tri_d;        /* tri: &Q(0,0) in the band storage; Q(j,j) at tri_d[j * tri_ld] */
-  sunindextype tri_ld;
-  double *tri_dd, *tri_e; /* tri: D and the subdiagonal of L (LAPACK's d, e), contiguous */
-  SUNLinearSolver ls;     /* klu */
-  N_Vector b, x;          /* klu */
+  int tri;                   /* band of half-bandwidth 1: SPD tridiagonal, L D L^T, dpttrs */
+  int tri_status;            /* tri: the factorisation's result (assembled and factored at once) */
+  int32_t *tri_ps, *tri_pk;  /* tri: Q(j+1,j) = sum over t = tri_ps[j] .. tri_ps[j+1]-1 of
+                                G[tri_pk[2t]] G[tri_pk[2t+1]] minv[ci32[tri_pk[2t]]] */
+  double *tri_dd, *tri_e;    /* tri: D and the subdiagonal of L (LAPACK's d, e), contiguous */
+  SUNLinearSolver ls;        /* klu */
+  N_Vector b, x;             /* klu */
   /* CSR G: Q's entries e = 0 .. nq-1 at data offset off[e], each the sum over
    * t = tstart[e] .. tstart[e+1]-1 of G[ti[t]] minv[tc[t]] G[tj[t]] */
   sunindextype nq, *qcol, *off, *tstart; /* qcol: entries of column j */
