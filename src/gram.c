@@ -394,30 +394,33 @@ static sunrealtype *chs_gram_storage(CHSGram *g) {
  * e_j Q(j+1,j)), D into tri_dd and L's subdiagonal into tri_e, the arrays dpttrs solves with.
  * The loads of G overlap the division chain of the recurrence. A pivot d_j <= 64 u Q(j,j) (u the
  * unit round-off; 0 < d_j <= Q(j,j) for SPD Q) or a non-finite entry means Q is numerically
- * singular (e.g. a bond of length zero): recoverable. */
-static int chs_gram_tri_assemble_factor(CHSGram *g, const CHSSystem *s) {
+ * singular (e.g. a bond of length zero): recoverable. With v != NULL the same pass computes
+ * psi = G v and r = Gdot v + G mf (the kinematics' products, Gdot in s->Gd). */
+static inline int chs_gram_tri_pass(CHSGram *g, const CHSSystem *s, const sunrealtype *minv,
+                                    const sunrealtype *v, const sunrealtype *mf, sunrealtype *psi,
+                                    sunrealtype *r) {
   sunindextype m = s->m;
-  const sunrealtype *G = s->G, *minv = s->minv;
+  const sunrealtype *G = s->G, *Gd = s->Gd;
   const int32_t *rp = s->rp32, *ci = s->ci32, *ps = g->tri_ps, *pk = g->tri_pk;
   double *d = g->tri_dd, *e = g->tri_e;
   sunrealtype dprev = 1, sub = 0; /* d_{j-1} and Q(j,j-1) */
   int ok = 1;
   for (sunindextype j = 0; j < m; j++) {
-    sunrealtype qjj = 0, qsub = 0;
-    if (minv) {
-      for (int32_t k = rp[j]; k < rp[j + 1]; k++) {
-        qjj += G[k] * G[k] * minv[ci[k]];
+    sunrealtype qjj = 0, qsub = 0, pj = 0, rj = 0;
+    for (int32_t k = rp[j]; k < rp[j + 1]; k++) {
+      int32_t c = ci[k];
+      qjj += G[k] * G[k] * (minv ? minv[c] : 1);
+      if (v) {
+        pj += G[k] * v[c];
+        rj += Gd[k] * v[c] + G[k] * mf[c];
       }
-      for (int32_t t = ps[j]; t < ps[j + 1]; t++) {
-        qsub += G[pk[2 * t]] * G[pk[2 * t + 1]] * minv[ci[pk[2 * t]]];
-      }
-    } else {
-      for (int32_t k = rp[j]; k < rp[j + 1]; k++) {
-        qjj += G[k] * G[k];
-      }
-      for (int32_t t = ps[j]; t < ps[j + 1]; t++) {
-        qsub += G[pk[2 * t]] * G[pk[2 * t + 1]];
-      }
+    }
+    for (int32_t t = ps[j]; t < ps[j + 1]; t++) {
+      qsub += G[pk[2 * t]] * G[pk[2 * t + 1]] * (minv ? minv[ci[pk[2 * t]]] : 1);
+    }
+    if (v) {
+      psi[j] = pj;
+      r[j] = rj;
     }
     sunrealtype dj = qjj;
     if (j > 0) {
@@ -432,13 +435,26 @@ static int chs_gram_tri_assemble_factor(CHSGram *g, const CHSSystem *s) {
     sub = qsub;
   }
   g->factored = ok;
-  return ok ? CHS_SUCCESS : CHS_RECOVERABLE;
+  g->tri_status = ok ? CHS_SUCCESS : CHS_RECOVERABLE;
+  return g->tri_status;
+}
+
+/* The two specialisations the chains need most (M = I), the rest generic. */
+static int chs_gram_tri_assemble_factor(CHSGram *g, const CHSSystem *s) {
+  return s->minv ? chs_gram_tri_pass(g, s, s->minv, NULL, NULL, NULL, NULL)
+                 : chs_gram_tri_pass(g, s, NULL, NULL, NULL, NULL, NULL);
+}
+
+int chs_gram_tri_kinematics(CHSGram *g, const CHSSystem *s, const sunrealtype *v,
+                            const sunrealtype *mf, sunrealtype *psi, sunrealtype *r) {
+  return s->minv ? chs_gram_tri_pass(g, s, s->minv, v, mf, psi, r)
+                 : chs_gram_tri_pass(g, s, NULL, v, mf, psi, r);
 }
 
 int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
   sunindextype m = s->m, n = s->n;
   if (g->tri) {
-    g->tri_status = chs_gram_tri_assemble_factor(g, s);
+    chs_gram_tri_assemble_factor(g, s); /* the status is chs_gram_factor's */
     return 0;
   }
   sunrealtype *Q = chs_gram_storage(g);

@@ -88,6 +88,10 @@ int chs_gram_assemble(CHSGram *gram, const struct CHSSystem *s);
 /* Factor the assembled Q: 0, or CHS_RECOVERABLE when Q is numerically singular. */
 int chs_gram_factor(CHSGram *gram);
 int chs_gram_solve_general(CHSGram *gram, const sunrealtype *b, sunrealtype *x);
+/* Tridiagonal Q (gram->tri, CSR G): assemble and factor Q from s->G and, in the same pass,
+ * psi = G v and r = Gdot v + G mf (Gdot in s->Gd); the factorisation's status. */
+int chs_gram_tri_kinematics(CHSGram *gram, const struct CHSSystem *s, const sunrealtype *v,
+                            const sunrealtype *mf, sunrealtype *psi, sunrealtype *r);
 /* The layout of the Gram solver (src/gram.c), visible here so that the solve with a single
  * constraint (a division) inlines into the formulations' fields. */
 struct CHSGram {

@@ -308,6 +308,14 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
     CHS_CALL(chs_system_force(s, q, k->v, k->F));
     chs_mass_inv(s, k->F, k->Minv_F);
   }
+  if (s->jac_kind == CHS_JAC_CSR && s->gram && s->gram->tri) {
+    /* tridiagonal Q: its assembly and factorisation, psi and r in one pass over G and Gdot */
+    CHS_CALL(chs_cb(s->ops->jacobian(s->data, q, s->G)));
+    CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd)));
+    s->n_gram_factor++;
+    CHS_CALL(chs_gram_tri_kinematics(s->gram, s, k->v, k->Minv_F, k->psi, k->r));
+    return chs_gram_solve(s->gram, k->r, k->lambda);
+  }
   CHS_CALL(chs_system_gram_at(s, q));
   CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd)));
   if (s->jac_kind == CHS_JAC_CSR) {
