@@ -273,7 +273,8 @@ static int chain_cells_build(chain *C, const sunrealtype *q, const sunrealtype *
 }
 
 /* Pairs closer than rc through the cell lists (cells of side >= rc): half stencil. */
-static void chain_sweep_cells(const chain *C, chain_mode mode, sunrealtype rc, chain_acc *acc) {
+__attribute__((aligned(64))) static void chain_sweep_cells(const chain *C, chain_mode mode,
+                                                           sunrealtype rc, chain_acc *acc) {
   const chain_cells *c = &C->cl;
   sunrealtype *x = c->x, *y = c->y, *ux = c->ux, *uy = c->uy, *fx = c->fx, *fy = c->fy;
   sunrealtype rc2 = rc * rc;
