@@ -18,10 +18,17 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
   CHSSystem *s = &f->sys;
   sunindextype n = s->n, m = s->m;
   CHSKinematics k;
-  CHS_CALL(chs_system_kinematics(s, y, y + n, &k));
-  sunrealtype *Gtw = s->wn[3], *Minv_Gtw = s->wn[4], *b = s->wn[5], *Gtz = s->wn[6];
+  /* Unless ydot is y itself: F straight into p' and, for a CSR G and M = I with m > 1, G^T w
+   * into q' (both completed in place below): two arrays of length n less in the working set. */
+  int inplace = ydot != y;
+  CHS_CALL(chs_system_kinematics_f(s, y, y + n, inplace ? ydot + n : s->wn[1], &k));
+  inplace = inplace && m > 1 && s->jac_kind == CHS_JAC_CSR && s->mass_kind == CHS_MASS_IDENTITY;
+  sunrealtype *Gtw = inplace ? ydot : s->wn[3], *Minv_Gtw = s->wn[4], *b = s->wn[5];
+  sunrealtype *Gtz = s->wn[6];
   sunrealtype *Minv_b = s->wn[7];
-  sunrealtype *w = s->wm[4], *Sw = s->wm[5], *z = s->wm[7];
+  /* w over psi and z over S w: both solved in place (psi and S w are not needed again; two
+   * arrays of length m less in the working set) */
+  sunrealtype *w = k.psi, *Sw = s->wm[5], *z = m == 1 ? s->wm[7] : Sw;
   const sunrealtype *a = s->mass_kind == CHS_MASS_IDENTITY ? Gtw : Minv_Gtw;
 
   CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
@@ -46,8 +53,8 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
        * is subtracted in place: no G^T z temporary, one pass less over n */
       sunrealtype *yp = ydot + n;
       for (sunindextype i = 0; i < n; i++) {
-        ydot[i] = k.v[i] - a[i];
-        yp[i] = k.F[i] + b[i];
+        ydot[i] = k.v[i] - a[i]; /* a may be ydot itself */
+        yp[i] = k.F[i] + b[i];   /* F may be yp itself */
       }
       const sunrealtype *G = s->G;
       for (sunindextype i = 0; i < m; i++) {

@@ -46,15 +46,16 @@
  * cell id cx * stride + cy hashed by open addressing into nslot slots. Either way the atoms are
  * sorted by slot (counting sort) and their coordinates packed in that order. */
 typedef struct {
-  sunindextype nslot;  /* hash slots: power of two >= 2 N */
-  sunindextype cap;    /* capacity of start: max(nslot, 4 N + 1024) */
-  int dense;           /* layout of the last build */
-  sunindextype nused;  /* slots of the last build */
-  int64_t *key;        /* hashed: cell id of each slot, -1 empty */
-  sunindextype *start; /* nused + 1: atoms of slot s are perm[start[s] .. start[s+1]) */
-  sunindextype *slot;  /* slot of each atom */
-  sunindextype *perm;  /* atoms sorted by slot */
-  sunindextype *occ;   /* occupied slots in increasing order (at most N) */
+  sunindextype nslot; /* hash slots: power of two >= 2 N */
+  sunindextype cap;   /* capacity of start: max(nslot, 4 N + 1024) */
+  int dense;          /* layout of the last build */
+  sunindextype nused; /* slots of the last build */
+  int64_t *key;       /* hashed: cell id of each slot, -1 empty */
+  /* 32-bit (N <= 10^8, so 4 N + 1024 < 2^31): half the index traffic of each build */
+  int32_t *start; /* nused + 1: atoms of slot s are perm[start[s] .. start[s+1]) */
+  int32_t *slot;  /* slot of each atom */
+  int32_t *perm;  /* atoms sorted by slot */
+  int32_t *occ;   /* occupied slots in increasing order (at most N) */
   sunindextype nocc;
   int64_t stride;
   sunrealtype *x, *y, *ux, *uy, *fx, *fy; /* packed (sorted) coordinates, input, output */
@@ -237,23 +238,23 @@ static int chain_cells_build(chain *C, const sunrealtype *q, const sunrealtype *
       }
       c->key[s] = id;
     }
-    c->slot[i] = s;
+    c->slot[i] = (int32_t)s;
     c->start[s]++;
   }
-  sunindextype acc = 0;
+  int32_t acc = 0;
   c->nocc = 0;
   for (sunindextype s = 0; s < ns; s++) {
-    sunindextype k = c->start[s];
+    int32_t k = c->start[s];
     if (k > 0) {
-      c->occ[c->nocc++] = s;
+      c->occ[c->nocc++] = (int32_t)s;
     }
     c->start[s] = acc;
     acc += k;
   }
   c->start[ns] = acc;
   for (sunindextype i = 0; i < N; i++) { /* stable: atoms of a cell in increasing order */
-    sunindextype k = c->start[c->slot[i]]++;
-    c->perm[k] = i;
+    int32_t k = c->start[c->slot[i]]++;
+    c->perm[k] = (int32_t)i;
   }
   for (sunindextype s = ns; s > 0; s--) { /* undo the shift of the start pointers */
     c->start[s] = c->start[s - 1];

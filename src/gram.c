@@ -258,6 +258,26 @@ static int chs_gram_tri_init(CHSGram *g, const CHSSystem *s) {
   }
   g->tri_ps[m] = t;
   g->tri = 1;
+  /* The same pairs relative to the rows' starts in every row pair (chains): one template, no
+   * lists to stream through at each assembly. */
+  int regular = m >= 2 && g->tri_ps[1] <= 8;
+  for (sunindextype j = 0; regular && j + 1 < m; j++) {
+    regular = g->tri_ps[j + 1] - g->tri_ps[j] == g->tri_ps[1];
+    for (int32_t u = g->tri_ps[j]; regular && u < g->tri_ps[j + 1]; u++) {
+      int32_t v = u - g->tri_ps[j];
+      regular = g->tri_pk[2 * u] - rp[j + 1] == g->tri_pk[2 * v] - rp[1] &&
+                g->tri_pk[2 * u + 1] - rp[j] == g->tri_pk[2 * v + 1] - rp[0];
+    }
+  }
+  if (regular) {
+    g->tri_np = g->tri_ps[1];
+    for (int u = 0; u < g->tri_np; u++) {
+      g->tri_tpl[2 * u] = g->tri_pk[2 * u] - rp[1];
+      g->tri_tpl[2 * u + 1] = g->tri_pk[2 * u + 1] - rp[0];
+    }
+    free(g->tri_ps);
+    g->tri_ps = g->tri_pk = NULL;
+  }
   return 0;
 }
 
@@ -402,6 +422,8 @@ static inline int chs_gram_tri_pass(CHSGram *g, const CHSSystem *s, const sunrea
   sunindextype m = s->m;
   const sunrealtype *G = s->G, *Gd = s->Gd;
   const int32_t *rp = s->rp32, *ci = s->ci32, *ps = g->tri_ps, *pk = g->tri_pk;
+  const int32_t *tpl = ps ? NULL : g->tri_tpl;
+  int np = g->tri_np;
   double *d = g->tri_dd, *e = g->tri_e;
   sunrealtype dprev = 1, sub = 0; /* d_{j-1} and Q(j,j-1) */
   int ok = 1;
@@ -415,7 +437,13 @@ static inline int chs_gram_tri_pass(CHSGram *g, const CHSSystem *s, const sunrea
         rj += Gd[k] * v[c] + G[k] * mf[c];
       }
     }
-    for (int32_t t = ps[j]; t < ps[j + 1]; t++) {
+    if (tpl && j + 1 < m) {
+      for (int t = 0; t < np; t++) {
+        int32_t a = rp[j + 1] + tpl[2 * t], b = rp[j] + tpl[2 * t + 1];
+        qsub += G[a] * G[b] * (minv ? minv[ci[a]] : 1);
+      }
+    }
+    for (int32_t t = tpl ? 0 : ps[j]; !tpl && t < ps[j + 1]; t++) {
       qsub += G[pk[2 * t]] * G[pk[2 * t + 1]] * (minv ? minv[ci[pk[2 * t]]] : 1);
     }
     if (v) {

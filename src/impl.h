@@ -106,6 +106,9 @@ struct CHSGram {
   int tri_status;            /* tri: the factorisation's result (assembled and factored at once) */
   int32_t *tri_ps, *tri_pk;  /* tri: Q(j+1,j) = sum over t = tri_ps[j] .. tri_ps[j+1]-1 of
                                 G[tri_pk[2t]] G[tri_pk[2t+1]] minv[ci32[tri_pk[2t]]] */
+  int tri_np;                /* tri_ps NULL: every row pair shares tri_np columns, the same ones */
+  int32_t tri_tpl[16];       /* relative to rows j+1 and j: tri_pk[2t] = rp32[j+1] + tri_tpl[2t],
+                                tri_pk[2t+1] = rp32[j] + tri_tpl[2t+1] (chains: no lists) */
   double *tri_dd, *tri_e;    /* tri: D and the subdiagonal of L (LAPACK's d, e), contiguous */
   SUNLinearSolver ls;        /* klu */
   N_Vector b, x;             /* klu */
@@ -183,6 +186,10 @@ typedef struct CHSKinematics {
 } CHSKinematics;
 int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
                           CHSKinematics *k);
+/* The same with F written to F (length n, e.g. the momentum half of the field being formed, so
+ * that the field is completed in place: one array of length n less in the working set). */
+int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
+                            sunrealtype *F, CHSKinematics *k);
 
 /* The common shape of the natural formulations' fields:
  *   ydot = (v + cq dq, F - G^T mult + dp)     (dq, dp may be NULL: zero).

@@ -290,8 +290,13 @@ int chs_system_force(CHSSystem *s, const sunrealtype *q, const sunrealtype *v, s
 
 int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
                           CHSKinematics *k) {
+  return chs_system_kinematics_f(s, q, p, s->wn[1], k);
+}
+
+int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
+                            sunrealtype *F, CHSKinematics *k) {
   k->v = s->wn[0];
-  k->F = s->wn[1];
+  k->F = F;
   k->Minv_F = s->wn[2];
   k->psi = s->wm[0];
   k->r = s->wm[1];
@@ -353,12 +358,19 @@ void chs_system_field(CHSSystem *s, const CHSKinematics *k, const sunrealtype *m
     }
     return;
   }
-  /* CSR: G^T mult subtracted in place (no temporary: one pass less over n) */
-  for (sunindextype i = 0; i < n; i++) {
-    ydot[i] = k->v[i] + (dq ? cq * dq[i] : 0);
-    ydot[n + i] = k->F[i] + (dp ? dp[i] : 0);
-  }
+  /* CSR: G^T mult subtracted in place (no temporary: one pass less over n); F may be in place
+   * already (chs_system_kinematics_f) */
   sunrealtype *yp = ydot + n;
+  if (k->F == yp && !dp) {
+    for (sunindextype i = 0; i < n; i++) {
+      ydot[i] = k->v[i] + (dq ? cq * dq[i] : 0);
+    }
+  } else {
+    for (sunindextype i = 0; i < n; i++) {
+      ydot[i] = k->v[i] + (dq ? cq * dq[i] : 0);
+      yp[i] = k->F[i] + (dp ? dp[i] : 0);
+    }
+  }
   for (sunindextype i = 0; i < s->m; i++) {
     sunrealtype mi = mult[i];
     for (int32_t j = s->rp32[i]; j < s->rp32[i + 1]; j++) {
