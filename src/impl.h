@@ -145,12 +145,19 @@ typedef struct CHSSystem {
   const sunindextype *rowptr, *colind;
   int32_t *rp32, *ci32; /* CSR: the same pattern in 32 bits (the kernels' index traffic) */
   sunrealtype *G, *Gd;  /* G(q) and Gdot(q, v) at the current point */
+  sunrealtype *block;   /* G, Gd, wn and wm: one allocation (chs_calloc_big) */
   sunrealtype *MinvGt;  /* dense mass only: n x m Gram scratch (column j = M^{-1} g_j) */
   CHSGram *gram;
   sunrealtype *wn[CHS_SCRATCH_N]; /* scratch of length n */
   sunrealtype *wm[CHS_SCRATCH_M]; /* scratch of length m */
   long n_gram_factor;
 } CHSSystem;
+
+/* Zeroed memory for a large work array, released by free(): blocks of 2 MiB or more are aligned
+ * to 2 MiB and advised to transparent huge pages where Linux offers them (at N = 10^5 the
+ * right-hand side's working set spans thousands of 4 KiB pages: TLB misses); NULL when out of
+ * memory. */
+void *chs_calloc_big(size_t bytes);
 
 /* ctx NULL: no Gram solver (residual evaluations only); gram_kind: CHS_GRAM_*. */
 int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind, CHSError *err);

@@ -1,10 +1,31 @@
 /* A problem bound to its sizes, inverse mass matrix, Jacobian storage, Gram solver and scratch:
  * the kernels every formulation is built from (DESIGN "Notation"). */
+#define _DEFAULT_SOURCE /* posix_memalign, madvise (Linux: MADV_HUGEPAGE) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <sundials/sundials_dense.h>
 #include "impl.h"
+
+void *chs_calloc_big(size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const size_t huge = (size_t)1 << 21;
+  if (bytes >= huge) {
+    size_t len = (bytes + huge - 1) / huge * huge;
+    void *p = NULL;
+    if (posix_memalign(&p, huge, len) != 0) {
+      return NULL;
+    }
+    (void)madvise(p, len, MADV_HUGEPAGE); /* advice: without it, 4 KiB pages */
+    memset(p, 0, bytes);
+    return p;
+  }
+#endif
+  return calloc(1, bytes ? bytes : 1);
+}
 
 static int chs_mass_inverse(CHSSystem *s, const CHSProblemDims *d, CHSError *err) {
   sunindextype n = d->n;
@@ -88,8 +109,19 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
     return rc;
   }
   size_t n = (size_t)s->n, m = (size_t)s->m;
-  s->G = calloc((size_t)s->gsize, sizeof(sunrealtype));
-  s->Gd = calloc((size_t)s->gsize, sizeof(sunrealtype));
+  /* G, Gdot and the scratch vectors in one block (chs_calloc_big), each at a 64-byte boundary */
+  size_t gs = ((size_t)s->gsize + 7) / 8 * 8, ns = (n + 7) / 8 * 8, ms = (m + 7) / 8 * 8;
+  s->block = chs_calloc_big((2 * gs + CHS_SCRATCH_N * ns + CHS_SCRATCH_M * ms) * sizeof *s->block);
+  if (s->block) {
+    s->G = s->block;
+    s->Gd = s->G + gs;
+    for (int i = 0; i < CHS_SCRATCH_N; i++) {
+      s->wn[i] = s->Gd + gs + (size_t)i * ns;
+    }
+    for (int i = 0; i < CHS_SCRATCH_M; i++) {
+      s->wm[i] = s->wn[0] + CHS_SCRATCH_N * ns + (size_t)i * ms;
+    }
+  }
   /* The n x m scratch is only for the dense mass matrix's Gram assembly: never allocated for
    * identity or diagonal masses (a chain of 10^5 atoms would need 160 GB). */
   if (s->mass_kind == CHS_MASS_DENSE) {
@@ -103,7 +135,7 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
                            "CSR constraint Jacobian with %ld nonzeros, n = %ld: at most 2^31 - 1",
                            (long)d->nnz, (long)d->n);
     }
-    s->rp32 = malloc(((size_t)m + 1 + (size_t)s->gsize) * sizeof *s->rp32);
+    s->rp32 = chs_calloc_big(((size_t)m + 1 + (size_t)s->gsize) * sizeof *s->rp32);
     ok = ok && s->rp32;
     if (s->rp32) {
       s->ci32 = s->rp32 + m + 1;
@@ -114,14 +146,6 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
         s->ci32[k] = (int32_t)s->colind[k];
       }
     }
-  }
-  for (int i = 0; i < CHS_SCRATCH_N; i++) {
-    s->wn[i] = calloc(n, sizeof(sunrealtype));
-    ok = ok && s->wn[i];
-  }
-  for (int i = 0; i < CHS_SCRATCH_M; i++) {
-    s->wm[i] = calloc(m, sizeof(sunrealtype));
-    ok = ok && s->wm[i];
   }
   if (!ok) {
     chs_system_free(s);
@@ -140,16 +164,9 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
 
 void chs_system_free(CHSSystem *s) {
   free(s->minv);
-  free(s->G);
-  free(s->Gd);
+  free(s->block);
   free(s->MinvGt);
   free(s->rp32);
-  for (int i = 0; i < CHS_SCRATCH_N; i++) {
-    free(s->wn[i]);
-  }
-  for (int i = 0; i < CHS_SCRATCH_M; i++) {
-    free(s->wm[i]);
-  }
   chs_gram_destroy(&s->gram);
   memset(s, 0, sizeof *s);
 }
