@@ -153,7 +153,7 @@ typedef struct CHSSystem {
   long n_gram_factor;
 } CHSSystem;
 
-/* Zeroed memory for a large work array, released by free(): blocks of 2 MiB or more are aligned
+/* Zeroed memory for a large work array, released by free(): blocks of 4 MiB or more are aligned
  * to 2 MiB and advised to transparent huge pages where Linux offers them (at N = 10^5 the
  * right-hand side's working set spans thousands of 4 KiB pages: TLB misses); NULL when out of
  * memory. */

@@ -13,7 +13,7 @@
 void *chs_calloc_big(size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   const size_t huge = (size_t)1 << 21;
-  if (bytes >= huge) {
+  if (bytes >= 2 * huge) { /* rounding up wastes less than a third */
     size_t len = (bytes + huge - 1) / huge * huge;
     void *p = NULL;
     if (posix_memalign(&p, huge, len) != 0) {
