@@ -21,17 +21,19 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
   /* Unless ydot is y itself: F straight into p' and, for a CSR G and M = I with m > 1, G^T w
    * into q' (both completed in place below): two arrays of length n less in the working set. */
   int inplace = ydot != y;
-  CHS_CALL(chs_system_kinematics_f(s, y, y + n, inplace ? ydot + n : s->wn[1], &k));
+  CHS_CALL(chs_system_kinematics_f(s, y, y + n, inplace ? ydot + n : s->wn[1], s->wm[4], &k));
   inplace = inplace && m > 1 && s->jac_kind == CHS_JAC_CSR && s->mass_kind == CHS_MASS_IDENTITY;
   sunrealtype *Gtw = inplace ? ydot : s->wn[3], *Minv_Gtw = s->wn[4], *b = s->wn[5];
   sunrealtype *Gtz = s->wn[6];
   sunrealtype *Minv_b = s->wn[7];
-  /* w over psi and z over S w: both solved in place (psi and S w are not needed again; two
-   * arrays of length m less in the working set) */
-  sunrealtype *w = k.psi, *Sw = s->wm[5], *z = m == 1 ? s->wm[7] : Sw;
+  /* w = Q^{-1} psi from the kinematics' pass (tridiagonal Q) or solved in place over psi; z over
+   * S w (not needed again) */
+  sunrealtype *w = k.w_done ? s->wm[4] : k.psi, *Sw = s->wm[5], *z = m == 1 ? s->wm[7] : Sw;
   const sunrealtype *a = s->mass_kind == CHS_MASS_IDENTITY ? Gtw : Minv_Gtw;
 
-  CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
+  if (!k.w_done) {
+    CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
+  }
   if (m == 1) {
     /* S = K - K^T is antisymmetric: zero for a single constraint, so z = lambda is known now
      * and all three products with G and Gdot take one pass. */
@@ -45,9 +47,28 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
     if (a != Gtw) {
       chs_mass_inv(s, Gtw, Minv_Gtw);
     }
-    /* S w = Gdot a - G M^{-1} b in one pass */
-    chs_jac_mv2(s, s->Gd, a, s->G, chs_mass_inv_view(s, b, Minv_b), -1, Sw, NULL);
-    CHS_CALL(chs_gram_solve(s->gram, Sw, z));
+    if (s->jac_kind == CHS_JAC_CSR && s->gram->tri && s->gram->factored && a == Gtw) {
+      /* S w = Gdot a - G b row by row (chs_jac_mv2's operations) with the forward substitution
+       * of the tridiagonal solve in the same pass, then the backward one (dpttrs' operations) */
+      const sunrealtype *G = s->G, *Gd = s->Gd;
+      const double *e = s->gram->tri_e;
+      sunrealtype prev = 0;
+      for (sunindextype i = 0; i < m; i++) {
+        sunrealtype acc1 = 0, acc2 = 0;
+        for (int32_t j = s->rp32[i]; j < s->rp32[i + 1]; j++) {
+          int32_t c = s->ci32[j];
+          acc1 += Gd[j] * a[c];
+          acc2 += G[j] * b[c];
+        }
+        sunrealtype sw = acc1 + -1 * acc2;
+        prev = Sw[i] = i > 0 ? sw - prev * e[i - 1] : sw;
+      }
+      chs_gram_tri_backward(s->gram, z, NULL); /* z is Sw */
+    } else {
+      /* S w = Gdot a - G M^{-1} b in one pass */
+      chs_jac_mv2(s, s->Gd, a, s->G, chs_mass_inv_view(s, b, Minv_b), -1, Sw, NULL);
+      CHS_CALL(chs_gram_solve(s->gram, Sw, z));
+    }
     if (s->jac_kind == CHS_JAC_CSR) {
       /* ydot = (v - a, F + b - G^T z) with z = lambda - Q^{-1} S w formed row by row as G^T z
        * is subtracted in place: no G^T z temporary, one pass less over n */

@@ -418,7 +418,7 @@ static sunrealtype *chs_gram_storage(CHSGram *g) {
  * psi = G v and r = Gdot v + G mf (the kinematics' products, Gdot in s->Gd). */
 static inline int chs_gram_tri_pass(CHSGram *g, const CHSSystem *s, const sunrealtype *minv,
                                     const sunrealtype *v, const sunrealtype *mf, sunrealtype *psi,
-                                    sunrealtype *r) {
+                                    sunrealtype *r, sunrealtype *rf, sunrealtype *pf) {
   sunindextype m = s->m;
   const sunrealtype *G = s->G, *Gd = s->Gd;
   const int32_t *rp = s->rp32, *ci = s->ci32, *ps = g->tri_ps, *pk = g->tri_pk;
@@ -426,6 +426,8 @@ static inline int chs_gram_tri_pass(CHSGram *g, const CHSSystem *s, const sunrea
   int np = g->tri_np;
   double *d = g->tri_dd, *e = g->tri_e;
   sunrealtype dprev = 1, sub = 0; /* d_{j-1} and Q(j,j-1) */
+  sunrealtype rfprev = 0,
+              pfprev = 0; /* forward substitution: (L^{-1} r)_{j-1}, (L^{-1} psi)_{j-1} */
   int ok = 1;
   for (sunindextype j = 0; j < m; j++) {
     sunrealtype qjj = 0, qsub = 0, pj = 0, rj = 0;
@@ -456,6 +458,17 @@ static inline int chs_gram_tri_pass(CHSGram *g, const CHSSystem *s, const sunrea
       e[j - 1] = l;
       dj -= l * sub;
       ok &= isfinite(l);
+      if (v) { /* dpttrs' forward substitution: b_j - b_{j-1} e_{j-1} */
+        rj = rj - rfprev * l;
+        pj = pj - pfprev * l;
+      }
+    }
+    if (v) {
+      rfprev = rf[j] = rj;
+      pfprev = pj;
+      if (pf) {
+        pf[j] = pj;
+      }
     }
     ok &= dj > 64 * SUN_UNIT_ROUNDOFF * qjj && qjj <= SUN_BIG_REAL; /* false for NaN */
     d[j] = dj;
@@ -469,14 +482,32 @@ static inline int chs_gram_tri_pass(CHSGram *g, const CHSSystem *s, const sunrea
 
 /* The two specialisations the chains need most (M = I), the rest generic. */
 static int chs_gram_tri_assemble_factor(CHSGram *g, const CHSSystem *s) {
-  return s->minv ? chs_gram_tri_pass(g, s, s->minv, NULL, NULL, NULL, NULL)
-                 : chs_gram_tri_pass(g, s, NULL, NULL, NULL, NULL, NULL);
+  return s->minv ? chs_gram_tri_pass(g, s, s->minv, NULL, NULL, NULL, NULL, NULL, NULL)
+                 : chs_gram_tri_pass(g, s, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 }
 
 int chs_gram_tri_kinematics(CHSGram *g, const CHSSystem *s, const sunrealtype *v,
-                            const sunrealtype *mf, sunrealtype *psi, sunrealtype *r) {
-  return s->minv ? chs_gram_tri_pass(g, s, s->minv, v, mf, psi, r)
-                 : chs_gram_tri_pass(g, s, NULL, v, mf, psi, r);
+                            const sunrealtype *mf, sunrealtype *psi, sunrealtype *r,
+                            sunrealtype *rf, sunrealtype *pf) {
+  return s->minv ? chs_gram_tri_pass(g, s, s->minv, v, mf, psi, r, rf, pf)
+                 : chs_gram_tri_pass(g, s, NULL, v, mf, psi, r, rf, pf);
+}
+
+void chs_gram_tri_backward(const CHSGram *g, sunrealtype *x, sunrealtype *x2) {
+  const double *d = g->tri_dd, *e = g->tri_e;
+  sunindextype m = g->m;
+  x[m - 1] = x[m - 1] / d[m - 1];
+  if (x2) { /* two right-hand sides in one pass over d and e */
+    x2[m - 1] = x2[m - 1] / d[m - 1];
+    for (sunindextype j = m - 1; j-- > 0;) {
+      x[j] = x[j] / d[j] - x[j + 1] * e[j];
+      x2[j] = x2[j] / d[j] - x2[j + 1] * e[j];
+    }
+    return;
+  }
+  for (sunindextype j = m - 1; j-- > 0;) {
+    x[j] = x[j] / d[j] - x[j + 1] * e[j];
+  }
 }
 
 int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {

@@ -88,10 +88,15 @@ int chs_gram_assemble(CHSGram *gram, const struct CHSSystem *s);
 /* Factor the assembled Q: 0, or CHS_RECOVERABLE when Q is numerically singular. */
 int chs_gram_factor(CHSGram *gram);
 int chs_gram_solve_general(CHSGram *gram, const sunrealtype *b, sunrealtype *x);
-/* Tridiagonal Q (gram->tri, CSR G): assemble and factor Q from s->G and, in the same pass,
- * psi = G v and r = Gdot v + G mf (Gdot in s->Gd); the factorisation's status. */
+/* Tridiagonal Q (gram->tri, CSR G): assemble and factor Q = L D L^T from s->G and, in the same
+ * pass, psi = G v and r = Gdot v + G mf (Gdot in s->Gd), and the forward substitutions
+ * rf = L^{-1} r and (pf != NULL) pf = L^{-1} psi; the factorisation's status. The solves are then
+ * completed by chs_gram_tri_backward: x <- D^{-1} x - L^T x from the last row up (dpttrs'
+ * operations in dpttrs' order), for x and x2 at once. */
 int chs_gram_tri_kinematics(CHSGram *gram, const struct CHSSystem *s, const sunrealtype *v,
-                            const sunrealtype *mf, sunrealtype *psi, sunrealtype *r);
+                            const sunrealtype *mf, sunrealtype *psi, sunrealtype *r,
+                            sunrealtype *rf, sunrealtype *pf);
+void chs_gram_tri_backward(const CHSGram *gram, sunrealtype *x, sunrealtype *x2 /* or NULL */);
 /* The layout of the Gram solver (src/gram.c), visible here so that the solve with a single
  * constraint (a division) inlines into the formulations' fields. */
 struct CHSGram {
@@ -190,13 +195,15 @@ int chs_system_force(CHSSystem *s, const sunrealtype *q, const sunrealtype *v, s
 typedef struct CHSKinematics {
   sunrealtype *v, *F, *Minv_F;   /* length n */
   sunrealtype *psi, *r, *lambda; /* length m */
+  int w_done;                    /* chs_system_kinematics_f: w = Q^{-1} psi is in its w too */
 } CHSKinematics;
 int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
                           CHSKinematics *k);
 /* The same with F written to F (length n, e.g. the momentum half of the field being formed, so
- * that the field is completed in place: one array of length n less in the working set). */
+ * that the field is completed in place: one array of length n less in the working set) and,
+ * when w != NULL and it comes at no extra pass (tridiagonal Q), w = Q^{-1} psi (k->w_done). */
 int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
-                            sunrealtype *F, CHSKinematics *k);
+                            sunrealtype *F, sunrealtype *w, CHSKinematics *k);
 
 /* The common shape of the natural formulations' fields:
  *   ydot = (v + cq dq, F - G^T mult + dp)     (dq, dp may be NULL: zero).

@@ -307,11 +307,12 @@ int chs_system_force(CHSSystem *s, const sunrealtype *q, const sunrealtype *v, s
 
 int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
                           CHSKinematics *k) {
-  return chs_system_kinematics_f(s, q, p, s->wn[1], k);
+  return chs_system_kinematics_f(s, q, p, s->wn[1], NULL, k);
 }
 
 int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
-                            sunrealtype *F, CHSKinematics *k) {
+                            sunrealtype *F, sunrealtype *w, CHSKinematics *k) {
+  k->w_done = 0;
   k->v = s->wn[0];
   k->F = F;
   k->Minv_F = s->wn[2];
@@ -335,8 +336,10 @@ int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtyp
     CHS_CALL(chs_cb(s->ops->jacobian(s->data, q, s->G)));
     CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd)));
     s->n_gram_factor++;
-    CHS_CALL(chs_gram_tri_kinematics(s->gram, s, k->v, k->Minv_F, k->psi, k->r));
-    return chs_gram_solve(s->gram, k->r, k->lambda);
+    CHS_CALL(chs_gram_tri_kinematics(s->gram, s, k->v, k->Minv_F, k->psi, k->r, k->lambda, w));
+    chs_gram_tri_backward(s->gram, k->lambda, w); /* the forward halves came with the pass */
+    k->w_done = w != NULL;
+    return 0;
   }
   CHS_CALL(chs_system_gram_at(s, q));
   CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd)));
