@@ -11,7 +11,64 @@
  * d/dt psi = Gdot(q,q') v + G M^{-1} p' = -Gdot(v) a + S w + G M^{-1} b = 0, using the symmetry
  * Gdot(q,a) v = Gdot(q,v) a of second derivatives. Cost over the standard ODE: two extra solves
  * with the already factored Q and three products with G or Gdot. */
+#include <string.h>
 #include "../src/impl.h"
+
+/* CSR G: the passes that scatter rows into an output of length n go through the rows by blocks
+ * and set the output's columns just before the first block that touches them (s->blk_end): for
+ * a banded G (chains) the output is set and updated while it is in the cache, instead of by a
+ * pass of its own over n. Same operations in the same order. */
+
+/* Gtw = G^T w and b = Gdot^T w (CSR; chs_jac_tmv_fused's operations). */
+static void dirac_tmv_csr(const CHSSystem *s, const sunrealtype *w, sunrealtype *Gtw,
+                          sunrealtype *b) {
+  const sunrealtype *G = s->G, *Gd = s->Gd;
+  sunindextype m = s->m;
+  int32_t c0 = 0, n = (int32_t)s->n;
+  for (sunindextype i0 = 0; i0 < m; i0 += CHS_CSR_BLOCK) {
+    sunindextype i1 = m - i0 < CHS_CSR_BLOCK ? m : i0 + CHS_CSR_BLOCK;
+    int32_t c1 = s->blk_end[i0 / CHS_CSR_BLOCK];
+    if (c1 > c0) {
+      memset(Gtw + c0, 0, (size_t)(c1 - c0) * sizeof *Gtw);
+      memset(b + c0, 0, (size_t)(c1 - c0) * sizeof *b);
+      c0 = c1;
+    }
+    for (sunindextype i = i0; i < i1; i++) {
+      sunrealtype wi = w[i];
+      for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
+        int32_t j = s->ci32[k];
+        Gtw[j] += G[k] * wi;
+        b[j] += Gd[k] * wi;
+      }
+    }
+  }
+  memset(Gtw + c0, 0, (size_t)(n - c0) * sizeof *Gtw);
+  memset(b + c0, 0, (size_t)(n - c0) * sizeof *b);
+}
+
+/* ydot = (v - a, F + b - G^T z) with z <- lambda - z formed row by row (CSR); a may be ydot
+ * itself and F its momentum half. */
+static void dirac_final_csr(const CHSSystem *s, const CHSKinematics *k, const sunrealtype *a,
+                            const sunrealtype *b, sunrealtype *z, sunrealtype *ydot) {
+  const sunrealtype *G = s->G;
+  sunindextype m = s->m;
+  int32_t c0 = 0, n = (int32_t)s->n;
+  sunrealtype *yp = ydot + n;
+  for (sunindextype i0 = 0; i0 <= m; i0 += CHS_CSR_BLOCK) {
+    sunindextype i1 = m - i0 < CHS_CSR_BLOCK ? m : i0 + CHS_CSR_BLOCK;
+    for (int32_t c1 = i0 < m ? s->blk_end[i0 / CHS_CSR_BLOCK] : n; c0 < c1; c0++) {
+      ydot[c0] = k->v[c0] - a[c0];
+      yp[c0] = k->F[c0] + b[c0];
+    }
+    for (sunindextype i = i0; i < i1; i++) {
+      sunrealtype zi = k->lambda[i] - z[i];
+      z[i] = zi;
+      for (int32_t j = s->rp32[i]; j < s->rp32[i + 1]; j++) {
+        yp[s->ci32[j]] -= G[j] * zi;
+      }
+    }
+  }
+}
 
 int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, sunrealtype **wout,
                     sunrealtype **zout) {
@@ -43,7 +100,11 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
       chs_mass_inv(s, Gtw, Minv_Gtw);
     }
   } else {
-    chs_jac_tmv_fused(s, w, NULL, Gtw, b, NULL);
+    if (s->jac_kind == CHS_JAC_CSR) {
+      dirac_tmv_csr(s, w, Gtw, b);
+    } else {
+      chs_jac_tmv_fused(s, w, NULL, Gtw, b, NULL);
+    }
     if (a != Gtw) {
       chs_mass_inv(s, Gtw, Minv_Gtw);
     }
@@ -70,21 +131,9 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
       CHS_CALL(chs_gram_solve(s->gram, Sw, z));
     }
     if (s->jac_kind == CHS_JAC_CSR) {
-      /* ydot = (v - a, F + b - G^T z) with z = lambda - Q^{-1} S w formed row by row as G^T z
-       * is subtracted in place: no G^T z temporary, one pass less over n */
-      sunrealtype *yp = ydot + n;
-      for (sunindextype i = 0; i < n; i++) {
-        ydot[i] = k.v[i] - a[i]; /* a may be ydot itself */
-        yp[i] = k.F[i] + b[i];   /* F may be yp itself */
-      }
-      const sunrealtype *G = s->G;
-      for (sunindextype i = 0; i < m; i++) {
-        sunrealtype zi = k.lambda[i] - z[i];
-        z[i] = zi;
-        for (int32_t j = s->rp32[i]; j < s->rp32[i + 1]; j++) {
-          yp[s->ci32[j]] -= G[j] * zi;
-        }
-      }
+      /* z = lambda - Q^{-1} S w formed row by row as G^T z is subtracted in place: no G^T z
+       * temporary */
+      dirac_final_csr(s, &k, a, b, z, ydot);
       if (wout) {
         *wout = w;
         *zout = z;

@@ -138,6 +138,7 @@ static inline int chs_gram_solve(CHSGram *g, const sunrealtype *b, sunrealtype *
  * vectors and counters. One per formulation (no sharing, so formulations are reentrant). */
 #define CHS_SCRATCH_N 8
 #define CHS_SCRATCH_M 8
+#define CHS_CSR_BLOCK 256
 typedef struct CHSSystem {
   CHSProblem prob;
   const CHSProblemOps *ops;
@@ -149,6 +150,9 @@ typedef struct CHSSystem {
   sunindextype gsize; /* m*n (dense) or nnz (CSR) */
   const sunindextype *rowptr, *colind;
   int32_t *rp32, *ci32; /* CSR: the same pattern in 32 bits (the kernels' index traffic) */
+  int32_t *blk_end;     /* CSR: 1 + the largest column of rows b B .. (b+1) B - 1 (B =
+                           CHS_CSR_BLOCK; 0 if none), for passes that set their output's
+                           columns block by block, just before the rows that touch them */
   sunrealtype *G, *Gd;  /* G(q) and Gdot(q, v) at the current point */
   sunrealtype *block;   /* G, Gd, wn and wm: one allocation (chs_calloc_big) */
   sunrealtype *MinvGt;  /* dense mass only: n x m Gram scratch (column j = M^{-1} g_j) */

@@ -135,15 +135,23 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
                            "CSR constraint Jacobian with %ld nonzeros, n = %ld: at most 2^31 - 1",
                            (long)d->nnz, (long)d->n);
     }
-    s->rp32 = chs_calloc_big(((size_t)m + 1 + (size_t)s->gsize) * sizeof *s->rp32);
+    size_t nblk = (m + CHS_CSR_BLOCK - 1) / CHS_CSR_BLOCK;
+    s->rp32 = chs_calloc_big(((size_t)m + 1 + (size_t)s->gsize + nblk) * sizeof *s->rp32);
     ok = ok && s->rp32;
     if (s->rp32) {
       s->ci32 = s->rp32 + m + 1;
+      s->blk_end = s->ci32 + s->gsize;
       for (size_t i = 0; i <= m; i++) {
         s->rp32[i] = (int32_t)s->rowptr[i];
       }
       for (sunindextype k = 0; k < s->gsize; k++) {
         s->ci32[k] = (int32_t)s->colind[k];
+      }
+      for (size_t i = 0; i < m; i++) { /* blk_end: zero from chs_calloc_big */
+        int32_t *end = &s->blk_end[i / CHS_CSR_BLOCK];
+        for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
+          *end = s->ci32[k] + 1 > *end ? s->ci32[k] + 1 : *end;
+        }
       }
     }
   }
