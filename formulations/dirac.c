@@ -78,7 +78,7 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
   /* Unless ydot is y itself: F straight into p' and, for a CSR G and M = I with m > 1, G^T w
    * into q' (both completed in place below): two arrays of length n less in the working set. */
   int inplace = ydot != y;
-  CHS_CALL(chs_system_kinematics_f(s, y, y + n, inplace ? ydot + n : s->wn[1], s->wm[4], &k));
+  CHS_CALL(chs_system_kinematics_f(s, y, y + n, inplace ? ydot + n : s->wn[1], s->wm[4], 1, &k));
   inplace = inplace && m > 1 && s->jac_kind == CHS_JAC_CSR && s->mass_kind == CHS_MASS_IDENTITY;
   sunrealtype *Gtw = inplace ? ydot : s->wn[3], *Minv_Gtw = s->wn[4], *b = s->wn[5];
   sunrealtype *Gtz = s->wn[6];

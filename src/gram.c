@@ -448,7 +448,7 @@ static inline int chs_gram_tri_pass(CHSGram *g, const CHSSystem *s, const sunrea
     for (int32_t t = tpl ? 0 : ps[j]; !tpl && t < ps[j + 1]; t++) {
       qsub += G[pk[2 * t]] * G[pk[2 * t + 1]] * (minv ? minv[ci[pk[2 * t]]] : 1);
     }
-    if (v) {
+    if (psi) {
       psi[j] = pj;
       r[j] = rj;
     }

@@ -205,9 +205,11 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
                           CHSKinematics *k);
 /* The same with F written to F (length n, e.g. the momentum half of the field being formed, so
  * that the field is completed in place: one array of length n less in the working set) and,
- * when w != NULL and it comes at no extra pass (tridiagonal Q), w = Q^{-1} psi (k->w_done). */
+ * when w != NULL and it comes at no extra pass (tridiagonal Q), w = Q^{-1} psi (k->w_done).
+ * lean: the caller needs neither psi nor r; with a tridiagonal Q they are then not stored
+ * (k->psi = k->r = NULL). */
 int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
-                            sunrealtype *F, sunrealtype *w, CHSKinematics *k);
+                            sunrealtype *F, sunrealtype *w, int lean, CHSKinematics *k);
 
 /* The common shape of the natural formulations' fields:
  *   ydot = (v + cq dq, F - G^T mult + dp)     (dq, dp may be NULL: zero).

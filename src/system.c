@@ -315,11 +315,11 @@ int chs_system_force(CHSSystem *s, const sunrealtype *q, const sunrealtype *v, s
 
 int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
                           CHSKinematics *k) {
-  return chs_system_kinematics_f(s, q, p, s->wn[1], NULL, k);
+  return chs_system_kinematics_f(s, q, p, s->wn[1], NULL, 0, k);
 }
 
 int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
-                            sunrealtype *F, sunrealtype *w, CHSKinematics *k) {
+                            sunrealtype *F, sunrealtype *w, int lean, CHSKinematics *k) {
   k->w_done = 0;
   k->v = s->wn[0];
   k->F = F;
@@ -344,6 +344,9 @@ int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtyp
     CHS_CALL(chs_cb(s->ops->jacobian(s->data, q, s->G)));
     CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd)));
     s->n_gram_factor++;
+    if (lean) { /* psi and r are not stored: two arrays of length m less */
+      k->psi = k->r = NULL;
+    }
     CHS_CALL(chs_gram_tri_kinematics(s->gram, s, k->v, k->Minv_F, k->psi, k->r, k->lambda, w));
     chs_gram_tri_backward(s->gram, k->lambda, w); /* the forward halves came with the pass */
     k->w_done = w != NULL;
