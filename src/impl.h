@@ -162,10 +162,9 @@ typedef struct CHSSystem {
   long n_gram_factor;
 } CHSSystem;
 
-/* Zeroed memory for a large work array, released by free(): blocks of 4 MiB or more are aligned
- * to 2 MiB and advised to transparent huge pages where Linux offers them (at N = 10^5 the
- * right-hand side's working set spans thousands of 4 KiB pages: TLB misses); NULL when out of
- * memory. */
+/* Zeroed memory for a large work array (calloc), released by free(); in blocks of 4 MiB or more
+ * the whole 2 MiB pages are advised to transparent huge pages where Linux offers them (at
+ * N = 10^5 the right-hand side's working set spans thousands of 4 KiB pages: TLB misses). */
 void *chs_calloc_big(size_t bytes);
 
 /* ctx NULL: no Gram solver (residual evaluations only); gram_kind: CHS_GRAM_*. */

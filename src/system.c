@@ -1,7 +1,8 @@
 /* A problem bound to its sizes, inverse mass matrix, Jacobian storage, Gram solver and scratch:
  * the kernels every formulation is built from (DESIGN "Notation"). */
-#define _DEFAULT_SOURCE /* posix_memalign, madvise (Linux: MADV_HUGEPAGE) */
+#define _DEFAULT_SOURCE /* madvise (Linux: MADV_HUGEPAGE) */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__linux__)
@@ -11,20 +12,17 @@
 #include "impl.h"
 
 void *chs_calloc_big(size_t bytes) {
+  void *p = calloc(1, bytes ? bytes : 1); /* fresh pages stay untouched (not resident) */
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  const size_t huge = (size_t)1 << 21;
-  if (bytes >= 2 * huge) { /* rounding up wastes less than a third */
-    size_t len = (bytes + huge - 1) / huge * huge;
-    void *p = NULL;
-    if (posix_memalign(&p, huge, len) != 0) {
-      return NULL;
+  const uintptr_t huge = (uintptr_t)1 << 21;
+  if (p && bytes >= 2 * huge) { /* the whole 2 MiB pages inside the block, before first touch */
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (b > a) {
+      (void)madvise((void *)a, b - a, MADV_HUGEPAGE); /* advice: without it, 4 KiB pages */
     }
-    (void)madvise(p, len, MADV_HUGEPAGE); /* advice: without it, 4 KiB pages */
-    memset(p, 0, bytes);
-    return p;
   }
 #endif
-  return calloc(1, bytes ? bytes : 1);
+  return p;
 }
 
 static int chs_mass_inverse(CHSSystem *s, const CHSProblemDims *d, CHSError *err) {
