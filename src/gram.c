@@ -415,7 +415,9 @@ static sunrealtype *chs_gram_storage(CHSGram *g) {
  * The loads of G overlap the division chain of the recurrence. A pivot d_j <= 64 u Q(j,j) (u the
  * unit round-off; 0 < d_j <= Q(j,j) for SPD Q) or a non-finite entry means Q is numerically
  * singular (e.g. a bond of length zero): recoverable. With v != NULL the same pass computes
- * psi = G v and r = Gdot v + G mf (the kinematics' products, Gdot in s->Gd). */
+ * r = Gdot v + G mf and psi = G v (the kinematics' products, Gdot in s->Gd; stored when psi is
+ * not NULL) and the forward substitutions of their solves, L^{-1} r into rf and (pf != NULL)
+ * L^{-1} psi into pf, dpttrs' first half (chs_gram_tri_backward completes them). */
 static inline int chs_gram_tri_pass(CHSGram *g, const CHSSystem *s, const sunrealtype *minv,
                                     const sunrealtype *v, const sunrealtype *mf, sunrealtype *psi,
                                     sunrealtype *r, sunrealtype *rf, sunrealtype *pf) {
@@ -426,8 +428,8 @@ static inline int chs_gram_tri_pass(CHSGram *g, const CHSSystem *s, const sunrea
   int np = g->tri_np;
   double *d = g->tri_dd, *e = g->tri_e;
   sunrealtype dprev = 1, sub = 0; /* d_{j-1} and Q(j,j-1) */
-  sunrealtype rfprev = 0,
-              pfprev = 0; /* forward substitution: (L^{-1} r)_{j-1}, (L^{-1} psi)_{j-1} */
+  /* forward substitutions: (L^{-1} r)_{j-1} and (L^{-1} psi)_{j-1} */
+  sunrealtype rfprev = 0, pfprev = 0;
   int ok = 1;
   for (sunindextype j = 0; j < m; j++) {
     sunrealtype qjj = 0, qsub = 0, pj = 0, rj = 0;

@@ -107,7 +107,8 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
     return rc;
   }
   size_t n = (size_t)s->n, m = (size_t)s->m;
-  /* G, Gdot and the scratch vectors in one block (chs_calloc_big), each at a 64-byte boundary */
+  /* G, Gdot and the scratch vectors in one block (chs_calloc_big), each a multiple of 64 bytes
+   * from its start */
   size_t gs = ((size_t)s->gsize + 7) / 8 * 8, ns = (n + 7) / 8 * 8, ms = (m + 7) / 8 * 8;
   s->block = chs_calloc_big((2 * gs + CHS_SCRATCH_N * ns + CHS_SCRATCH_M * ms) * sizeof *s->block);
   if (s->block) {
