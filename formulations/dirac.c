@@ -27,7 +27,7 @@ static void dirac_tmv_csr(const CHSSystem *s, const sunrealtype *w, sunrealtype 
   int32_t c0 = 0, n = (int32_t)s->n;
   for (sunindextype i0 = 0; i0 < m; i0 += CHS_CSR_BLOCK) {
     sunindextype i1 = m - i0 < CHS_CSR_BLOCK ? m : i0 + CHS_CSR_BLOCK;
-    int32_t c1 = s->blk_end[i0 / CHS_CSR_BLOCK];
+    int32_t c1 = i1 == m ? n : s->blk_end[i0 / CHS_CSR_BLOCK]; /* the last block: all of n */
     if (c1 > c0) {
       memset(Gtw + c0, 0, (size_t)(c1 - c0) * sizeof *Gtw);
       memset(b + c0, 0, (size_t)(c1 - c0) * sizeof *b);
@@ -42,8 +42,6 @@ static void dirac_tmv_csr(const CHSSystem *s, const sunrealtype *w, sunrealtype 
       }
     }
   }
-  memset(Gtw + c0, 0, (size_t)(n - c0) * sizeof *Gtw);
-  memset(b + c0, 0, (size_t)(n - c0) * sizeof *b);
 }
 
 /* ydot = (v - a, F + b - G^T z) with z <- lambda - z formed row by row (CSR); a may be ydot
