@@ -11,20 +11,84 @@
  * d/dt psi = Gdot(q,q') v + G M^{-1} p' = -Gdot(v) a + S w + G M^{-1} b = 0, using the symmetry
  * Gdot(q,a) v = Gdot(q,v) a of second derivatives. Cost over the standard ODE: two extra solves
  * with the already factored Q and three products with G or Gdot. */
+#include <string.h>
 #include "../src/impl.h"
+
+/* CSR G: the passes that scatter rows into an output of length n go through the rows by blocks
+ * and set the output's columns just before the first block that touches them (s->blk_end): for
+ * a banded G (chains) the output is set and updated while it is in the cache, instead of by a
+ * pass of its own over n. Same operations in the same order. */
+
+/* Gtw = G^T w and b = Gdot^T w (CSR; chs_jac_tmv_fused's operations). */
+static void dirac_tmv_csr(const CHSSystem *s, const sunrealtype *w, sunrealtype *Gtw,
+                          sunrealtype *b) {
+  const sunrealtype *G = s->G, *Gd = s->Gd;
+  sunindextype m = s->m;
+  int32_t c0 = 0, n = (int32_t)s->n;
+  for (sunindextype i0 = 0; i0 < m; i0 += CHS_CSR_BLOCK) {
+    sunindextype i1 = m - i0 < CHS_CSR_BLOCK ? m : i0 + CHS_CSR_BLOCK;
+    int32_t c1 = i1 == m ? n : s->blk_end[i0 / CHS_CSR_BLOCK]; /* the last block: all of n */
+    if (c1 > c0) {
+      memset(Gtw + c0, 0, (size_t)(c1 - c0) * sizeof *Gtw);
+      memset(b + c0, 0, (size_t)(c1 - c0) * sizeof *b);
+      c0 = c1;
+    }
+    for (sunindextype i = i0; i < i1; i++) {
+      sunrealtype wi = w[i];
+      for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
+        int32_t j = s->ci32[k];
+        Gtw[j] += G[k] * wi;
+        b[j] += Gd[k] * wi;
+      }
+    }
+  }
+}
+
+/* ydot = (v - a, F + b - G^T z) with z <- lambda - z formed row by row (CSR); a may be ydot
+ * itself and F its momentum half. */
+static void dirac_final_csr(const CHSSystem *s, const CHSKinematics *k, const sunrealtype *a,
+                            const sunrealtype *b, sunrealtype *z, sunrealtype *ydot) {
+  const sunrealtype *G = s->G;
+  sunindextype m = s->m;
+  int32_t c0 = 0, n = (int32_t)s->n;
+  sunrealtype *yp = ydot + n;
+  for (sunindextype i0 = 0; i0 <= m; i0 += CHS_CSR_BLOCK) {
+    sunindextype i1 = m - i0 < CHS_CSR_BLOCK ? m : i0 + CHS_CSR_BLOCK;
+    for (int32_t c1 = i0 < m ? s->blk_end[i0 / CHS_CSR_BLOCK] : n; c0 < c1; c0++) {
+      ydot[c0] = k->v[c0] - a[c0];
+      yp[c0] = k->F[c0] + b[c0];
+    }
+    for (sunindextype i = i0; i < i1; i++) {
+      sunrealtype zi = k->lambda[i] - z[i];
+      z[i] = zi;
+      for (int32_t j = s->rp32[i]; j < s->rp32[i + 1]; j++) {
+        yp[s->ci32[j]] -= G[j] * zi;
+      }
+    }
+  }
+}
 
 int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, sunrealtype **wout,
                     sunrealtype **zout) {
   CHSSystem *s = &f->sys;
   sunindextype n = s->n, m = s->m;
   CHSKinematics k;
-  CHS_CALL(chs_system_kinematics(s, y, y + n, &k));
-  sunrealtype *Gtw = s->wn[3], *Minv_Gtw = s->wn[4], *b = s->wn[5], *Gtz = s->wn[6];
+  /* Unless ydot is y itself: F straight into p' and, for a CSR G and M = I with m > 1, G^T w
+   * into q' (both completed in place below): two arrays of length n less in the working set. */
+  int inplace = ydot != y;
+  CHS_CALL(chs_system_kinematics_f(s, y, y + n, inplace ? ydot + n : s->wn[1], s->wm[4], 1, &k));
+  inplace = inplace && m > 1 && s->jac_kind == CHS_JAC_CSR && s->mass_kind == CHS_MASS_IDENTITY;
+  sunrealtype *Gtw = inplace ? ydot : s->wn[3], *Minv_Gtw = s->wn[4], *b = s->wn[5];
+  sunrealtype *Gtz = s->wn[6];
   sunrealtype *Minv_b = s->wn[7];
-  sunrealtype *w = s->wm[4], *Sw = s->wm[5], *z = s->wm[7];
+  /* w = Q^{-1} psi from the kinematics' pass (tridiagonal Q) or solved in place over psi; z over
+   * S w (not needed again) */
+  sunrealtype *w = k.w_done ? s->wm[4] : k.psi, *Sw = s->wm[5], *z = m == 1 ? s->wm[7] : Sw;
   const sunrealtype *a = s->mass_kind == CHS_MASS_IDENTITY ? Gtw : Minv_Gtw;
 
-  CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
+  if (!k.w_done) {
+    CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
+  }
   if (m == 1) {
     /* S = K - K^T is antisymmetric: zero for a single constraint, so z = lambda is known now
      * and all three products with G and Gdot take one pass. */
@@ -34,13 +98,46 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
       chs_mass_inv(s, Gtw, Minv_Gtw);
     }
   } else {
-    chs_jac_tmv_fused(s, w, NULL, Gtw, b, NULL);
+    if (s->jac_kind == CHS_JAC_CSR) {
+      dirac_tmv_csr(s, w, Gtw, b);
+    } else {
+      chs_jac_tmv_fused(s, w, NULL, Gtw, b, NULL);
+    }
     if (a != Gtw) {
       chs_mass_inv(s, Gtw, Minv_Gtw);
     }
-    /* S w = Gdot a - G M^{-1} b in one pass */
-    chs_jac_mv2(s, s->Gd, a, s->G, chs_mass_inv_view(s, b, Minv_b), -1, Sw, NULL);
-    CHS_CALL(chs_gram_solve(s->gram, Sw, z));
+    if (s->jac_kind == CHS_JAC_CSR && s->gram->tri && s->gram->factored && a == Gtw) {
+      /* S w = Gdot a - G b row by row (chs_jac_mv2's operations) with the forward substitution
+       * of the tridiagonal solve in the same pass, then the backward one (dpttrs' operations) */
+      const sunrealtype *G = s->G, *Gd = s->Gd;
+      const double *e = s->gram->tri_e;
+      sunrealtype prev = 0;
+      for (sunindextype i = 0; i < m; i++) {
+        sunrealtype acc1 = 0, acc2 = 0;
+        for (int32_t j = s->rp32[i]; j < s->rp32[i + 1]; j++) {
+          int32_t c = s->ci32[j];
+          acc1 += Gd[j] * a[c];
+          acc2 += G[j] * b[c];
+        }
+        sunrealtype sw = acc1 + -1 * acc2;
+        prev = Sw[i] = i > 0 ? sw - prev * e[i - 1] : sw;
+      }
+      chs_gram_tri_backward(s->gram, z, NULL); /* z is Sw */
+    } else {
+      /* S w = Gdot a - G M^{-1} b in one pass */
+      chs_jac_mv2(s, s->Gd, a, s->G, chs_mass_inv_view(s, b, Minv_b), -1, Sw, NULL);
+      CHS_CALL(chs_gram_solve(s->gram, Sw, z));
+    }
+    if (s->jac_kind == CHS_JAC_CSR) {
+      /* z = lambda - Q^{-1} S w formed row by row as G^T z is subtracted in place: no G^T z
+       * temporary */
+      dirac_final_csr(s, &k, a, b, z, ydot);
+      if (wout) {
+        *wout = w;
+        *zout = z;
+      }
+      return 0;
+    }
     for (sunindextype i = 0; i < m; i++) {
       z[i] = k.lambda[i] - z[i];
     }

@@ -13,7 +13,8 @@ static int standard_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, s
   CHSSystem *s = &f->sys;
   sunindextype n = s->n;
   CHSKinematics k;
-  CHS_CALL(chs_system_kinematics(s, y, y + n, &k));
+  /* F straight into p' (completed in place by the field) unless ydot is y itself */
+  CHS_CALL(chs_system_kinematics_f(s, y, y + n, ydot != y ? ydot + n : s->wn[1], NULL, 1, &k));
   chs_system_field(s, &k, k.lambda, 0, NULL, NULL, ydot);
   return 0;
 }

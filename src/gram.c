@@ -10,9 +10,10 @@
  *          (SUNDlsMat_bandGBTRF/GBTRS, the code SUNLinSol_Band runs) called directly on the
  *          columns, for the same reason as dense: three copies of length m per solve were a
  *          third of the cost of a solve at m = 10^5; a tridiagonal Q (half-bandwidth 1, every
- *          chain) is SPD: its diagonals are copied out of the band storage and factored as
- *          L D L^T by LAPACK's dpttrf (solves dpttrs), about a fifth of the general band kernels'
- *          time; `auto` picks band for every tridiagonal Q;
+ *          chain) is SPD and skips the band storage: its diagonal and subdiagonal are assembled
+ *          straight into LAPACK's d and e arrays and factored as L D L^T in the same pass (the
+ *          recurrence of dpttrf; solves by dpttrs), with no product lists (a fifth of the memory
+ *          traffic of the general assembly at m = 10^5); `auto` picks band for every tridiagonal Q;
  *   klu    SUNDIALS sparse (CSC) matrix + SUNLinSol_KLU: the symbolic analysis is done at the
  *          first factorisation and reused, later ones are numeric refactorisations.
  *
@@ -56,6 +57,7 @@ void chs_gram_destroy(CHSGram **gram) {
     N_VDestroy(g->x);
   }
   free(g->tri_dd);
+  free(g->tri_ps);
   free(g->pivots);
   free(g->qcol);
   free(g->off);
@@ -206,6 +208,79 @@ static int chs_gram_pattern(CHSGram *g, const CHSSystem *s, sunindextype *bandwi
   return rc;
 }
 
+/* Tridiagonal Q (half-bandwidth 1) from a CSR G without repeated columns in a row: Q(j,j) is the
+ * sum over row j of G_jk^2 minv_k (no index lists), Q(j+1,j) the sum over the columns rows j and
+ * j+1 share, listed once here as pairs of value indices (32-bit). Nothing else is stored: the
+ * assembly writes LAPACK's d and e arrays directly and factors them in the same pass. 0 when set
+ * up; otherwise the general band path is used. */
+static int chs_gram_tri_init(CHSGram *g, const CHSSystem *s) {
+  sunindextype m = s->m;
+  const int32_t *rp = s->rp32, *ci = s->ci32;
+  size_t np = 0;
+  for (sunindextype j = 0; j < m; j++) {
+    for (int32_t a = rp[j]; a < rp[j + 1]; a++) {
+      for (int32_t b = a + 1; b < rp[j + 1]; b++) {
+        if (ci[a] == ci[b]) {
+          return 1; /* a column twice in a row: the product lists handle it */
+        }
+      }
+      for (int32_t b = j + 1 < m ? rp[j + 1] : 0; j + 1 < m && b < rp[j + 2]; b++) {
+        np += ci[a] == ci[b];
+      }
+    }
+  }
+  if (np > INT32_MAX / 2) {
+    return 1;
+  }
+  g->tri_dd = malloc((size_t)(2 * m) * sizeof *g->tri_dd);
+  g->tri_ps = malloc(((size_t)m + 1 + 2 * np) * sizeof *g->tri_ps);
+  if (!g->tri_dd || !g->tri_ps) {
+    free(g->tri_dd);
+    free(g->tri_ps);
+    g->tri_dd = NULL;
+    g->tri_ps = NULL;
+    return 1;
+  }
+  g->tri_e = g->tri_dd + m;
+  g->tri_pk = g->tri_ps + m + 1;
+  int32_t t = 0;
+  for (sunindextype j = 0; j < m; j++) {
+    g->tri_ps[j] = t;
+    for (int32_t a = rp[j]; j + 1 < m && a < rp[j + 1]; a++) { /* row j's order, as the lists */
+      for (int32_t b = rp[j + 1]; b < rp[j + 2]; b++) {
+        if (ci[a] == ci[b]) {
+          g->tri_pk[2 * t] = b;
+          g->tri_pk[2 * t + 1] = a;
+          t++;
+        }
+      }
+    }
+  }
+  g->tri_ps[m] = t;
+  g->tri = 1;
+  /* The same pairs relative to the rows' starts in every row pair (chains): one template, no
+   * lists to stream through at each assembly. */
+  int regular = m >= 2 && g->tri_ps[1] <= 8;
+  for (sunindextype j = 0; regular && j + 1 < m; j++) {
+    regular = g->tri_ps[j + 1] - g->tri_ps[j] == g->tri_ps[1];
+    for (int32_t u = g->tri_ps[j]; regular && u < g->tri_ps[j + 1]; u++) {
+      int32_t v = u - g->tri_ps[j];
+      regular = g->tri_pk[2 * u] - rp[j + 1] == g->tri_pk[2 * v] - rp[1] &&
+                g->tri_pk[2 * u + 1] - rp[j] == g->tri_pk[2 * v + 1] - rp[0];
+    }
+  }
+  if (regular) {
+    g->tri_np = g->tri_ps[1];
+    for (int u = 0; u < g->tri_np; u++) {
+      g->tri_tpl[2 * u] = g->tri_pk[2 * u] - rp[1];
+      g->tri_tpl[2 * u + 1] = g->tri_pk[2 * u + 1] - rp[0];
+    }
+    free(g->tri_ps);
+    g->tri_ps = g->tri_pk = NULL;
+  }
+  return 0;
+}
+
 int chs_gram_create(const CHSSystem *s, int kind, SUNContext ctx, CHSGram **out, CHSError *err) {
   sunindextype m = s->m;
   CHSGram *g = calloc(1, sizeof *g);
@@ -245,6 +320,15 @@ int chs_gram_create(const CHSSystem *s, int kind, SUNContext ctx, CHSGram **out,
       g->data = SUNDenseMatrix_Data(g->Q);
       g->cols = SUNDenseMatrix_Cols(g->Q);
     }
+  } else if (rc == 0 && kind == CHS_GRAM_BAND && bw == 1 && chs_gram_tri_init(g, s) == 0) {
+    /* tridiagonal: no band matrix, no product lists (the assembly writes d and e) */
+    free(g->ti);
+    free(g->tstart);
+    free(g->off);
+    free(g->qcol);
+    g->ti = NULL;
+    g->tstart = g->off = g->qcol = NULL;
+    g->mu = g->ml = 1;
   } else if (rc == 0 && kind == CHS_GRAM_BAND) {
     g->Q = SUNBandMatrix(m, bw, bw, ctx);
     g->pivots = calloc((size_t)m, sizeof *g->pivots);
@@ -257,26 +341,18 @@ int chs_gram_create(const CHSSystem *s, int kind, SUNContext ctx, CHSGram **out,
         inband += (j + bw < m - 1 ? j + bw : m - 1) - (j - bw > 0 ? j - bw : 0) + 1;
       }
       g->band_full = inband == g->nq;
-      g->tri = bw == 1;
-      g->tri_ld = SUNBandMatrix_LDim(g->Q);
-      g->tri_d = SUNBandMatrix_Data(g->Q) + g->smu;
-      if (g->tri) {
-        g->tri_dd = malloc((size_t)(2 * m) * sizeof *g->tri_dd);
-        g->tri_e = g->tri_dd ? g->tri_dd + m : NULL;
-        g->tri = g->tri_dd != NULL; /* out of memory: the general band kernels */
-      }
     }
   } else if (rc == 0 && kind == CHS_GRAM_KLU && g->b) {
     g->Q = SUNSparseMatrix(m, m, g->nq, CSC_MAT, ctx);
     g->ls = g->Q ? SUNLinSol_KLU(tmpl, g->Q, ctx) : NULL;
   }
-  if (rc != 0 || !g->Q || (kind == CHS_GRAM_KLU && (!g->ls || !g->x)) ||
-      (kind == CHS_GRAM_BAND && !g->pivots)) {
+  if (rc != 0 || (!g->Q && !g->tri) || (kind == CHS_GRAM_KLU && (!g->ls || !g->x)) ||
+      (kind == CHS_GRAM_BAND && !g->tri && !g->pivots)) {
     chs_gram_destroy(&g);
     return chs_error_set(err, rc ? rc : CHS_ERR_MEM, "cannot create the %s Gram solver (m=%ld)",
                          chs_gram_kind_names[kind], (long)m);
   }
-  if (sparse_ok) {
+  if (sparse_ok && !g->tri) {
     /* Map entries (column-major (i, j)) to storage offsets. */
     sunindextype *rows = malloc((size_t)g->nq * sizeof *rows);
     if (!rows) {
@@ -333,8 +409,115 @@ static sunrealtype *chs_gram_storage(CHSGram *g) {
   }
 }
 
+/* Tridiagonal Q assembled and factored in one pass over G: Q = L D L^T without pivoting (stable
+ * for SPD Q), the recurrence of LAPACK's dpttrf (e_j = Q(j+1,j) / d_j, d_{j+1} = Q(j+1,j+1) -
+ * e_j Q(j+1,j)), D into tri_dd and L's subdiagonal into tri_e, the arrays dpttrs solves with.
+ * The loads of G overlap the division chain of the recurrence. A pivot d_j <= 64 u Q(j,j) (u the
+ * unit round-off; 0 < d_j <= Q(j,j) for SPD Q) or a non-finite entry means Q is numerically
+ * singular (e.g. a bond of length zero): recoverable. With v != NULL the same pass computes
+ * r = Gdot v + G mf and psi = G v (the kinematics' products, Gdot in s->Gd; stored when psi is
+ * not NULL) and the forward substitutions of their solves, L^{-1} r into rf and (pf != NULL)
+ * L^{-1} psi into pf, dpttrs' first half (chs_gram_tri_backward completes them). */
+static inline int chs_gram_tri_pass(CHSGram *g, const CHSSystem *s, const sunrealtype *minv,
+                                    const sunrealtype *v, const sunrealtype *mf, sunrealtype *psi,
+                                    sunrealtype *r, sunrealtype *rf, sunrealtype *pf) {
+  sunindextype m = s->m;
+  const sunrealtype *G = s->G, *Gd = s->Gd;
+  const int32_t *rp = s->rp32, *ci = s->ci32, *ps = g->tri_ps, *pk = g->tri_pk;
+  const int32_t *tpl = ps ? NULL : g->tri_tpl;
+  int np = g->tri_np;
+  double *d = g->tri_dd, *e = g->tri_e;
+  sunrealtype dprev = 1, sub = 0; /* d_{j-1} and Q(j,j-1) */
+  /* forward substitutions: (L^{-1} r)_{j-1} and (L^{-1} psi)_{j-1} */
+  sunrealtype rfprev = 0, pfprev = 0;
+  int ok = 1;
+  for (sunindextype j = 0; j < m; j++) {
+    sunrealtype qjj = 0, qsub = 0, pj = 0, rj = 0;
+    for (int32_t k = rp[j]; k < rp[j + 1]; k++) {
+      int32_t c = ci[k];
+      qjj += G[k] * G[k] * (minv ? minv[c] : 1);
+      if (v) {
+        pj += G[k] * v[c];
+        rj += Gd[k] * v[c] + G[k] * mf[c];
+      }
+    }
+    if (tpl && j + 1 < m) {
+      for (int t = 0; t < np; t++) {
+        int32_t a = rp[j + 1] + tpl[2 * t], b = rp[j] + tpl[2 * t + 1];
+        qsub += G[a] * G[b] * (minv ? minv[ci[a]] : 1);
+      }
+    }
+    for (int32_t t = tpl ? 0 : ps[j]; !tpl && t < ps[j + 1]; t++) {
+      qsub += G[pk[2 * t]] * G[pk[2 * t + 1]] * (minv ? minv[ci[pk[2 * t]]] : 1);
+    }
+    if (psi) {
+      psi[j] = pj;
+      r[j] = rj;
+    }
+    sunrealtype dj = qjj;
+    if (j > 0) {
+      sunrealtype l = sub / dprev;
+      e[j - 1] = l;
+      dj -= l * sub;
+      ok &= isfinite(l);
+      if (v) { /* dpttrs' forward substitution: b_j - b_{j-1} e_{j-1} */
+        rj = rj - rfprev * l;
+        pj = pj - pfprev * l;
+      }
+    }
+    if (v) {
+      rfprev = rf[j] = rj;
+      pfprev = pj;
+      if (pf) {
+        pf[j] = pj;
+      }
+    }
+    ok &= dj > 64 * SUN_UNIT_ROUNDOFF * qjj && qjj <= SUN_BIG_REAL; /* false for NaN */
+    d[j] = dj;
+    dprev = dj;
+    sub = qsub;
+  }
+  g->factored = ok;
+  g->tri_status = ok ? CHS_SUCCESS : CHS_RECOVERABLE;
+  return g->tri_status;
+}
+
+/* The two specialisations the chains need most (M = I), the rest generic. */
+static int chs_gram_tri_assemble_factor(CHSGram *g, const CHSSystem *s) {
+  return s->minv ? chs_gram_tri_pass(g, s, s->minv, NULL, NULL, NULL, NULL, NULL, NULL)
+                 : chs_gram_tri_pass(g, s, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
+int chs_gram_tri_kinematics(CHSGram *g, const CHSSystem *s, const sunrealtype *v,
+                            const sunrealtype *mf, sunrealtype *psi, sunrealtype *r,
+                            sunrealtype *rf, sunrealtype *pf) {
+  return s->minv ? chs_gram_tri_pass(g, s, s->minv, v, mf, psi, r, rf, pf)
+                 : chs_gram_tri_pass(g, s, NULL, v, mf, psi, r, rf, pf);
+}
+
+void chs_gram_tri_backward(const CHSGram *g, sunrealtype *x, sunrealtype *x2) {
+  const double *d = g->tri_dd, *e = g->tri_e;
+  sunindextype m = g->m;
+  x[m - 1] = x[m - 1] / d[m - 1];
+  if (x2) { /* two right-hand sides in one pass over d and e */
+    x2[m - 1] = x2[m - 1] / d[m - 1];
+    for (sunindextype j = m - 1; j-- > 0;) {
+      x[j] = x[j] / d[j] - x[j + 1] * e[j];
+      x2[j] = x2[j] / d[j] - x2[j + 1] * e[j];
+    }
+    return;
+  }
+  for (sunindextype j = m - 1; j-- > 0;) {
+    x[j] = x[j] / d[j] - x[j + 1] * e[j];
+  }
+}
+
 int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
   sunindextype m = s->m, n = s->n;
+  if (g->tri) {
+    chs_gram_tri_assemble_factor(g, s); /* the status is chs_gram_factor's */
+    return 0;
+  }
   sunrealtype *Q = chs_gram_storage(g);
   g->factored = 0;
   g->diag_scale = 0;
@@ -395,42 +578,10 @@ int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
   return 0;
 }
 
-/* Q SPD tridiagonal (half-bandwidth 1) in the band matrix: Q = L D L^T without pivoting (stable
- * for SPD), D^{-1} on the diagonal and L's subdiagonal below it, in place (the solves then
- * multiply instead of dividing). O(m), one pass. A pivot D_j <= 64 u Q_jj (u the unit round-off;
- * 0 < D_j <= Q_jj for SPD Q) or a non-finite entry means Q is numerically singular (e.g. a
- * bond of length zero): recoverable. */
-/* LAPACK (Fortran): L D L^T of a symmetric positive definite tridiagonal matrix and its solves. */
-extern void dpttrf_(const int *n, double *d, double *e, int *info);
+/* LAPACK (Fortran): solves with the L D L^T factors of a symmetric positive definite tridiagonal
+ * matrix (dpttrf's output, computed by chs_gram_tri_assemble_factor). */
 extern void dpttrs_(const int *n, const int *nrhs, const double *d, const double *e, double *b,
                     const int *ldb, int *info);
-
-static int chs_gram_tri_factor(CHSGram *g) {
-  sunindextype m = g->m, ld = g->tri_ld;
-  const sunrealtype *q = g->tri_d; /* q[j ld] = Q(j,j), q[j ld + 1] = Q(j+1,j) */
-  double *d = g->tri_dd, *e = g->tri_e;
-  for (sunindextype j = 0; j < m; j++) {
-    d[j] = q[j * ld];
-    if (j + 1 < m) {
-      e[j] = q[j * ld + 1];
-    }
-  }
-  int n = (int)m, info = 0;
-  dpttrf_(&n, d, e, &info);
-  if (info != 0) { /* not positive definite (info > 0) */
-    return CHS_RECOVERABLE;
-  }
-  /* Reject pivots at round-off level relative to their diagonal entry (numerically singular:
-   * two atoms on top of each other), and non-finite entries. */
-  for (sunindextype j = 0; j < m; j++) {
-    if (!(d[j] > 64 * SUN_UNIT_ROUNDOFF * q[j * ld]) || !(q[j * ld] <= SUN_BIG_REAL) ||
-        (j + 1 < m && !isfinite(e[j]))) {
-      return CHS_RECOVERABLE;
-    }
-  }
-  g->factored = 1;
-  return CHS_SUCCESS;
-}
 
 static void chs_gram_tri_solve(const CHSGram *g, const sunrealtype *b, sunrealtype *x) {
   int n = (int)g->m, one = 1, info = 0;
@@ -470,7 +621,7 @@ int chs_gram_factor(CHSGram *g) {
       }
     }
   } else if (g->tri) {
-    return chs_gram_tri_factor(g); /* checks its entries as it goes */
+    return g->tri_status; /* factored by the assembly */
   } else {
     const sunrealtype *a = chs_gram_storage(g);
     for (sunindextype e = 0; e < g->nq; e++) {

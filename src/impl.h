@@ -102,6 +102,15 @@ int chs_gram_assemble(CHSGram *gram, const struct CHSSystem *s);
 /* Factor the assembled Q: 0, or CHS_RECOVERABLE when Q is numerically singular. */
 int chs_gram_factor(CHSGram *gram);
 int chs_gram_solve_general(CHSGram *gram, const sunrealtype *b, sunrealtype *x);
+/* Tridiagonal Q (gram->tri, CSR G): assemble and factor Q = L D L^T from s->G and, in the same
+ * pass, psi = G v and r = Gdot v + G mf (Gdot in s->Gd), and the forward substitutions
+ * rf = L^{-1} r and (pf != NULL) pf = L^{-1} psi; the factorisation's status. The solves are then
+ * completed by chs_gram_tri_backward: x <- D^{-1} x - L^T x from the last row up (dpttrs'
+ * operations in dpttrs' order), for x and x2 at once. */
+int chs_gram_tri_kinematics(CHSGram *gram, const struct CHSSystem *s, const sunrealtype *v,
+                            const sunrealtype *mf, sunrealtype *psi, sunrealtype *r,
+                            sunrealtype *rf, sunrealtype *pf);
+void chs_gram_tri_backward(const CHSGram *gram, sunrealtype *x, sunrealtype *x2 /* or NULL */);
 /* The layout of the Gram solver (src/gram.c), visible here so that the solve with a single
  * constraint (a division) inlines into the formulations' fields. */
 struct CHSGram {
@@ -112,12 +121,16 @@ struct CHSGram {
   sunindextype *pivots;      /* band */
   sunindextype mu, ml, smu;  /* band */
   int band_full;             /* band: Q's pattern fills the band (no zeroing before assembly) */
-  int tri;                   /* band of half-bandwidth 1: SPD tridiagonal, LAPACK dpttrf/dpttrs */
-  sunrealtype *tri_d;        /* tri: &Q(0,0) in the band storage; Q(j,j) at tri_d[j * tri_ld] */
-  sunindextype tri_ld;
-  double *tri_dd, *tri_e; /* tri: D and the subdiagonal of L (LAPACK's d, e), contiguous */
-  SUNLinearSolver ls;     /* klu */
-  N_Vector b, x;          /* klu */
+  int tri;                   /* band of half-bandwidth 1: SPD tridiagonal, L D L^T, dpttrs */
+  int tri_status;            /* tri: the factorisation's result (assembled and factored at once) */
+  int32_t *tri_ps, *tri_pk;  /* tri: Q(j+1,j) = sum over t = tri_ps[j] .. tri_ps[j+1]-1 of
+                                G[tri_pk[2t]] G[tri_pk[2t+1]] minv[ci32[tri_pk[2t]]] */
+  int tri_np;                /* tri_ps NULL: every row pair shares tri_np columns, the same ones */
+  int32_t tri_tpl[16];       /* relative to rows j+1 and j: tri_pk[2t] = rp32[j+1] + tri_tpl[2t],
+                                tri_pk[2t+1] = rp32[j] + tri_tpl[2t+1] (chains: no lists) */
+  double *tri_dd, *tri_e;    /* tri: D and the subdiagonal of L (LAPACK's d, e), contiguous */
+  SUNLinearSolver ls;        /* klu */
+  N_Vector b, x;             /* klu */
   /* CSR G: Q's entries e = 0 .. nq-1 at data offset off[e], each the sum over
    * t = tstart[e] .. tstart[e+1]-1 of G[ti[t]] minv[tc[t]] G[tj[t]] */
   sunindextype nq, *qcol, *off, *tstart; /* qcol: entries of column j */
@@ -139,6 +152,7 @@ static inline int chs_gram_solve(CHSGram *g, const sunrealtype *b, sunrealtype *
  * vectors and counters. One per formulation (no sharing, so formulations are reentrant). */
 #define CHS_SCRATCH_N 8
 #define CHS_SCRATCH_M 8
+#define CHS_CSR_BLOCK 256
 typedef struct CHSSystem {
   CHSProblem prob;
   const CHSProblemOps *ops;
@@ -150,13 +164,22 @@ typedef struct CHSSystem {
   sunindextype gsize; /* m*n (dense) or nnz (CSR) */
   const sunindextype *rowptr, *colind;
   int32_t *rp32, *ci32; /* CSR: the same pattern in 32 bits (the kernels' index traffic) */
+  int32_t *blk_end;     /* CSR: 1 + the largest column of rows b B .. (b+1) B - 1 (B =
+                           CHS_CSR_BLOCK; 0 if none), for passes that set their output's
+                           columns block by block, just before the rows that touch them */
   sunrealtype *G, *Gd;  /* G(q) and Gdot(q, v) at the current point */
+  sunrealtype *block;   /* G, Gd, wn and wm: one allocation (chs_calloc_big) */
   sunrealtype *MinvGt;  /* dense mass only: n x m Gram scratch (column j = M^{-1} g_j) */
   CHSGram *gram;
   sunrealtype *wn[CHS_SCRATCH_N]; /* scratch of length n */
   sunrealtype *wm[CHS_SCRATCH_M]; /* scratch of length m */
   long n_gram_factor;
 } CHSSystem;
+
+/* Zeroed memory for a large work array (calloc), released by free(); in blocks of 4 MiB or more
+ * the whole 2 MiB pages are advised to transparent huge pages where Linux offers them (at
+ * N = 10^5 the right-hand side's working set spans thousands of 4 KiB pages: TLB misses). */
+void *chs_calloc_big(size_t bytes);
 
 /* ctx NULL: no Gram solver (residual evaluations only); gram_kind: CHS_GRAM_*. */
 int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind, CHSError *err);
@@ -189,9 +212,17 @@ int chs_system_force(CHSSystem *s, const sunrealtype *q, const sunrealtype *v, s
 typedef struct CHSKinematics {
   sunrealtype *v, *F, *Minv_F;   /* length n */
   sunrealtype *psi, *r, *lambda; /* length m */
+  int w_done;                    /* chs_system_kinematics_f: w = Q^{-1} psi is in its w too */
 } CHSKinematics;
 int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
                           CHSKinematics *k);
+/* The same with F written to F (length n, e.g. the momentum half of the field being formed, so
+ * that the field is completed in place: one array of length n less in the working set) and,
+ * when w != NULL and it comes at no extra pass (tridiagonal Q), w = Q^{-1} psi (k->w_done).
+ * lean: the caller needs neither psi nor r; with a tridiagonal Q they are then not stored
+ * (k->psi = k->r = NULL). */
+int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
+                            sunrealtype *F, sunrealtype *w, int lean, CHSKinematics *k);
 
 /* The common shape of the natural formulations' fields:
  *   ydot = (v + cq dq, F - G^T mult + dp)     (dq, dp may be NULL: zero).

@@ -1,10 +1,29 @@
 /* A problem bound to its sizes, inverse mass matrix, Jacobian storage, Gram solver and scratch:
  * the kernels every formulation is built from (DESIGN "Notation"). */
+#define _DEFAULT_SOURCE /* madvise (Linux: MADV_HUGEPAGE) */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <sundials/sundials_dense.h>
 #include "impl.h"
+
+void *chs_calloc_big(size_t bytes) {
+  void *p = calloc(1, bytes ? bytes : 1); /* fresh pages stay untouched (not resident) */
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const uintptr_t huge = (uintptr_t)1 << 21;
+  if (p && bytes >= 2 * huge) { /* the whole 2 MiB pages inside the block, before first touch */
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (b > a) {
+      (void)madvise((void *)a, b - a, MADV_HUGEPAGE); /* advice: without it, 4 KiB pages */
+    }
+  }
+#endif
+  return p;
+}
 
 static int chs_mass_inverse(CHSSystem *s, const CHSProblemDims *d, CHSError *err) {
   sunindextype n = d->n;
@@ -88,8 +107,20 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
     return rc;
   }
   size_t n = (size_t)s->n, m = (size_t)s->m;
-  s->G = calloc((size_t)s->gsize, sizeof(sunrealtype));
-  s->Gd = calloc((size_t)s->gsize, sizeof(sunrealtype));
+  /* G, Gdot and the scratch vectors in one block (chs_calloc_big), each a multiple of 64 bytes
+   * from its start */
+  size_t gs = ((size_t)s->gsize + 7) / 8 * 8, ns = (n + 7) / 8 * 8, ms = (m + 7) / 8 * 8;
+  s->block = chs_calloc_big((2 * gs + CHS_SCRATCH_N * ns + CHS_SCRATCH_M * ms) * sizeof *s->block);
+  if (s->block) {
+    s->G = s->block;
+    s->Gd = s->G + gs;
+    for (int i = 0; i < CHS_SCRATCH_N; i++) {
+      s->wn[i] = s->Gd + gs + (size_t)i * ns;
+    }
+    for (int i = 0; i < CHS_SCRATCH_M; i++) {
+      s->wm[i] = s->wn[0] + CHS_SCRATCH_N * ns + (size_t)i * ms;
+    }
+  }
   /* The n x m scratch is only for the dense mass matrix's Gram assembly: never allocated for
    * identity or diagonal masses (a chain of 10^5 atoms would need 160 GB). */
   if (s->mass_kind == CHS_MASS_DENSE) {
@@ -103,25 +134,25 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
                            "CSR constraint Jacobian with %ld nonzeros, n = %ld: at most 2^31 - 1",
                            (long)d->nnz, (long)d->n);
     }
-    s->rp32 = malloc(((size_t)m + 1 + (size_t)s->gsize) * sizeof *s->rp32);
+    size_t nblk = (m + CHS_CSR_BLOCK - 1) / CHS_CSR_BLOCK;
+    s->rp32 = chs_calloc_big(((size_t)m + 1 + (size_t)s->gsize + nblk) * sizeof *s->rp32);
     ok = ok && s->rp32;
     if (s->rp32) {
       s->ci32 = s->rp32 + m + 1;
+      s->blk_end = s->ci32 + s->gsize;
       for (size_t i = 0; i <= m; i++) {
         s->rp32[i] = (int32_t)s->rowptr[i];
       }
       for (sunindextype k = 0; k < s->gsize; k++) {
         s->ci32[k] = (int32_t)s->colind[k];
       }
+      for (size_t i = 0; i < m; i++) { /* blk_end: zero from chs_calloc_big */
+        int32_t *end = &s->blk_end[i / CHS_CSR_BLOCK];
+        for (int32_t k = s->rp32[i]; k < s->rp32[i + 1]; k++) {
+          *end = s->ci32[k] + 1 > *end ? s->ci32[k] + 1 : *end;
+        }
+      }
     }
-  }
-  for (int i = 0; i < CHS_SCRATCH_N; i++) {
-    s->wn[i] = calloc(n, sizeof(sunrealtype));
-    ok = ok && s->wn[i];
-  }
-  for (int i = 0; i < CHS_SCRATCH_M; i++) {
-    s->wm[i] = calloc(m, sizeof(sunrealtype));
-    ok = ok && s->wm[i];
   }
   if (!ok) {
     chs_system_free(s);
@@ -140,16 +171,9 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
 
 void chs_system_free(CHSSystem *s) {
   free(s->minv);
-  free(s->G);
-  free(s->Gd);
+  free(s->block);
   free(s->MinvGt);
   free(s->rp32);
-  for (int i = 0; i < CHS_SCRATCH_N; i++) {
-    free(s->wn[i]);
-  }
-  for (int i = 0; i < CHS_SCRATCH_M; i++) {
-    free(s->wm[i]);
-  }
   chs_gram_destroy(&s->gram);
   memset(s, 0, sizeof *s);
 }
@@ -290,8 +314,14 @@ int chs_system_force(CHSSystem *s, const sunrealtype *q, const sunrealtype *v, s
 
 int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
                           CHSKinematics *k) {
+  return chs_system_kinematics_f(s, q, p, s->wn[1], NULL, 0, k);
+}
+
+int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
+                            sunrealtype *F, sunrealtype *w, int lean, CHSKinematics *k) {
+  k->w_done = 0;
   k->v = s->wn[0];
-  k->F = s->wn[1];
+  k->F = F;
   k->Minv_F = s->wn[2];
   k->psi = s->wm[0];
   k->r = s->wm[1];
@@ -307,6 +337,19 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
     chs_mass_inv(s, p, k->v);
     CHS_CALL(chs_system_force(s, q, k->v, k->F));
     chs_mass_inv(s, k->F, k->Minv_F);
+  }
+  if (s->jac_kind == CHS_JAC_CSR && s->gram && s->gram->tri) {
+    /* tridiagonal Q: its assembly and factorisation, psi and r in one pass over G and Gdot */
+    CHS_CALL(chs_cb(s->ops->jacobian(s->data, q, s->G)));
+    CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd)));
+    s->n_gram_factor++;
+    if (lean) { /* psi and r are not stored: two arrays of length m less */
+      k->psi = k->r = NULL;
+    }
+    CHS_CALL(chs_gram_tri_kinematics(s->gram, s, k->v, k->Minv_F, k->psi, k->r, k->lambda, w));
+    chs_gram_tri_backward(s->gram, k->lambda, w); /* the forward halves came with the pass */
+    k->w_done = w != NULL;
+    return 0;
   }
   CHS_CALL(chs_system_gram_at(s, q));
   CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd)));
@@ -345,12 +388,19 @@ void chs_system_field(CHSSystem *s, const CHSKinematics *k, const sunrealtype *m
     }
     return;
   }
-  /* CSR: G^T mult subtracted in place (no temporary: one pass less over n) */
-  for (sunindextype i = 0; i < n; i++) {
-    ydot[i] = k->v[i] + (dq ? cq * dq[i] : 0);
-    ydot[n + i] = k->F[i] + (dp ? dp[i] : 0);
-  }
+  /* CSR: G^T mult subtracted in place (no temporary: one pass less over n); F may be in place
+   * already (chs_system_kinematics_f) */
   sunrealtype *yp = ydot + n;
+  if (k->F == yp && !dp) {
+    for (sunindextype i = 0; i < n; i++) {
+      ydot[i] = k->v[i] + (dq ? cq * dq[i] : 0);
+    }
+  } else {
+    for (sunindextype i = 0; i < n; i++) {
+      ydot[i] = k->v[i] + (dq ? cq * dq[i] : 0);
+      yp[i] = k->F[i] + (dp ? dp[i] : 0);
+    }
+  }
   for (sunindextype i = 0; i < s->m; i++) {
     sunrealtype mi = mult[i];
     for (int32_t j = s->rp32[i]; j < s->rp32[i + 1]; j++) {
