@@ -213,7 +213,7 @@ int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn m
   if (rc == 0 && !yt) {
     rc = chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
-  if (rc == 0) {
+  if (rc == 0 && exact != 0) {
     N_VScale(1, w.y, yt);
     rc = CHSIntegrator_Create(opt->method, f, yt, t, &opt->ctl, &it, err);
   }
