@@ -271,3 +271,7 @@ int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn mo
   SUNContext_Free(&ctx_sun);
   return res->rc;
 }
+
+int cli_is_alpha_prk(const char *method) {
+  return method && strncmp(method, "alpha-prk", 9) == 0 && (method[9] == '\0' || method[9] == ':');
+}

@@ -52,6 +52,8 @@ int cli_parse_long(const char *opt, const char *s, long *x);
 int cli_parse_real_above(const char *opt, const char *s, double lo, double *x);
 int cli_parse_long_min(const char *opt, const char *s, long lo, long *x);
 int cli_exit_status(int code);
+/* 1 when method is of the alpha-prk family (its statistics alpha_max, alpha_dir2_steps apply). */
+int cli_is_alpha_prk(const char *method);
 
 /* One integration as `chs run` does it (monitor may be NULL). */
 typedef struct {

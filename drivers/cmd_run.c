@@ -34,6 +34,10 @@ static void print_summary(const cli_result *r) {
     }
     printf("\n");
   }
+  if (cli_is_alpha_prk(r->method)) {
+    printf("  alpha          max |alpha| %.3e; %ld steps along the second direction\n",
+           (double)s->stats.alpha_max, s->stats.alpha_dir2_steps);
+  }
   if (r->has_wedge) {
     printf("  wedge product  max |omega - omega(0)| %.3e  (omega(0) = 1); relative to "
            "|dz1| |dz2| %.3e; %s\n",

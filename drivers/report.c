@@ -87,6 +87,11 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
             indent, s->stats.nonlin_iters, indent, s->stats.nonlin_conv_fails, indent);
     json_long(out, s->stats.err_test_fails, 1);
   }
+  if (cli_is_alpha_prk(r->method)) { /* the family's own statistics */
+    fprintf(out, ",\n%s  \"alpha_max\": ", indent);
+    json_real(out, s->stats.alpha_max, 1);
+    fprintf(out, ",\n%s  \"alpha_dir2_steps\": %ld", indent, s->stats.alpha_dir2_steps);
+  }
   if (r->has_wedge) { /* only when requested: the default keys do not change */
     fprintf(out, ",\n%s  \"wedge_err_max\": ", indent);
     json_real(out, r->wedge_err_max, 1);

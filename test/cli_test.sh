@@ -89,6 +89,10 @@ if "$chs" run --problem pendulum --formulation standard --method cvode:bdf --rto
 if [[ -n $plugins ]]; then
   good=$plugins/libchs_example_plugin.so
   if "$chs" run --problem "$good:depth=0.5" --formulation dirac --method erk:dp5 --rtol 1e-10 --atol 1e-10 --tf 5 --json | grep -qE '"int_err_final": [0-9.]+e-(09|1[0-9])'; then ok; else bad "example plugin run"; fi
+  # alpha-prk on the conical orbit (a relative equilibrium: the energy error of lobatto:3 is at
+  # rounding level and hardly depends on alpha): alpha stays 0 and the accuracy is lobatto's
+  "$chs" run --problem "$good" --formulation standard --method alpha-prk:3 --h 0.01 --tf 1 --json >"$tmp/ap.json" 2>&1
+  if grep -qE '"alpha_max": 0(\.0)?[,e]' "$tmp/ap.json" && grep -qE '"int_err_max": [0-9.]+e-(09|1[0-9])' "$tmp/ap.json"; then ok; else bad "alpha-prk on the relative equilibrium: $(grep -E 'alpha_max|int_err_max' "$tmp/ap.json")"; fi
   expect 2 "cannot load plugin" -- run --problem ./no/such/plugin.so --formulation dirac --method erk:rk4 --h 0.1 --tf 1
   expect 2 "does not export" -- run --problem "$plugins/libchs_bad_plugin_1.so" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
   expect 2 "ABI version" -- run --problem "$plugins/libchs_bad_plugin_2.so" --formulation dirac --method erk:rk4 --h 0.1 --tf 1

