@@ -314,8 +314,12 @@ if grep -q '"wedge_linearisation": "tangent-map"' "$tmp/wedge.json"; then ok; el
 if grep -q '"wedge_linearisation": "finite-differences"' "$tmp/wedge.json"; then ok; else bad "erk --wedge: $(cat "$tmp/err")"; fi
 # stage projection every k steps (not every k-th stage evaluation), also in the wedge's step maps
 if "$chs" run --problem pendulum --formulation extended --method gauss:1:stage --project both --project-every 2 --h 0.05 --tf 1 --wedge >"$tmp/out" 2>&1; then ok; else bad "gauss:1:stage --project-every 2: $(tail -1 "$tmp/out")"; fi
-# lobatto's dense stage Newton matrix: too large a system is refused with its size
-expect 2 "7998 unknowns" -- run --problem chain:N=1000 --formulation standard --method lobatto:3 --h 0.005 --tf 0.01
+# lobatto's dense stage Newton matrix: too large a system is refused with its size; the default
+# switches to the structured Newton there; a bad newton= value is named
+expect 2 "7998 unknowns" -- run --problem chain:N=1000 --formulation standard --method lobatto:3:newton=dense --h 0.005 --tf 0.01
+if "$chs" run --problem chain:N=1000 --formulation standard --method lobatto:3 --h 0.005 --tf 0.01 --json | grep -qE '"pos_res_max": [0-9.]+e-1[3-9]'; then ok; else bad "lobatto:3 on a 1000-atom chain (structured Newton)"; fi
+expect 2 "newton=lu" -- run --problem pendulum --formulation standard --method lobatto:3:newton=lu --h 0.01 --tf 0.1
+expect 2 "newton=lu" -- run --problem pendulum --formulation standard --method alpha-prk:3:newton=lu --h 0.01 --tf 0.1
 "$chs" "${sp[@]}" --method rattle --h 0.01 --tf 1 --json >"$tmp/nowedge.json"
 if grep -q wedge "$tmp/nowedge.json"; then bad "wedge_err_max without --wedge"; else ok; fi
 

@@ -155,7 +155,13 @@ int chs_alpha_prk_tableau(int s, int k, sunrealtype alpha, chs_cprk_tableau *t) 
 
 static int alpha_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
                         const CHSStepControl *ctl, void **out, CHSError *err) {
-  const char *o = options ? options : "";
+  char o[64];
+  int newton = 0;
+  if (chs_cprk_newton_option(options, o, sizeof o, &newton) != 0) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "bad option of method alpha-prk:%s (newton=dense or newton=structured)",
+                         options);
+  }
   if (strcmp(o, "2") == 0) {
     return chs_error_set(err, CHS_ERR_NOTFOUND,
                          "method 'alpha-prk:2' does not exist: RATTLE (2 stages) admits no "
@@ -197,7 +203,7 @@ static int alpha_create(const char *options, CHSFormulation f, N_Vector y0, sunr
   a->fixed = has_fixed;
   a->alpha = has_fixed ? fixed : 0;
   alpha_set(a, 0, a->alpha);
-  int rc = chs_cprk_create(a->who, f, y0, t0, ctl, s, &a->c, err);
+  int rc = chs_cprk_create(a->who, f, y0, t0, ctl, s, newton, &a->c, err);
   if (rc != 0) {
     free(a);
     return rc;
@@ -396,6 +402,7 @@ static int alpha_tangent_step(void *mem, sunrealtype h, int k, sunrealtype *dz, 
   chs_cprk *c = a->c;
   sunindextype n = c->n;
   CHS_CALL(chs_tangent_need_solved(c->tol, 8 * SUN_UNIT_ROUNDOFF, a->who, err));
+  CHS_CALL(chs_cprk_need_tangent(c, err));
   int dir;
   CHS_CALL(alpha_solve(a, h, &dir, err));
   CHS_CALL(chs_cprk_tangent_setup(c, &a->cur, h, err));

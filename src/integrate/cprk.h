@@ -40,12 +40,25 @@ typedef struct {
   sunindextype *piv;
   long steps, force_evals, jac_setups, newton_iters;
   int have_force, have_x, have_jac; /* have_jac: J factored near X (valid in the step) */
-  sunrealtype *tbuf;                /* tangent map: 3 s n + 2 n + m, allocated on first use */
-  void *tw;                         /* its chs_tangent_work */
+  int structured;                   /* the structured simplified Newton (no J, no T) */
+  sunrealtype Cinv[CHS_CPRK_SMAX][CHS_CPRK_SMAX]; /* its (s-1) x (s-1) C^{-1} */
+  sunrealtype *ws;                                /* its work: 2 (s-1) m + n */
+  sunrealtype *tbuf; /* tangent map: 3 s n + 2 n + m, allocated on first use */
+  void *tw;          /* its chs_tangent_work */
 } chs_cprk;
 
+/* The stage Newton iteration: exact dense Jacobian (N <= 3000 unknowns), or structured (any
+ * size): the simplified Newton matrix with the force Jacobians dropped and G frozen at q_n, whose
+ * Schur complement is C (x) Q(q_n) with the (s-1) x (s-1) matrix C = (A Ah) restricted: s - 1
+ * Gram solves per iteration, O(N) with a band or KLU Gram solver. auto: dense when it fits. */
+enum { CHS_CPRK_NEWTON_AUTO, CHS_CPRK_NEWTON_DENSE, CHS_CPRK_NEWTON_STRUCTURED };
+/* options without a trailing ":newton=dense|structured" into buf (size len), the mode into *mode;
+ * -1 for another newton= value. */
+int chs_cprk_newton_option(const char *options, char *buf, size_t len, int *mode);
 int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype t0,
-                    const CHSStepControl *ctl, int s, chs_cprk **out, CHSError *err);
+                    const CHSStepControl *ctl, int s, int newton, chs_cprk **out, CHSError *err);
+/* 0 when the stepper has a tangent map (the dense Newton matrix), else CHS_ERR_UNSUPPORTED. */
+int chs_cprk_need_tangent(const chs_cprk *c, CHSError *err);
 void chs_cprk_destroy(chs_cprk *c);
 /* One trial step of size h from (q, p) with tableau tb into (q1, p1); warm: start the Newton
  * iteration from the last solution X (same step, other coefficients) instead of a predictor.

@@ -18,6 +18,12 @@
  * Jacobian (Hessian-vector products of V and Gdot(Q, u)^T Lambda for the stage forces), LU
  * factored with SUNDlsMat_denseGETRF, kept while the iteration contracts fast (simplified
  * Newton), to round-off or to --rtol when given. Lambda_s then costs one Gram solve at q_{n+1}.
+ * Above 3000 unknowns (or with :newton=structured) the dense matrix is not formed: the Newton
+ * matrix drops the stage-force Jacobians (O(h^2)) and freezes G at q_n (O(h)), so that its Schur
+ * complement is C (x) Q(q_n) with the small matrix C_ij = sum_k a_ik ah_kj (i >= 2, j < s): each
+ * iteration costs s - 1 solves with the formulation's Gram solver (band for chains: O(N)), and
+ * the iteration contracts linearly at that O(h) rate to the same solution (test_lobatto: dense
+ * and structured agree to 1e-16 after a step). The tangent map needs the dense matrix.
  *
  * s = 2 is SHAKE/RATTLE (rattle.c), s = 3 has order 4, s = 4 order 6 (order 2s - 2). Symplectic,
  * symmetric; g and psi hold to the Newton tolerance. Force evaluations F(Q_j) are counted as
@@ -150,8 +156,38 @@ void chs_cprk_destroy(chs_cprk *c) {
   }
 }
 
+int chs_cprk_newton_option(const char *options, char *buf, size_t len, int *mode) {
+  const char *o = options ? options : "";
+  const char *k = strstr(o, ":newton=");
+  size_t keep = k ? (size_t)(k - o) : strlen(o);
+  *mode = CHS_CPRK_NEWTON_AUTO;
+  if (k) {
+    const char *v = k + strlen(":newton=");
+    if (strcmp(v, "dense") == 0) {
+      *mode = CHS_CPRK_NEWTON_DENSE;
+    } else if (strcmp(v, "structured") == 0) {
+      *mode = CHS_CPRK_NEWTON_STRUCTURED;
+    } else {
+      return -1;
+    }
+  }
+  if (keep >= len) {
+    keep = len - 1;
+  }
+  memcpy(buf, o, keep);
+  buf[keep] = '\0';
+  return 0;
+}
+
+int chs_cprk_need_tangent(const chs_cprk *c, CHSError *err) {
+  return c->structured
+             ? chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                             "%s: no tangent map with the structured stage Newton", c->who)
+             : 0;
+}
+
 int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype t0,
-                    const CHSStepControl *ctl, int s, chs_cprk **out, CHSError *err) {
+                    const CHSStepControl *ctl, int s, int newton, chs_cprk **out, CHSError *err) {
   *out = NULL;
   if (!(ctl->h > 0)) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
@@ -177,19 +213,23 @@ int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype 
   c->gs = (sunindextype)gs;
   c->N = (sunindextype)(S * n + (S - 1) * m);
   size_t N = (size_t)c->N;
-  if (N > CPRK_DENSE_MAX) {
+  if (newton == CHS_CPRK_NEWTON_DENSE && N > CPRK_DENSE_MAX) {
     free(c);
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
                          "%s: the stage system has %zu unknowns; its dense Newton matrix (%.3g "
-                         "GB, O(N^3) per factorisation) is limited to %d: use rattle or sprk "
-                         "for large systems",
+                         "GB, O(N^3) per factorisation) is limited to %d: use newton=structured",
                          who, N, (double)N * (double)N * 8e-9, CPRK_DENSE_MAX);
   }
-  size_t total = 8 * n + 2 * N + 3 * S * n + S * gs + S * n * n + gs + 3 * m;
+  c->structured = newton == CHS_CPRK_NEWTON_STRUCTURED ||
+                  (newton == CHS_CPRK_NEWTON_AUTO && N > CPRK_DENSE_MAX);
+  size_t dense = c->structured ? 0 : S * n * n, work = 2 * (S - 1) * m + n;
+  size_t total = 8 * n + 2 * N + 3 * S * n + S * gs + dense + gs + 3 * m + work;
   c->q = malloc(total * sizeof *c->q);
-  c->J = SUNDlsMat_newDenseMat(c->N, c->N);
-  c->piv = malloc(N * sizeof *c->piv);
-  if (!c->q || !c->J || !c->piv) {
+  if (!c->structured) {
+    c->J = SUNDlsMat_newDenseMat(c->N, c->N);
+    c->piv = malloc(N * sizeof *c->piv);
+  }
+  if (!c->q || (!c->structured && (!c->J || !c->piv))) {
     chs_cprk_destroy(c);
     return chs_error_set(err, CHS_ERR_MEM, "out of memory (%s: %zu unknowns)", who, N);
   }
@@ -206,11 +246,12 @@ int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype 
   c->Vs = c->Qs + S * n;
   c->Fc = c->Vs + S * n;
   c->Gs = c->Fc + S * n;
-  c->T = c->Gs + S * gs;
-  c->Gd = c->T + S * n * n;
+  c->T = c->Gs + S * gs; /* (unused by the structured Newton: no room) */
+  c->Gd = c->T + dense;
   c->lam = c->Gd + gs;
   c->lam1 = c->lam + m;
   c->wm1 = c->lam1 + m;
+  c->ws = c->wm1 + m;
   memset(c->lam, 0, m * sizeof *c->lam);
   chs_fixed_step_load(y0, (sunindextype)n, c->q, c->p);
   *out = c;
@@ -385,6 +426,89 @@ static int cprk_jacobian(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h)
   return 0;
 }
 
+/* C_ij = sum_k a_ik ah_kj (i = 2 .. s, j = 1 .. s-1) inverted into c->Cinv; 1 if singular. */
+static int cprk_structured_setup(chs_cprk *c, const chs_cprk_tableau *tb) {
+  int k = c->s - 1;
+  for (int col = 0; col < k; col++) {
+    sunrealtype M[CHS_CPRK_SMAX][CHS_CPRK_SMAX], x[CHS_CPRK_SMAX];
+    for (int i = 0; i < k; i++) {
+      for (int j = 0; j < k; j++) {
+        sunrealtype v = 0;
+        for (int l = 0; l < c->s; l++) {
+          v += tb->A[i + 1][l] * tb->Ah[l][j];
+        }
+        M[i][j] = v;
+      }
+      x[i] = i == col;
+    }
+    small_solve(k, M, x);
+    for (int i = 0; i < k; i++) {
+      if (!isfinite(x[i])) {
+        return 1;
+      }
+      c->Cinv[i][col] = x[i];
+    }
+  }
+  return 0;
+}
+
+/* dX <- S^{-1} dX for the structured simplified Newton matrix S (see cprk.h):
+ *   dP_i + h sum_j ah_ij G0^T dLambda_j = R_P_i,   sum_k a_ik G0 M^{-1} dP_k = R_g_i  (i >= 2),
+ * G0 = G(q_n) (c->Gs), Q(q_n) factored in the system's Gram solver: with
+ * b_i = G0 M^{-1} sum_k a_ik R_P_k - R_g_i, h (C (x) Q0) dLambda = b, then dP from the first. */
+static int cprk_structured_solve(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h) {
+  CHSSystem *sys = c->sys;
+  sunindextype n = c->n, m = c->m;
+  int s = c->s;
+  sunrealtype *R = c->dX, *b = c->ws, *z = b + (s - 1) * m, *u = z + (s - 1) * m;
+  for (int i = 1; i < s; i++) {
+    memset(u, 0, (size_t)n * sizeof *u);
+    for (int k = 0; k < s; k++) {
+      sunrealtype w = tb->A[i][k];
+      for (sunindextype l = 0; l < n && w != 0; l++) {
+        u[l] += w * R[k * n + l];
+      }
+    }
+    chs_mass_inv(sys, u, c->wn1);
+    sunrealtype *bi = b + (i - 1) * m;
+    chs_jac_mv(sys, c->Gs, c->wn1, bi);
+    for (sunindextype l = 0; l < m; l++) {
+      bi[l] -= R[s * n + (i - 1) * m + l];
+    }
+  }
+  for (int j = 0; j < s - 1; j++) { /* dLambda_j = Q0^{-1} (1/h) sum_i Cinv_ji b_i */
+    sunrealtype *dl = R + s * n + j * m;
+    for (sunindextype l = 0; l < m; l++) {
+      sunrealtype v = 0;
+      for (int i = 0; i < s - 1; i++) {
+        v += c->Cinv[j][i] * b[i * m + l];
+      }
+      dl[l] = v / h;
+    }
+    if (chs_gram_solve(sys->gram, dl, dl) != 0) {
+      return 1;
+    }
+  }
+  for (int k = 0; k < s; k++) { /* dP_k = R_P_k - h G0^T sum_j ah_kj dLambda_j */
+    memset(z, 0, (size_t)m * sizeof *z);
+    int any = 0;
+    for (int j = 0; j < s - 1; j++) {
+      sunrealtype w = tb->Ah[k][j];
+      for (sunindextype l = 0; l < m && w != 0; l++) {
+        z[l] += w * R[s * n + j * m + l];
+      }
+      any |= w != 0;
+    }
+    if (any) {
+      chs_jac_tmv(sys, c->Gs, z, c->wn1);
+      for (sunindextype l = 0; l < n; l++) {
+        R[k * n + l] -= h * c->wn1[l];
+      }
+    }
+  }
+  return 0;
+}
+
 int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int warm,
                    CHSError *err) {
   CHSSystem *sys = c->sys;
@@ -418,6 +542,10 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
       memcpy(c->X + s * n + j * m, c->lam, (size_t)m * sizeof *c->lam);
     }
   }
+  if (c->structured && (chs_system_gram_at(sys, c->q) != 0 || cprk_structured_setup(c, tb) != 0)) {
+    return chs_error_set(err, CHS_ERR_SOLVER, "%s: singular Gram matrix at t = %g", c->who,
+                         (double)c->t);
+  }
   sunrealtype pscale = 1 + chs_norm2(c->p, n) + h * chs_norm2(c->F0, n);
   /* a warm trial (same step, other coefficients) keeps the last factored Newton matrix */
   int have_jac = warm && c->have_x && c->have_jac, converged = 0, stalls = 0;
@@ -426,14 +554,20 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
     if (cprk_residual(c, tb, h) != 0) {
       break;
     }
-    if (!have_jac) {
-      /* Factor at this iterate (the Jacobian overwrites only J, T and scratch). */
-      if (cprk_jacobian(c, tb, h) != 0) {
+    if (c->structured) {
+      if (cprk_structured_solve(c, tb, h) != 0) {
         break;
       }
-      have_jac = 1;
+    } else {
+      if (!have_jac) {
+        /* Factor at this iterate (the Jacobian overwrites only J, T and scratch). */
+        if (cprk_jacobian(c, tb, h) != 0) {
+          break;
+        }
+        have_jac = 1;
+      }
+      SUNDlsMat_denseGETRS(c->J, c->N, c->piv, c->dX);
     }
-    SUNDlsMat_denseGETRS(c->J, c->N, c->piv, c->dX);
     /* size of the increment as its effect on the momenta: |dP|, h |dLambda| */
     sunrealtype dp = 0, dl = 0;
     for (sunindextype k = 0; k < s * n; k++) {
@@ -670,12 +804,14 @@ static void lobatto_destroy(void *mem) {
 
 static int lobatto_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
                           const CHSStepControl *ctl, void **out, CHSError *err) {
-  char *end = NULL;
-  long s = options && *options ? strtol(options, &end, 10) : 0;
-  if (!options || !*options || *end != '\0' || s < 2 || s > CHS_CPRK_SMAX) {
+  char *end = NULL, opt[32];
+  int newton = 0;
+  int bad = chs_cprk_newton_option(options, opt, sizeof opt, &newton) != 0;
+  long s = *opt ? strtol(opt, &end, 10) : 0;
+  if (bad || !*opt || *end != '\0' || s < 2 || s > CHS_CPRK_SMAX) {
     return chs_error_set(err, CHS_ERR_NOTFOUND,
                          "unknown method 'lobatto%s%s' (use lobatto:2, lobatto:3 or lobatto:4: "
-                         "the number of stages)",
+                         "the number of stages; :newton=dense|structured)",
                          options && *options ? ":" : "", options ? options : "");
   }
   static const char *const who[] = {"", "", "lobatto:2", "lobatto:3", "lobatto:4"};
@@ -684,7 +820,7 @@ static int lobatto_create(const char *options, CHSFormulation f, N_Vector y0, su
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
   chs_lobatto_tableau((int)s, &l->tb);
-  int rc = chs_cprk_create(who[s], f, y0, t0, ctl, (int)s, &l->c, err);
+  int rc = chs_cprk_create(who[s], f, y0, t0, ctl, (int)s, newton, &l->c, err);
   if (rc != 0) {
     free(l);
     return rc;
@@ -704,6 +840,7 @@ static int lobatto_tangent_step(void *mem, sunrealtype h, int k, sunrealtype *dz
                                 CHSError *err) {
   lobatto_mem *l = mem;
   CHS_CALL(chs_tangent_need_solved(l->c->tol, 8 * SUN_UNIT_ROUNDOFF, l->c->who, err));
+  CHS_CALL(chs_cprk_need_tangent(l->c, err));
   CHS_CALL(chs_cprk_trial(l->c, &l->tb, h, 0, err));
   CHS_CALL(chs_cprk_tangent_setup(l->c, &l->tb, h, err));
   for (int j = 0; j < k; j++) {
@@ -734,7 +871,8 @@ static int lobatto_stats(void *mem, CHSIntegratorStats *st) {
 const CHSIntegratorOps chs_integrator_lobatto = {
     .family = "lobatto",
     .summary = "Lobatto IIIA-IIIB (Jay): s = 2 is RATTLE, order 2s-2, symplectic, g and psi to "
-               "the Newton tolerance",
+               "the Newton tolerance; :newton=dense|structured (default: dense up to 3000 "
+               "unknowns)",
     .method_name = lobatto_method_name,
     .create = lobatto_create,
     .evolve = lobatto_evolve,
