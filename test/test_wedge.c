@@ -178,6 +178,8 @@ static void test_tangent_vs_differences(void **state) {
                                             "alpha-prk:4",
                                             "alpha-prk:3:alpha=0.02",
                                             "sprk:leapfrog_2_2:free:builtin",
+                                            "lobatto:3:newton=structured",
+                                            "alpha-prk:3:newton=structured",
                                             NULL};
   static const char *const canonical[] = {"gauss:2", "gauss:3", "midpoint:fixed", NULL};
   const struct {

@@ -402,7 +402,6 @@ static int alpha_tangent_step(void *mem, sunrealtype h, int k, sunrealtype *dz, 
   chs_cprk *c = a->c;
   sunindextype n = c->n;
   CHS_CALL(chs_tangent_need_solved(c->tol, 8 * SUN_UNIT_ROUNDOFF, a->who, err));
-  CHS_CALL(chs_cprk_need_tangent(c, err));
   int dir;
   CHS_CALL(alpha_solve(a, h, &dir, err));
   CHS_CALL(chs_cprk_tangent_setup(c, &a->cur, h, err));

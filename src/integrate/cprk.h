@@ -57,8 +57,6 @@ enum { CHS_CPRK_NEWTON_AUTO, CHS_CPRK_NEWTON_DENSE, CHS_CPRK_NEWTON_STRUCTURED }
 int chs_cprk_newton_option(const char *options, char *buf, size_t len, int *mode);
 int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype t0,
                     const CHSStepControl *ctl, int s, int newton, chs_cprk **out, CHSError *err);
-/* 0 when the stepper has a tangent map (the dense Newton matrix), else CHS_ERR_UNSUPPORTED. */
-int chs_cprk_need_tangent(const chs_cprk *c, CHSError *err);
 void chs_cprk_destroy(chs_cprk *c);
 /* One trial step of size h from (q, p) with tableau tb into (q1, p1); warm: start the Newton
  * iteration from the last solution X (same step, other coefficients) instead of a predictor.

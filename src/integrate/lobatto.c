@@ -23,7 +23,9 @@
  * complement is C (x) Q(q_n) with the small matrix C_ij = sum_k a_ik ah_kj (i >= 2, j < s): each
  * iteration costs s - 1 solves with the formulation's Gram solver (band for chains: O(N)), and
  * the iteration contracts linearly at that O(h) rate to the same solution (test_lobatto: dense
- * and structured agree to 1e-16 after a step). The tangent map needs the dense matrix.
+ * and structured agree to 1e-16 after a step). Its tangent map solves with the exact stage
+ * Jacobian without forming it: refinement with J v products, preconditioned by the structured
+ * matrix, to round-off.
  *
  * s = 2 is SHAKE/RATTLE (rattle.c), s = 3 has order 4, s = 4 order 6 (order 2s - 2). Symplectic,
  * symmetric; g and psi hold to the Newton tolerance. Force evaluations F(Q_j) are counted as
@@ -177,13 +179,6 @@ int chs_cprk_newton_option(const char *options, char *buf, size_t len, int *mode
   memcpy(buf, o, keep);
   buf[keep] = '\0';
   return 0;
-}
-
-int chs_cprk_need_tangent(const chs_cprk *c, CHSError *err) {
-  return c->structured
-             ? chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                             "%s: no tangent map with the structured stage Newton", c->who)
-             : 0;
 }
 
 int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype t0,
@@ -656,19 +651,116 @@ static int cprk_stage_force_jv(chs_cprk *c, int j, const sunrealtype *u, sunreal
   return 0;
 }
 
+/* out = J v, the exact stage Jacobian dR/dX at the solution applied to v (matrix-free):
+ * dQ_j = h sum_k a_jk M^{-1} v_P_k, out_P_i = v_P_i - h sum_{j<s} ah_ij (dFc_j/dQ dQ_j -
+ * G(Q_j)^T v_Lambda_j), out_g_i = G(Q_i) dQ_i / h. jq: s n of scratch. */
+static int cprk_jv(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, const sunrealtype *v,
+                   sunrealtype *out, sunrealtype *jq) {
+  CHSSystem *sys = c->sys;
+  sunindextype n = c->n, m = c->m, gs = c->gs;
+  int s = c->s;
+  sunrealtype *a = c->wn2;
+  for (int k = 0; k < s; k++) {
+    chs_mass_inv(sys, v + k * n, out + k * n); /* out_P as scratch: M^{-1} v_P_k */
+  }
+  for (int j = 0; j < s; j++) {
+    sunrealtype *d = jq + j * n;
+    memset(d, 0, (size_t)n * sizeof *d);
+    for (int k = 0; k < s; k++) {
+      sunrealtype w = h * tb->A[j][k];
+      for (sunindextype l = 0; l < n && w != 0; l++) {
+        d[l] += w * out[k * n + l];
+      }
+    }
+  }
+  memcpy(out, v, (size_t)(s * n) * sizeof *out);
+  for (int j = 0; j < s - 1; j++) {
+    if (cprk_stage_force_jv(c, j, jq + j * n, a) != 0) {
+      return 1;
+    }
+    chs_jac_tmv(sys, c->Gs + j * gs, v + s * n + j * m, c->wn1);
+    for (int i = 0; i < s; i++) {
+      sunrealtype w = h * tb->Ah[i][j];
+      for (sunindextype l = 0; l < n && w != 0; l++) {
+        out[i * n + l] -= w * (a[l] - c->wn1[l]);
+      }
+    }
+  }
+  for (int i = 1; i < s; i++) {
+    sunrealtype *r = out + s * n + (i - 1) * m;
+    chs_jac_mv(sys, c->Gs + i * gs, jq + i * n, r);
+    for (sunindextype l = 0; l < m; l++) {
+      r[l] /= h;
+    }
+  }
+  return 0;
+}
+
+/* dX <- J^{-1} dX with the exact stage Jacobian, without forming it: refinement x += S^{-1} (b - J
+ * x) with the structured matrix S (Q factored at q_n for it, at q_{n+1} again afterwards for the
+ * momentum projection's tangent), to round-off. work: 2 N + s n. */
+static int cprk_structured_exact(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h,
+                                 sunrealtype *work) {
+  sunindextype N = c->N;
+  sunrealtype *b = work, *x = b + N, *jq = x + N, *dX = c->dX;
+  if (chs_system_gram_at(c->sys, c->q) != 0) {
+    return 1;
+  }
+  memcpy(b, dX, (size_t)N * sizeof *b);
+  memset(x, 0, (size_t)N * sizeof *x);
+  sunrealtype prev = INFINITY;
+  int rc = 1;
+  for (int it = 0; it < CPRK_NEWTON_MAX; it++) {
+    if (it > 0) { /* dX = b - J x */
+      if (cprk_jv(c, tb, h, x, dX, jq) != 0) {
+        break;
+      }
+      for (sunindextype l = 0; l < N; l++) {
+        dX[l] = b[l] - dX[l];
+      }
+    }
+    if (cprk_structured_solve(c, tb, h) != 0) {
+      break;
+    }
+    sunrealtype step = 0, size = 0;
+    for (sunindextype l = 0; l < N; l++) {
+      x[l] += dX[l];
+      step = fmax(step, fabs(dX[l]));
+      size = fmax(size, fabs(x[l]));
+    }
+    if (!isfinite(step)) {
+      break;
+    }
+    if (step <= 4 * SUN_UNIT_ROUNDOFF * size ||
+        (it > 1 && step >= 0.5 * prev && step <= 1e3 * SUN_UNIT_ROUNDOFF * size)) {
+      rc = 0;
+      break;
+    }
+    prev = step;
+  }
+  memcpy(dX, x, (size_t)N * sizeof *dX);
+  if (chs_system_gram_at(c->sys, c->q1) != 0) {
+    rc = 1;
+  }
+  return rc;
+}
+
 int chs_cprk_tangent_setup(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, CHSError *err) {
   CHSSystem *sys = c->sys;
   sunindextype n = c->n, m = c->m;
   int s = c->s;
-  if (!c->tbuf) {
-    c->tbuf = malloc((3 * (size_t)s * (size_t)n + 2 * (size_t)n + (size_t)m) * sizeof *c->tbuf);
+  if (!c->tbuf) { /* dQ, E, vd (s n each), a, dpt (n), mu (m); structured: rhs, x (N), jq (s n) */
+    size_t extra = c->structured ? 2 * (size_t)c->N + (size_t)s * (size_t)n : 0;
+    c->tbuf =
+        malloc((3 * (size_t)s * (size_t)n + 2 * (size_t)n + (size_t)m + extra) * sizeof *c->tbuf);
     c->tw = calloc(1, sizeof(chs_tangent_work));
     if (!c->tbuf || !c->tw || chs_tangent_work_alloc(c->tw, sys) != 0) {
       return chs_error_set(err, CHS_ERR_MEM, "out of memory");
     }
   }
-  /* the exact Newton matrix at the solution (the iteration may have used an older one) */
-  if (cprk_residual(c, tb, h) != 0 || cprk_jacobian(c, tb, h) != 0) {
+  /* the exact Newton matrix at the solution (the iteration may have used an older one); the
+   * structured Newton solves with it by refinement (cprk_structured_exact) instead */
+  if (cprk_residual(c, tb, h) != 0 || (!c->structured && cprk_jacobian(c, tb, h) != 0)) {
     return chs_error_set(err, CHS_ERR_SOLVER, "%s: tangent map: stage Jacobian failed at t = %g",
                          c->who, (double)c->t);
   }
@@ -725,8 +817,10 @@ int chs_cprk_tangent_apply(chs_cprk *c, const chs_cprk_tableau *tb, const chs_cp
       r[l] = -r[l] / h;
     }
   }
-  if (rc == 0) {
+  if (rc == 0 && !c->structured) {
     SUNDlsMat_denseGETRS(c->J, c->N, c->piv, dX);
+  } else if (rc == 0) {
+    rc = cprk_structured_exact(c, tb, h, mu + m);
   }
   for (int j = 0; j < s; j++) {
     chs_mass_inv(sys, dX + j * n, vd + j * n);
@@ -840,7 +934,6 @@ static int lobatto_tangent_step(void *mem, sunrealtype h, int k, sunrealtype *dz
                                 CHSError *err) {
   lobatto_mem *l = mem;
   CHS_CALL(chs_tangent_need_solved(l->c->tol, 8 * SUN_UNIT_ROUNDOFF, l->c->who, err));
-  CHS_CALL(chs_cprk_need_tangent(l->c, err));
   CHS_CALL(chs_cprk_trial(l->c, &l->tb, h, 0, err));
   CHS_CALL(chs_cprk_tangent_setup(l->c, &l->tb, h, err));
   for (int j = 0; j < k; j++) {
