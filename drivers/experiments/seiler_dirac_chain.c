@@ -123,41 +123,23 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
     return err->code;
   }
   double(*ref)[NS] = malloc(sizeof(double[NT][NS]));
-  /* 6, 7: the midpoint rule solved to round-off; 8, 9: iterated to 1e-5 on the state (the stage
-   * derivative to 1e-5 / (h/2)) */
   chain_track *tr = malloc(10 * sizeof *tr);
   const char *names[6] = {"standard",       "dirac",           "extended",
                           "midpoint h=0.1", "midpoint h=0.05", "RATTLE h=0.1"};
+  /* tr[k]: RK4 (standard, dirac, extended); midpoint iterated to 1e-5 with h and h/2; RATTLE;
+   * midpoint solved to round-off with h and h/2; iterated to 1e-5 on the state (the stage
+   * derivative to 1e-5 / (h/2)) with h and h/2 */
+  static const struct {
+    const char *form, *method;
+    double h, tol;
+  } runs[10] = {{"standard", "erk:rk4", 0.1, 0},  {"dirac", "erk:rk4", 0.1, 0},
+                {"extended", "erk:rk4", 0.1, 0},  {"dirac", "gauss:1", 0.1, 1e-5},
+                {"dirac", "gauss:1", 0.05, 1e-5}, {"standard", "rattle", 0.1, 0},
+                {"dirac", "gauss:1", 0.1, 0},     {"dirac", "gauss:1", 0.05, 0},
+                {"dirac", "gauss:1", 0.1, 2e-4},  {"dirac", "gauss:1", 0.05, 4e-4}};
   int rc = ref && tr ? reference(prob, ref, err) : CHS_ERR_MEM;
-  if (rc == 0) {
-    rc = run(prob, "standard", "erk:rk4", 0.1, 0, &tr[0], err);
-  }
-  if (rc == 0) {
-    rc = run(prob, "dirac", "erk:rk4", 0.1, 0, &tr[1], err);
-  }
-  if (rc == 0) {
-    rc = run(prob, "extended", "erk:rk4", 0.1, 0, &tr[2], err);
-  }
-  if (rc == 0) {
-    rc = run(prob, "dirac", "gauss:1", 0.1, 1e-5, &tr[3], err);
-  }
-  if (rc == 0) {
-    rc = run(prob, "dirac", "gauss:1", 0.05, 1e-5, &tr[4], err);
-  }
-  if (rc == 0) {
-    rc = run(prob, "standard", "rattle", 0.1, 0, &tr[5], err);
-  }
-  if (rc == 0) {
-    rc = run(prob, "dirac", "gauss:1", 0.1, 0, &tr[6], err);
-  }
-  if (rc == 0) {
-    rc = run(prob, "dirac", "gauss:1", 0.05, 0, &tr[7], err);
-  }
-  if (rc == 0) {
-    rc = run(prob, "dirac", "gauss:1", 0.1, 2e-4, &tr[8], err);
-  }
-  if (rc == 0) {
-    rc = run(prob, "dirac", "gauss:1", 0.05, 4e-4, &tr[9], err);
+  for (int k = 0; rc == 0 && k < 10; k++) {
+    rc = run(prob, runs[k].form, runs[k].method, runs[k].h, runs[k].tol, &tr[k], err);
   }
   if (rc == 0) {
     double ie[6][NT], emax[6], ge[6][4], lin[6], ang[6], ge_early[3];
