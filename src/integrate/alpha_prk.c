@@ -472,7 +472,8 @@ static int alpha_stats(void *mem, CHSIntegratorStats *st) {
 const CHSIntegratorOps chs_integrator_alpha_prk = {
     .family = "alpha-prk",
     .summary = "alpha-PRK (Li & Wang, rebuilt): Lobatto IIIA-IIIB family, alpha per step "
-               "conserves H; g, psi and quadratic invariants kept",
+               "conserves H; g, psi and quadratic invariants kept; :alpha=A fixes alpha, "
+               ":newton=dense|structured as lobatto",
     .method_name = alpha_method_name,
     .create = alpha_create,
     .evolve = alpha_evolve,
