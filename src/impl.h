@@ -76,8 +76,10 @@ struct CHSProblem_ {
   int n_invariants;        /* number of ops->invariant_names */
 };
 
-/* Bytes of a version-1 CHSProblemOps: the fields before the first one version 2 appended. */
+/* Bytes of a version-1 (version-2) CHSProblemOps: the fields before the first one version 2 (3)
+ * appended. */
 #define CHS_PROBLEM_OPS_V1_SIZE offsetof(CHSProblemOps, nonconservative_force)
+#define CHS_PROBLEM_OPS_V2_SIZE offsetof(CHSProblemOps, mass_matrix)
 
 /* Plugins (problems/plugin.c). */
 int chs_is_plugin_spec(const char *name);

@@ -45,6 +45,12 @@ static int chs_check_dims(const char *name, const CHSProblemDims *d, CHSError *e
     return chs_error_set(err, CHS_ERR_ARG, "problem '%s': need 0 < m < n, got n=%ld, m=%ld", name,
                          (long)d->n, (long)d->m);
   }
+  if (d->mass_kind == CHS_MASS_CONFIG || d->time_dependent) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "problem '%s': a configuration-dependent mass matrix or explicit time "
+                         "dependence is not supported by this chs yet",
+                         name);
+  }
   if (d->jac_kind == CHS_JAC_CSR) {
     if (!d->rowptr || !d->colind || d->nnz <= 0 || d->rowptr[0] != 0 || d->rowptr[d->m] != d->nnz) {
       return chs_error_set(err, CHS_ERR_ARG, "problem '%s': invalid CSR pattern of G", name);
@@ -119,9 +125,11 @@ int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSPr
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
   prob->ops = ops;
+  int abi = ops->abi_version;
   if (ops->abi_version < CHS_PROBLEM_ABI_VERSION) {
     /* an older, shorter table: copy what it has, the fields appended since read as NULL */
-    memcpy(&prob->ops_store, ops, CHS_PROBLEM_OPS_V1_SIZE);
+    memcpy(&prob->ops_store, ops,
+           ops->abi_version == 1 ? CHS_PROBLEM_OPS_V1_SIZE : CHS_PROBLEM_OPS_V2_SIZE);
     prob->ops_store.abi_version = CHS_PROBLEM_ABI_VERSION;
     prob->ops = ops = &prob->ops_store;
   }
@@ -141,6 +149,13 @@ int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSPr
   }
   if (rc == 0) {
     rc = CHSParams_CheckAllUsed(kv, ops->name, err);
+  }
+  if (rc == 0 && abi < 3) {
+    /* the documented meaning of NULL derivatives before ABI 3 (chs/problem.h) */
+    prob->dims.declares = (ops->hessian_potential ? 0u : CHS_DECLARE_LINEAR_POTENTIAL) |
+                          (ops->constraint_third ? 0u : CHS_DECLARE_QUADRATIC_CONSTRAINTS);
+    prob->dims.time_dependent = 0;
+    prob->dims.mass_nnz = 0;
   }
   CHSParams_Destroy(&kv);
   if (rc == 0) {

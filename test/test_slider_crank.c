@@ -338,7 +338,7 @@ static void test_abi_version_1_table(void **state) {
   assert_null(CHSProblem_GetOps(prob)->nonconservative_force);
   assert_int_equal(CHSProblem_GetOps(prob)->abi_version, CHS_PROBLEM_ABI_VERSION);
   CHSProblem_Destroy(&prob);
-  v1.abi_version = 3;
+  v1.abi_version = CHS_PROBLEM_ABI_VERSION + 1;
   assert_int_equal(CHSProblem_CreateFromOps(&v1, NULL, &prob, &err), CHS_ERR_PLUGIN);
 }
 

@@ -1,7 +1,12 @@
 /* Problems: natural mechanical systems with holonomic constraints.
  *
- *   H(q,p) = 1/2 p^T M^{-1} p + V(q),   g(q) = 0 (m constraints),   F = -grad V,
+ *   H(q,p,t) = 1/2 p^T M(q)^{-1} p + V(q,t),   g(q,t) = 0 (m constraints),   F = -grad V,
  *   G(q) = dg/dq (m x n),   Gdot(q,u) = d/de G(q + e u) at e = 0 (same layout as G).
+ *
+ * M is constant (identity, diagonal, dense) unless the problem declares CHS_MASS_CONFIG (ABI 3);
+ * V, F, g, G and the non-conservative force may depend on t when dims.time_dependent is set
+ * (ABI 3): chs then calls set_time(data, t) before it evaluates any callback at time t.
+ * Derivations for M(q) and time-dependent constraints: docs/mechanics.md.
  *
  * A problem is a versioned const table of callbacks on plain arrays (no SUNDIALS objects), so
  * built-in problems and plugin shared objects use the same table. Callbacks return 0 on success,
@@ -23,16 +28,38 @@ extern "C" {
 
 /* Bumped whenever CHSProblemOps changes layout. Plugins export
  *   const CHSProblemOps *chs_problem_entry(int abi_version);
- * Version 2 appended optional fields (below); tables of version 1 (plugins or programs built
- * against the older header) still load: the fields they lack read as NULL. The loader asks a
- * plugin for version 2 first, then for version 1.                                            */
-#define CHS_PROBLEM_ABI_VERSION 2
+ * Versions 2 and 3 appended optional fields (below); tables of older versions (plugins or
+ * programs built against an older header) still load: the fields they lack read as NULL / 0,
+ * and their NULL hessian_potential / constraint_third keep the meaning they documented (V at
+ * most linear / quadratic constraints: the loader sets the matching CHS_DECLARE_* bits). The
+ * loader asks a plugin for version 3 first, then 2, then 1.                                  */
+#define CHS_PROBLEM_ABI_VERSION 3
 #define CHS_PROBLEM_ABI_VERSION_MIN 1
-/* At most this many extra invariants per problem. */
+/* At most this many extra invariants, and events, per problem. */
 #define CHS_MAX_INVARIANTS 8
+#define CHS_MAX_EVENTS 8
 #define CHS_PROBLEM_ENTRY_SYMBOL "chs_problem_entry"
 
-typedef enum { CHS_MASS_IDENTITY = 0, CHS_MASS_DIAGONAL = 1, CHS_MASS_DENSE = 2 } CHSMassKind;
+/* CHS_MASS_CONFIG (ABI 3): M(q) from CHSProblemOps.mass_matrix, symmetric positive definite,
+ * dense n x n row-major (mass_nnz = 0) or, with a fixed CSR pattern (mass_nnz, mass_rowptr,
+ * mass_colind: both triangles), its nnz values. */
+typedef enum {
+  CHS_MASS_IDENTITY = 0,
+  CHS_MASS_DIAGONAL = 1,
+  CHS_MASS_DENSE = 2,
+  CHS_MASS_CONFIG = 3
+} CHSMassKind;
+
+/* Facts a problem declares about itself (CHSProblemDims.declares, ABI 3). A formulation or method
+ * that needs a derivative the problem does not supply refuses the problem unless the matching
+ * fact is declared (never a silent zero). `chs check` verifies declared facts numerically. */
+#define CHS_DECLARE_LINEAR_POTENTIAL 0x1u      /* V at most linear in q: no hessian_potential */
+#define CHS_DECLARE_QUADRATIC_CONSTRAINTS 0x2u /* g at most quadratic: no constraint_third */
+
+/* Which callbacks depend on t explicitly (CHSProblemDims.time_dependent, ABI 3). */
+#define CHS_TIME_CONSTRAINTS 0x1u /* g(q, t): constraint_dt is required */
+#define CHS_TIME_POTENTIAL 0x2u   /* V(q, t), F(q, t): potential_dt is required */
+#define CHS_TIME_FORCE 0x4u       /* the non-conservative force depends on t */
 typedef enum { CHS_JAC_DENSE = 0, CHS_JAC_CSR = 1 } CHSJacKind;
 
 /* Filled by the problem's create callback; pointers are owned by the problem's data. */
@@ -48,6 +75,11 @@ typedef struct CHSProblemDims {
   /* ABI 2: 1 when this instance's kinetic energy is sigma(q) 1/2 p^T M^{-1} p with sigma from
    * CHSProblemOps.kinetic_scale (left 0 by version-1 problems). */
   int kinetic_scaled;
+  /* ABI 3 (left 0 by older problems; the loader fills `declares` for them, see above). */
+  unsigned declares;       /* CHS_DECLARE_* bits */
+  unsigned time_dependent; /* CHS_TIME_* bits; 0: autonomous */
+  sunindextype mass_nnz;   /* CHS_MASS_CONFIG with a CSR pattern: its nnz (0: dense M(q)) */
+  const sunindextype *mass_rowptr, *mass_colind; /* n+1 and mass_nnz entries */
 } CHSProblemDims;
 
 typedef struct CHSProblemOps {
@@ -97,6 +129,31 @@ typedef struct CHSProblemOps {
    * invariants(q, p) writes one value per name. Diagnostics report their drift. */
   const char *const *invariant_names;
   int (*invariants)(void *data, const sunrealtype *q, const sunrealtype *p, sunrealtype *out);
+
+  /* ---- ABI version 3 */
+  /* Configuration-dependent mass matrix (dims.mass_kind = CHS_MASS_CONFIG; all three required
+   * then). M(q) into M (layout: see CHSMassKind); mass_dir: out = M'(q; u) b with
+   * M'(q; u) = d/de M(q + e u) at e = 0; mass_grad: out = grad_q (a^T M(q) b) at fixed a, b
+   * (so u . mass_grad(q, a, b) = a^T mass_dir(q, u, b)). */
+  int (*mass_matrix)(void *data, const sunrealtype *q, sunrealtype *M);
+  int (*mass_dir)(void *data, const sunrealtype *q, const sunrealtype *u, const sunrealtype *b,
+                  sunrealtype *out);
+  int (*mass_grad)(void *data, const sunrealtype *q, const sunrealtype *a, const sunrealtype *b,
+                   sunrealtype *out);
+  /* Explicit time dependence (dims.time_dependent != 0): set_time is required then; chs calls it
+   * with the time of the evaluations that follow (the problem keeps t in its data).
+   * constraint_dt (CHS_TIME_CONSTRAINTS): gt = dg/dt, Gt = d/dt G (stored like G), gtt = d2g/dt2
+   * at (q, t); any output pointer may be NULL (not needed). potential_dt (CHS_TIME_POTENTIAL):
+   * Vt = dV/dt at (q, t), for the energy balance. */
+  int (*set_time)(void *data, sunrealtype t);
+  int (*constraint_dt)(void *data, const sunrealtype *q, sunrealtype *gt, sunrealtype *Gt,
+                       sunrealtype *gtt);
+  int (*potential_dt)(void *data, const sunrealtype *q, sunrealtype *Vt);
+  /* Events: event_names is NULL-terminated (at most CHS_MAX_EVENTS) and events(t, q, p) writes
+   * one value per name; an event happens where its value changes sign (`chs run --stop-at`). */
+  const char *const *event_names;
+  int (*events)(void *data, sunrealtype t, const sunrealtype *q, const sunrealtype *p,
+                sunrealtype *e);
 } CHSProblemOps;
 
 /* A problem instance: ops + data + dims. */
