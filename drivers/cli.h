@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include "chs/chs.h"
+#include "plot.h"
 
 /* Exit statuses (DESIGN "Command-line contract"). */
 #define CHS_EXIT_OK 0
@@ -75,17 +76,24 @@ void json_real(FILE *out, double x, int valid);
 void json_long(FILE *out, long x, int valid);
 void json_run_object(FILE *out, const cli_result *r, const char *indent);
 
-/* CSV written to a temporary file in the target directory and renamed when closed, so the named
- * file is never half-written (on failure it holds every complete row up to the failure). */
+/* CSV written to a temporary file in the target directory and renamed when closed (plot.h's
+ * out_file), so the named file is never half-written: on a numerical failure it holds every
+ * complete row up to the failure; when a write fails there is no file (and csv_close names it). */
 typedef struct {
-  FILE *fp;
-  char path[4096], tmp[4096];
+  out_file out;
   sunindextype n;
-  int failed;
+  int failed; /* errno of the first failed write, 0 */
 } csv_writer;
 int csv_open(csv_writer *w, const char *path, sunindextype n, CHSError *err);
 int csv_monitor(const CHSRecord *rec, void *ctx);
 int csv_close(csv_writer *w, CHSError *err);
+
+/* Output paths, checked before any integration: 0, or CHS_EXIT_USAGE after a message naming the
+ * option and the path. A file: not empty, not a directory ("." "/" "x/"), not an existing
+ * non-regular file (/dev/full: outputs are renamed into place), its directory exists and is
+ * writable. A directory: created (mkdir -p) when `create`, a writable directory. */
+int cli_check_output_file(const char *opt, const char *path);
+int cli_check_output_dir(const char *opt, const char *path, int create);
 
 /* First-order Lagrangian problems (chs/first_order.h) in `chs run` (cmd_run_first_order.c):
  * 1 when spec names one (and no natural problem); the run after the common option checks. */

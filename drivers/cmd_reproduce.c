@@ -140,42 +140,52 @@ double rep_first_exceeding(const rep_series *s, const double *e, double level) {
 
 int rep_plot(const char *dir, const char *name, const char *header, const double *const *cols,
              int ncols, long nrows, const char *script) {
-  char dat[4096], png[4096];
-  snprintf(dat, sizeof dat, "%s/%s.dat", dir, name);
-  snprintf(png, sizeof png, "%s/%s.png", dir, name);
-  FILE *fp = fopen(dat, "w");
-  if (!fp) {
-    fprintf(stderr, "chs: cannot write %s\n", dat);
+  char dat[256], png[256], path[4096];
+  if (!plot_safe_name(name) || snprintf(dat, sizeof dat, "%s.dat", name) >= (int)sizeof dat ||
+      snprintf(png, sizeof png, "%s.png", name) >= (int)sizeof png ||
+      path_join(path, sizeof path, dir, dat) != 0) {
+    fprintf(stderr, "chs: bad plot name '%s' in %s\n", name, dir);
     return -1;
   }
-  fprintf(fp, "# %s\n", header);
-  for (long i = 0; i < nrows; i++) {
-    for (int c = 0; c < ncols; c++) {
+  CHSError err;
+  CHSError_Clear(&err);
+  out_file f;
+  if (out_file_open(&f, path, &err) != 0) {
+    fprintf(stderr, "chs: %s\n", err.msg);
+    return -1;
+  }
+  int bad = fprintf(f.fp, "# %s\n", header) < 0;
+  for (long i = 0; i < nrows && !bad; i++) {
+    for (int c = 0; c < ncols && !bad; c++) {
       double x = cols[c][i];
       if (isfinite(x)) {
-        fprintf(fp, c ? " %.10g" : "%.10g", x);
+        bad = fprintf(f.fp, c ? " %.10g" : "%.10g", x) < 0;
       } else {
-        fprintf(fp, c ? " NaN" : "NaN"); /* gnuplot's missing value, data file only */
+        bad = fputs(c ? " NaN" : "NaN", f.fp) == EOF; /* gnuplot's missing value, data file only */
       }
     }
-    fputc('\n', fp);
+    bad = bad || fputc('\n', f.fp) == EOF;
   }
-  if (fclose(fp) != 0) {
+  if (bad) {
+    int e = errno;
+    out_file_abort(&f);
+    fprintf(stderr, "chs: could not write %s: %s\n", path, strerror(e));
     return -1;
   }
-  FILE *gp = popen("gnuplot 2>&1", "w");
-  if (!gp) {
-    fprintf(stderr, "chs: cannot run gnuplot (apt-get install gnuplot-nox)\n");
+  if (out_file_commit(&f, &err) != 0) {
+    fprintf(stderr, "chs: %s\n", err.msg);
     return -1;
   }
-  fprintf(gp, "set terminal pngcairo size 900,600\nset output '%s'\nDATA = '%s'\n%s\n", png, dat,
-          script);
-  int rc = pclose(gp);
-  if (rc != 0) {
-    fprintf(stderr, "chs: gnuplot failed for %s (is gnuplot installed?)\n", png);
+  /* gnuplot runs in dir: the data file by its own (safe) name, never through the user's path. */
+  size_t cap = strlen(script) + 300;
+  char *text = malloc(cap);
+  if (!text) {
     return -1;
   }
-  return 0;
+  snprintf(text, cap, "DATA = '%s'\n%s\n", dat, script);
+  int rc = plot_run(dir, png, 900, 600, text);
+  free(text);
+  return rc;
 }
 
 /* A formulation of prob in its own SUNContext, then CHSRun (wmon == NULL) or CHSWedge_Run. */
@@ -320,8 +330,7 @@ int cmd_reproduce(int argc, char **argv) {
             name ? name : "");
     return CHS_EXIT_USAGE;
   }
-  if (plot_dir && mkdir(plot_dir, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "chs: cannot create --plot-dir %s\n", plot_dir);
+  if (plot_dir && cli_check_output_dir("--plot-dir", plot_dir, 1) != 0) {
     return CHS_EXIT_USAGE;
   }
   rep_report r;
@@ -335,6 +344,10 @@ int cmd_reproduce(int argc, char **argv) {
       print_json(ex, &r);
     } else {
       print_table(ex, &r);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+      err.code = rc = CHS_ERR_IO;
+      snprintf(err.msg, sizeof err.msg, "could not write the standard output: %s", strerror(errno));
     }
   }
   free(r.rows);

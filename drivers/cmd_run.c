@@ -105,6 +105,9 @@ int cmd_run(int argc, char **argv) {
     fprintf(stderr, "chs: --wedge needs a fixed step --h (the step map is linearised)\n");
     return CHS_EXIT_USAGE;
   }
+  if (o.out && (rc = cli_check_output_file("--out", o.out)) != 0) {
+    return rc;
+  }
   CHSError err;
   CHSError_Clear(&err);
   CHSProblem prob = NULL;
@@ -127,15 +130,15 @@ int cmd_run(int argc, char **argv) {
   CHSError_Clear(&cerr);
   int crc = csv_close(&csv, &cerr);
   CHSProblem_Destroy(&prob);
+  if (crc != 0) { /* the output failed (the run stopped there): that is the error to name */
+    return cli_fail(&cerr);
+  }
   if (res.rc != 0) {
-    if (o.out && crc == 0) {
+    if (o.out) {
       fprintf(stderr, "chs: %s holds the output up to t = %g\n", o.out,
               (double)res.sum.diag.t_final);
     }
     return cli_fail(&res.err);
-  }
-  if (crc != 0) {
-    return cli_fail(&cerr);
   }
   if (o.wedge) {
     CHSProblem wprob = NULL;

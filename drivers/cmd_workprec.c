@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "../src/compat.h"
 #include "reproduce.h"
 
@@ -64,20 +65,56 @@ static int parse_configs(const char *text, wp_config *c, int *count) {
   return *count > 0 ? 0 : CHS_EXIT_USAGE;
 }
 
+/* One number of --tols: the whole field, finite and > 0. */
+static int parse_tol(const char *text, const char *field, size_t len, const char *what, double *x) {
+  char buf[64], *end = NULL;
+  if (len == 0 || len >= sizeof buf) {
+    fprintf(stderr, "chs: bad value for --tols: '%s' (%s '%.*s' is not a number)\n", text, what,
+            (int)(len < 60 ? len : 60), field);
+    return CHS_EXIT_USAGE;
+  }
+  memcpy(buf, field, len);
+  buf[len] = '\0';
+  errno = 0;
+  *x = strtod(buf, &end);
+  if (end == buf || *end != '\0' || !isfinite(*x)) {
+    fprintf(stderr, "chs: bad value for --tols: '%s' (%s '%s' is not a finite number)\n", text,
+            what, buf);
+    return CHS_EXIT_USAGE;
+  }
+  if (!(*x > 0)) {
+    fprintf(stderr, "chs: bad value for --tols: '%s' (%s '%s' must be > 0)\n", text, what, buf);
+    return CHS_EXIT_USAGE;
+  }
+  return 0;
+}
+
+/* HI:LO:N: N tolerances from HI to LO, logarithmically spaced; HI, LO finite and > 0, N in
+ * 1 .. WP_MAX_TOLS. Every value is named when refused. */
 static int parse_tols(const char *text, double *tols, int *count) {
-  double hi, lo;
-  int k;
-  char tail;
-  if (!text || sscanf(text, "%lf:%lf:%d%c", &hi, &lo, &k, &tail) != 3 || !(hi > 0) || !(lo > 0) ||
-      k < 1 || k > WP_MAX_TOLS) {
+  const char *c1 = text ? strchr(text, ':') : NULL, *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+  if (!c1 || !c2 || strchr(c2 + 1, ':')) {
     fprintf(stderr, "chs: bad value for --tols: '%s' (HI:LO:COUNT, e.g. 1e-3:1e-10:8)\n",
             text ? text : "");
     return CHS_EXIT_USAGE;
   }
-  for (int i = 0; i < k; i++) {
-    tols[i] = k == 1 ? hi : hi * pow(lo / hi, (double)i / (k - 1));
+  double hi, lo;
+  if (parse_tol(text, text, (size_t)(c1 - text), "HI", &hi) != 0 ||
+      parse_tol(text, c1 + 1, (size_t)(c2 - c1 - 1), "LO", &lo) != 0) {
+    return CHS_EXIT_USAGE;
   }
-  *count = k;
+  char *end = NULL;
+  errno = 0;
+  long k = strtol(c2 + 1, &end, 10);
+  if (end == c2 + 1 || *end != '\0' || errno == ERANGE || k < 1 || k > WP_MAX_TOLS) {
+    fprintf(stderr, "chs: bad value for --tols: '%s' (COUNT '%s' must be an integer in 1 .. %d)\n",
+            text, c2 + 1, WP_MAX_TOLS);
+    return CHS_EXIT_USAGE;
+  }
+  for (int i = 0; i < (int)k; i++) {
+    tols[i] = k == 1 ? hi : hi * pow(lo / hi, (double)i / (double)(k - 1));
+  }
+  *count = (int)k;
   return 0;
 }
 
@@ -86,11 +123,221 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+static void print_json(const char *problem, double tf, const char *ref_how,
+                       const rep_reference_info *ri, const wp_config *cfg, int nc, int nt,
+                       wp_point (*pts)[WP_MAX_TOLS]) {
+  printf("{\n  \"problem\": ");
+  json_string(stdout, problem);
+  printf(",\n  \"t_final\": %.17g,\n  \"reference\": ", tf);
+  json_string(stdout, ref_how);
+  printf(",\n  \"reference_source\": ");
+  json_string(stdout, ri->source);
+  printf(",\n  \"reference_est_error\": ");
+  json_real(stdout, ri->est_error, ri->est_error >= 0);
+  printf(",\n  \"points\": [");
+  for (int c = 0, first = 1; c < nc; c++) {
+    for (int t = 0; t < nt; t++, first = 0) {
+      const wp_point *p = &pts[c][t];
+      printf("%s\n    {\"formulation\": ", first ? "" : ",");
+      json_string(stdout, cfg[c].form);
+      printf(", \"method\": ");
+      json_string(stdout, cfg[c].method);
+      printf(", \"projection\": ");
+      json_string(stdout, cfg[c].project[0] ? cfg[c].project : "none");
+      printf(", \"tol\": %.3g, \"status\": ", p->tol);
+      json_string(stdout, p->ok ? "ok" : p->msg);
+      printf(", \"int_err\": ");
+      json_real(stdout, p->err, p->ok);
+      printf(", \"pos_res_max\": ");
+      json_real(stdout, p->g, p->ok);
+      printf(", \"mom_res_max\": ");
+      json_real(stdout, p->psi, p->ok);
+      printf(", \"energy_err_max\": ");
+      json_real(stdout, p->energy, p->ok);
+      printf(", \"steps\": ");
+      json_long(stdout, p->steps, p->ok);
+      printf(", \"rhs_evals\": ");
+      json_long(stdout, p->evals, p->ok);
+      printf(", \"wall_s\": ");
+      json_real(stdout, p->wall, p->ok);
+      printf("}");
+    }
+  }
+  printf("\n  ]\n}\n");
+}
+
+static void config_name(char *buf, size_t len, const wp_config *c) {
+  snprintf(buf, len, "%s/%s%s%s", c->form, c->method, c->project[0] ? "/" : "", c->project);
+}
+
+static void print_table(const char *problem, double tf, const char *ref_how, long repeats,
+                        const wp_config *cfg, int nc, int nt, wp_point (*pts)[WP_MAX_TOLS]) {
+  printf("problem %s, t in [0, %g], reference: %s, wall: median of %ld\n\n", problem, tf, ref_how,
+         repeats);
+  printf("%-34s %8s %8s %9s %11s %10s %10s %10s %10s\n", "configuration", "tol", "steps", "evals",
+         "error", "max|g|", "max|psi|", "energy", "wall_s");
+  for (int c = 0; c < nc; c++) {
+    char name[300];
+    config_name(name, sizeof name, &cfg[c]);
+    for (int t = 0; t < nt; t++) {
+      const wp_point *p = &pts[c][t];
+      if (p->ok) {
+        printf("%-34.34s %8.1e %8ld %9ld %11.3e %10.2e %10.2e %10.2e %10.3g\n", name, p->tol,
+               p->steps, p->evals, p->err, p->g, p->psi, p->energy, p->wall);
+      } else {
+        printf("%-34.34s %8.1e   FAILED: %.80s\n", name, p->tol, p->msg);
+      }
+    }
+  }
+}
+
+/* DIR/workprec.csv: one row per point; 0 or CHS_EXIT_NUMERIC after a message naming the file. */
+static int write_csv(const char *out, const wp_config *cfg, int nc, int nt,
+                     wp_point (*pts)[WP_MAX_TOLS]) {
+  char path[4096];
+  CHSError err;
+  CHSError_Clear(&err);
+  out_file f;
+  if (path_join(path, sizeof path, out, "workprec.csv") != 0 ||
+      out_file_open(&f, path, &err) != 0) {
+    fprintf(stderr, "chs: cannot write %s/workprec.csv\n", out);
+    return CHS_EXIT_NUMERIC;
+  }
+  int bad = fprintf(f.fp, "config,tol,status,steps,rhs_evals,int_err,pos_res_max,mom_res_max,"
+                          "energy_err_max,wall_s\n") < 0;
+  for (int c = 0; c < nc && !bad; c++) {
+    char name[300];
+    config_name(name, sizeof name, &cfg[c]);
+    for (int t = 0; t < nt && !bad; t++) {
+      const wp_point *p = &pts[c][t];
+      bad = fprintf(f.fp, "%s,%.3g,%s", name, p->tol, p->ok ? "ok" : "failed") < 0;
+      if (p->ok) {
+        bad = bad || fprintf(f.fp, ",%ld,%ld,%.6g,%.6g,%.6g,%.6g,%.6g\n", p->steps, p->evals,
+                             p->err, p->g, p->psi, p->energy, p->wall) < 0;
+      } else { /* the work spent until the failure, no errors */
+        bad = bad || fprintf(f.fp, ",%ld,%ld,,,,,%.6g\n", p->steps, p->evals, p->wall) < 0;
+      }
+    }
+  }
+  if (bad) {
+    int e = errno;
+    out_file_abort(&f);
+    fprintf(stderr, "chs: could not write %s: %s\n", path, strerror(e));
+    return CHS_EXIT_NUMERIC;
+  }
+  if (out_file_commit(&f, &err) != 0) {
+    fprintf(stderr, "chs: %s\n", err.msg);
+    return CHS_EXIT_NUMERIC;
+  }
+  return 0;
+}
+
+/* Plots: one curve per configuration; failed runs as red crosses at the work they spent, drawn at
+ * 10 x the largest error of the successful points (above every curve). The data go to
+ * DIR/workprec-plot.dat (columns: configuration index, 1 ok / 0 failed, evaluations, wall time,
+ * error); the script selects by those numbers and names only files chs chose, and the
+ * configuration names appear only as plot_label titles. 0 or CHS_EXIT_NUMERIC (message). */
+static int write_plots(const char *out, double tf, const wp_config *cfg, int nc, int nt,
+                       wp_point (*pts)[WP_MAX_TOLS]) {
+  double emax = 0;
+  int nfail = 0, nok = 0;
+  for (int c = 0; c < nc; c++) {
+    for (int t = 0; t < nt; t++) {
+      if (pts[c][t].ok) {
+        emax = fmax(emax, pts[c][t].err);
+        nok += pts[c][t].err > 0 && pts[c][t].evals > 0;
+      } else {
+        nfail += pts[c][t].evals > 0;
+      }
+    }
+  }
+  if (nok == 0 && nfail == 0) {
+    fprintf(stderr, "chs: no point to plot (no positive error, no work): no plots in %s\n", out);
+    return 0;
+  }
+  emax = emax > 0 ? 10 * emax : 1;
+  char path[4096];
+  CHSError err;
+  CHSError_Clear(&err);
+  out_file f;
+  if (path_join(path, sizeof path, out, "workprec-plot.dat") != 0 ||
+      out_file_open(&f, path, &err) != 0) {
+    fprintf(stderr, "chs: cannot write %s/workprec-plot.dat\n", out);
+    return CHS_EXIT_NUMERIC;
+  }
+  int bad = fprintf(f.fp, "# config ok evals wall_s error\n") < 0;
+  for (int c = 0; c < nc && !bad; c++) {
+    for (int t = 0; t < nt && !bad; t++) {
+      const wp_point *p = &pts[c][t];
+      bad = fprintf(f.fp, "%d %d %ld %.6g %.6g\n", c, p->ok, p->evals,
+                    isfinite(p->wall) ? p->wall : 0, p->ok && isfinite(p->err) ? p->err : 0) < 0;
+    }
+  }
+  if (bad) {
+    int e = errno;
+    out_file_abort(&f);
+    fprintf(stderr, "chs: could not write %s: %s\n", path, strerror(e));
+    return CHS_EXIT_NUMERIC;
+  }
+  if (out_file_commit(&f, &err) != 0) {
+    fprintf(stderr, "chs: %s\n", err.msg);
+    return CHS_EXIT_NUMERIC;
+  }
+  int status = 0;
+  for (int kind = 0; kind < 2; kind++) {
+    char script[16384];
+    int len = snprintf(script, sizeof script,
+                       "set logscale xy\nset format y '10^{%%L}'\nset xlabel '%s'\n"
+                       "set ylabel 'error at t = %g'\nset key outside noenhanced\nplot ",
+                       kind ? "wall time (s)" : "RHS / residual evaluations", tf);
+    for (int c = 0; c < nc; c++) {
+      char name[300], label[300];
+      config_name(name, sizeof name, &cfg[c]);
+      plot_label(label, sizeof label, name);
+      len += snprintf(script + len, sizeof script - (size_t)len,
+                      "%s'workprec-plot.dat' u ($1 == %d && $2 == 1 ? $%d : NaN):5 w lp t '%s'",
+                      c ? ", " : "", c, kind ? 4 : 3, label);
+    }
+    if (nfail > 0) {
+      len += snprintf(script + len, sizeof script - (size_t)len,
+                      ", 'workprec-plot.dat' u ($2 == 0 && $3 > 0 ? $%d : NaN):(%g) w p pt 2 ps 2 "
+                      "lc rgb 'red' t 'failed (work until the failure)'",
+                      kind ? 4 : 3, emax);
+    }
+    if (len >= (int)sizeof script) { /* 16 configurations of <= 300 characters fit */
+      fprintf(stderr, "chs: plot script too long for %s\n", out);
+      return CHS_EXIT_NUMERIC;
+    }
+    if (plot_run(out, kind ? "workprec-wall.png" : "workprec-evals.png", 1000, 600, script) != 0) {
+      status = CHS_EXIT_NUMERIC;
+    }
+  }
+  return status;
+}
+
+/* Input errors of a configuration (unknown method, unsupported combination) before any real
+ * work: one run limited to one step at the first tolerance. */
+static int probe_config(CHSProblem prob, const wp_config *k, double tol, double tf, double *z) {
+  CHSRunOptions o = {.method = k->method,
+                     .ctl = {.rtol = tol, .atol = tol, .max_steps = 1},
+                     .tf = tf,
+                     .every = 1000000000L,
+                     .project = k->project[0] ? CHSProjector_KindFromName(k->project) : 0,
+                     .project_tol = 0};
+  CHSError e;
+  CHSError_Clear(&e);
+  if (rep_run(prob, k->form, o, rep_final_monitor, z, NULL, &e) != 0 && CHSError_IsInput(e.code)) {
+    fprintf(stderr, "chs: %s/%s: %s\n", k->form, k->method, e.msg);
+    return CHS_EXIT_USAGE;
+  }
+  return 0;
+}
+
 int cmd_workprec(int argc, char **argv) {
   const char *problem = NULL, *configs = NULL, *tols_text = NULL, *out = NULL, *cache_dir = NULL;
   char cache_buf[4096];
   double tf = -1;
-  int json = 0, no_cache = 0;
+  int json = 0, no_cache = 0, explicit_cache = 0;
   long repeats = 3, max_steps = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -105,9 +352,11 @@ int cmd_workprec(int argc, char **argv) {
           "                    [--repeats R] [--out DIR] [--json] [--cache-dir DIR | --no-cache]\n"
           "                    [--max-steps N]  (per run: more is a failed point)\n"
           "  adaptive methods only (erk:dp5, erk:rkf45, cvode:bdf, ida, ...): rtol = atol = tol\n"
+          "  HI, LO > 0, N in 1 .. %d; at most %d configurations\n"
           "  reference without a closed form: dirac + Verner 8(5,6) at 1e-12, cached in "
           "--cache-dir\n"
-          "  (default $XDG_CACHE_HOME/chs/references or ~/.cache/chs/references)\n");
+          "  (default $XDG_CACHE_HOME/chs/references or ~/.cache/chs/references)\n",
+          WP_MAX_TOLS, WP_MAX_CONFIGS);
       return CHS_EXIT_OK;
     } else if (!v) {
       fprintf(stderr, "chs: option %s needs a value\n", a);
@@ -122,6 +371,7 @@ int cmd_workprec(int argc, char **argv) {
       out = argv[++i];
     } else if (strcmp(a, "--cache-dir") == 0) {
       cache_dir = argv[++i];
+      explicit_cache = 1;
       if (!*cache_dir) {
         fprintf(stderr, "chs: bad value for --cache-dir: ''\n");
         return CHS_EXIT_USAGE;
@@ -147,42 +397,75 @@ int cmd_workprec(int argc, char **argv) {
     fprintf(stderr, "chs: workprec needs --problem, --configs, --tols and --tf\n");
     return CHS_EXIT_USAGE;
   }
-  wp_config cfg[WP_MAX_CONFIGS];
-  double tols[WP_MAX_TOLS];
-  int nc = 0, nt = 0, rc;
-  if ((rc = parse_configs(configs, cfg, &nc)) != 0 ||
-      (rc = parse_tols(tols_text, tols, &nt)) != 0) {
-    return rc;
-  }
-  if (out && mkdir(out, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "chs: cannot create --out %s\n", out);
+  if (out && !*out) {
+    fprintf(stderr, "chs: bad value for --out: ''\n");
     return CHS_EXIT_USAGE;
   }
+  /* From here on every exit goes through `done`, which frees everything. */
+  wp_config cfg[WP_MAX_CONFIGS];
+  double tols[WP_MAX_TOLS];
+  int nc = 0, nt = 0, status = CHS_EXIT_OK;
   CHSError err;
   CHSError_Clear(&err);
   CHSProblem prob = NULL;
+  double *ref = NULL, *z = NULL;
+  wp_point(*pts)[WP_MAX_TOLS] = NULL;
+  if ((status = parse_configs(configs, cfg, &nc)) != 0 ||
+      (status = parse_tols(tols_text, tols, &nt)) != 0) {
+    goto done;
+  }
   if (CHSProblem_Create(problem, &prob, &err) != 0) {
-    return cli_fail(&err);
+    status = cli_fail(&err);
+    goto done;
   }
   long n = CHSProblem_GetDims(prob)->n;
-  double *ref = calloc(1 + 2 * (size_t)n, sizeof *ref), *z = calloc(1 + 2 * (size_t)n, sizeof *z);
-  wp_point(*pts)[WP_MAX_TOLS] = calloc((size_t)nc, sizeof *pts);
+  ref = calloc(1 + 2 * (size_t)n, sizeof *ref);
+  z = calloc(1 + 2 * (size_t)n, sizeof *z);
+  pts = calloc((size_t)nc, sizeof *pts);
   if (!ref || !z || !pts) {
     fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    status = CHS_EXIT_NUMERIC;
+    goto done;
   }
   ref[0] = z[0] = (double)n;
+  /* Every configuration, then the output paths, before the reference and the sweep. */
+  for (int c = 0; c < nc; c++) {
+    if ((status = probe_config(prob, &cfg[c], tols[0], tf, z)) != 0) {
+      goto done;
+    }
+  }
+  if (out && (status = cli_check_output_dir("--out", out, 1)) != 0) {
+    goto done;
+  }
+  int has_closed_form = CHSProblem_Reference(prob, tf, z + 1, z + 1 + n) == 0;
   if (no_cache) {
     cache_dir = NULL;
   } else if (!cache_dir) {
     cache_dir = rep_default_cache_dir(cache_buf, sizeof cache_buf);
   }
+  if (cache_dir && !has_closed_form) {
+    if (explicit_cache) {
+      if ((status = cli_check_output_dir("--cache-dir", cache_dir, 1)) != 0) {
+        goto done;
+      }
+    } else if (make_dirs(cache_dir) != 0 || access(cache_dir, W_OK | X_OK) != 0) {
+      fprintf(stderr, "chs: reference cache %s not writable (%s): not cached\n", cache_dir,
+              strerror(errno));
+      cache_dir = NULL;
+    }
+  }
   rep_reference_info ri;
   if (rep_reference_cached(prob, problem, tf, 1e-12, cache_dir, ref, &ri, &err) != 0) {
     fprintf(stderr, "chs: reference run failed: %s\n", err.msg);
-    return CHS_EXIT_NUMERIC;
+    status = CHS_EXIT_NUMERIC;
+    goto done;
   }
-  if (ri.ignored[0]) {
+  if (ri.write_error[0]) {
+    fprintf(stderr, "chs: reference not cached: %s\n", ri.write_error);
+    if (explicit_cache) {
+      status = CHS_EXIT_NUMERIC; /* reported at the end, the sweep is still worth having */
+    }
+  } else if (ri.ignored[0]) {
     fprintf(stderr, "chs: reference cache entry %s ignored (%s)\n", ri.path[0] ? ri.path : "(none)",
             ri.ignored);
   }
@@ -219,7 +502,8 @@ int cmd_workprec(int argc, char **argv) {
           snprintf(pt->msg, sizeof pt->msg, "%.190s", e.msg);
           if (CHSError_IsInput(e.code)) {
             fprintf(stderr, "chs: %s/%s: %s\n", cfg[c].form, cfg[c].method, e.msg);
-            return CHS_EXIT_USAGE;
+            status = CHS_EXIT_USAGE;
+            goto done;
           }
           break;
         }
@@ -242,137 +526,22 @@ int cmd_workprec(int argc, char **argv) {
     }
   }
   if (json) {
-    printf("{\n  \"problem\": ");
-    json_string(stdout, problem);
-    printf(",\n  \"t_final\": %.17g,\n  \"reference\": ", tf);
-    json_string(stdout, ref_how);
-    printf(",\n  \"reference_source\": ");
-    json_string(stdout, ri.source);
-    printf(",\n  \"reference_est_error\": ");
-    json_real(stdout, ri.est_error, ri.est_error >= 0);
-    printf(",\n  \"points\": [");
-    for (int c = 0, first = 1; c < nc; c++) {
-      for (int t = 0; t < nt; t++, first = 0) {
-        const wp_point *p = &pts[c][t];
-        printf("%s\n    {\"formulation\": ", first ? "" : ",");
-        json_string(stdout, cfg[c].form);
-        printf(", \"method\": ");
-        json_string(stdout, cfg[c].method);
-        printf(", \"projection\": ");
-        json_string(stdout, cfg[c].project[0] ? cfg[c].project : "none");
-        printf(", \"tol\": %.3g, \"status\": ", p->tol);
-        json_string(stdout, p->ok ? "ok" : p->msg);
-        printf(", \"int_err\": ");
-        json_real(stdout, p->err, p->ok);
-        printf(", \"pos_res_max\": ");
-        json_real(stdout, p->g, p->ok);
-        printf(", \"mom_res_max\": ");
-        json_real(stdout, p->psi, p->ok);
-        printf(", \"energy_err_max\": ");
-        json_real(stdout, p->energy, p->ok);
-        printf(", \"steps\": ");
-        json_long(stdout, p->steps, p->ok);
-        printf(", \"rhs_evals\": ");
-        json_long(stdout, p->evals, p->ok);
-        printf(", \"wall_s\": ");
-        json_real(stdout, p->wall, p->ok);
-        printf("}");
-      }
-    }
-    printf("\n  ]\n}\n");
+    print_json(problem, tf, ref_how, &ri, cfg, nc, nt, pts);
   } else {
-    printf("problem %s, t in [0, %g], reference: %s, wall: median of %ld\n\n", problem, tf, ref_how,
-           repeats);
-    printf("%-34s %8s %8s %9s %11s %10s %10s %10s %10s\n", "configuration", "tol", "steps", "evals",
-           "error", "max|g|", "max|psi|", "energy", "wall_s");
-    for (int c = 0; c < nc; c++) {
-      char name[300];
-      snprintf(name, sizeof name, "%s/%s%s%s", cfg[c].form, cfg[c].method,
-               cfg[c].project[0] ? "/" : "", cfg[c].project);
-      for (int t = 0; t < nt; t++) {
-        const wp_point *p = &pts[c][t];
-        if (p->ok) {
-          printf("%-34.34s %8.1e %8ld %9ld %11.3e %10.2e %10.2e %10.2e %10.3g\n", name, p->tol,
-                 p->steps, p->evals, p->err, p->g, p->psi, p->energy, p->wall);
-        } else {
-          printf("%-34.34s %8.1e   FAILED: %.80s\n", name, p->tol, p->msg);
-        }
-      }
-    }
+    print_table(problem, tf, ref_how, repeats, cfg, nc, nt, pts);
   }
-  int status = CHS_EXIT_OK;
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "chs: could not write the standard output: %s\n", strerror(errno));
+    status = CHS_EXIT_NUMERIC;
+  }
   if (out) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/workprec.csv", out);
-    FILE *fp = fopen(path, "w");
-    if (!fp) {
-      fprintf(stderr, "chs: cannot write %s\n", path);
-      status = CHS_EXIT_USAGE;
-    } else {
-      fprintf(fp, "config,tol,status,steps,rhs_evals,int_err,pos_res_max,mom_res_max,"
-                  "energy_err_max,wall_s\n");
-      for (int c = 0; c < nc; c++) {
-        for (int t = 0; t < nt; t++) {
-          const wp_point *p = &pts[c][t];
-          fprintf(fp, "%s/%s%s%s,%.3g,%s", cfg[c].form, cfg[c].method, cfg[c].project[0] ? "/" : "",
-                  cfg[c].project, p->tol, p->ok ? "ok" : "failed");
-          if (p->ok) {
-            fprintf(fp, ",%ld,%ld,%.6g,%.6g,%.6g,%.6g,%.6g\n", p->steps, p->evals, p->err, p->g,
-                    p->psi, p->energy, p->wall);
-          } else { /* the work spent until the failure, no errors */
-            fprintf(fp, ",%ld,%ld,,,,,%.6g\n", p->steps, p->evals, p->wall);
-          }
-        }
-      }
-      fclose(fp);
-      /* Plots: one curve per configuration; failed runs as red crosses at the work they spent,
-       * drawn at 10 x the largest error of the successful points (above every curve). */
-      double emax = 0;
-      int nfail = 0;
-      for (int c = 0; c < nc; c++) {
-        for (int t = 0; t < nt; t++) {
-          if (pts[c][t].ok) {
-            emax = fmax(emax, pts[c][t].err);
-          } else {
-            nfail += pts[c][t].evals > 0;
-          }
-        }
-      }
-      emax = emax > 0 ? 10 * emax : 1;
-      for (int kind = 0; kind < 2; kind++) {
-        char script[8192];
-        int len = snprintf(script, sizeof script,
-                           "set logscale xy\nset format y '10^{%%L}'\nset xlabel '%s'\n"
-                           "set ylabel 'error at t = %g'\n"
-                           "set key outside\nset datafile separator ','\nplot ",
-                           kind ? "wall time (s)" : "RHS / residual evaluations", tf);
-        for (int c = 0; c < nc && len < (int)sizeof script - 300; c++) {
-          len += snprintf(script + len, sizeof script - (size_t)len,
-                          "%s'%s/workprec.csv' u (strcol(1) eq '%s/%s%s%s' && strcol(3) eq 'ok' ? "
-                          "$%d : NaN):6 w lp t '%s/%s%s%s'",
-                          c ? ", " : "", out, cfg[c].form, cfg[c].method,
-                          cfg[c].project[0] ? "/" : "", cfg[c].project, kind ? 10 : 5, cfg[c].form,
-                          cfg[c].method, cfg[c].project[0] ? "/" : "", cfg[c].project);
-        }
-        if (nfail > 0 && len < (int)sizeof script - 300) {
-          len += snprintf(script + len, sizeof script - (size_t)len,
-                          ", '%s/workprec.csv' u (strcol(3) eq 'failed' && $5 > 0 ? $%d : NaN):"
-                          "(%g) w p pt 2 ps 2 lc rgb 'red' t 'failed (work until the failure)'",
-                          out, kind ? 10 : 5, emax);
-        }
-        char png[4096];
-        snprintf(png, sizeof png, "%s/workprec-%s.png", out, kind ? "wall" : "evals");
-        FILE *gp = popen("gnuplot", "w");
-        if (gp) {
-          fprintf(gp, "set terminal pngcairo size 1000,600\nset output '%s'\n%s\n", png, script);
-        }
-        if (!gp || pclose(gp) != 0) {
-          fprintf(stderr, "chs: gnuplot failed for %s\n", png);
-          status = CHS_EXIT_NUMERIC;
-        }
-      }
+    int st = write_csv(out, cfg, nc, nt, pts);
+    if (st == 0) {
+      st = write_plots(out, tf, cfg, nc, nt, pts);
     }
+    status = st ? st : status;
   }
+done:
   free(ref);
   free(z);
   free(pts);

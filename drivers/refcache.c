@@ -12,6 +12,7 @@
  * Cache directory: the caller's (--cache-dir), else $XDG_CACHE_HOME/chs/references, else
  * $HOME/.cache/chs/references; NULL or "" (workprec --no-cache) disables the cache. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,22 +44,6 @@ const char *rep_default_cache_dir(char *buf, size_t len) {
   return buf;
 }
 
-/* mkdir -p */
-static int make_dirs(const char *dir) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s", dir);
-  for (char *p = path + 1; *p; p++) {
-    if (*p == '/') {
-      *p = '\0';
-      if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-        return -1;
-      }
-      *p = '/';
-    }
-  }
-  return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 /* The body of an entry (everything the checksum covers). */
 static int format_body(char *buf, size_t len, const char *key, const char *command, long n,
                        double est, const double *z) {
@@ -76,9 +61,15 @@ static int format_body(char *buf, size_t len, const char *key, const char *comma
 /* 0 and z, est filled when the file holds a valid entry for key; else a reason. */
 static const char *read_entry(const char *path, const char *key, long n, double *z, double *est,
                               char *command, size_t command_len) {
-  FILE *fp = fopen(path, "r");
-  if (!fp) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0) {
     return "absent";
+  }
+  FILE *fp = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
+  if (!fp) {
+    close(fd);
+    return "not a regular file";
   }
   size_t cap = 4096 + 32 * (size_t)n, len = 0;
   char *buf = malloc(cap + 1);
@@ -142,39 +133,56 @@ static const char *read_entry(const char *path, const char *key, long n, double 
   return why;
 }
 
+/* Temporary file + rename (plot.h's out_file): a full disk or a signal leaves no partial entry. */
 static int write_entry(const char *dir, const char *path, const char *key, const char *command,
-                       long n, double est, const double *z) {
+                       long n, double est, const double *z, CHSError *err) {
   size_t cap = 4096 + 32 * (size_t)n;
-  char *buf = malloc(cap), tmp[4200];
-  if (!buf || make_dirs(dir) != 0) {
+  char *buf = malloc(cap);
+  if (!buf) {
+    err->code = CHS_ERR_MEM;
+    snprintf(err->msg, sizeof err->msg, "out of memory");
+    return err->code;
+  }
+  if (make_dirs(dir) != 0) {
+    err->code = CHS_ERR_IO;
+    snprintf(err->msg, sizeof err->msg, "cannot create %.400s: %s", dir, strerror(errno));
     free(buf);
-    return -1;
+    return err->code;
   }
   int len = format_body(buf, cap, key, command, n, est, z);
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *fp = len > 0 ? fopen(tmp, "w") : NULL;
-  int rc = fp ? 0 : -1;
-  if (fp) {
-    rc = fwrite(buf, 1, (size_t)len, fp) == (size_t)len ? 0 : -1;
-    if (fprintf(fp, "checksum %016llx\n", (unsigned long long)fnv1a(buf, 0xcbf29ce484222325ULL)) <
-        0) {
-      rc = -1;
+  out_file f;
+  int rc = len > 0 ? out_file_open(&f, path, err) : CHS_ERR_ARG;
+  if (rc == 0) {
+    if (fwrite(buf, 1, (size_t)len, f.fp) != (size_t)len ||
+        fprintf(f.fp, "checksum %016llx\n", (unsigned long long)fnv1a(buf, 0xcbf29ce484222325ULL)) <
+            0) {
+      int e = errno;
+      out_file_abort(&f);
+      err->code = rc = CHS_ERR_IO;
+      snprintf(err->msg, sizeof err->msg, "could not write %.400s: %s", path, strerror(e));
+    } else {
+      rc = out_file_commit(&f, err);
     }
-    if (fflush(fp) != 0 || fsync(fileno(fp)) != 0) {
-      rc = -1;
-    }
-    if (fclose(fp) != 0) {
-      rc = -1;
-    }
-    if (rc == 0 && rename(tmp, path) != 0) {
-      rc = -1;
-    }
-    if (rc != 0) {
-      remove(tmp);
-    }
+  } else if (len <= 0) {
+    err->code = rc;
+    snprintf(err->msg, sizeof err->msg, "reference entry too long");
   }
   free(buf);
   return rc;
+}
+
+/* The key names the problem spec; control characters and backslashes are escaped so that the
+ * entry stays one line per field. */
+static void escape_spec(char *dst, size_t len, const char *src) {
+  size_t k = 0;
+  for (const unsigned char *c = (const unsigned char *)src; *c && k + 5 < len; c++) {
+    if (*c < 0x20 || *c == 0x7f || *c == '\\') {
+      k += (size_t)snprintf(dst + k, len - k, "\\x%02x", *c);
+    } else {
+      dst[k++] = (char)*c;
+    }
+  }
+  dst[k] = '\0';
 }
 
 int rep_reference_cached(CHSProblem prob, const char *spec, double tf, double tol,
@@ -192,8 +200,9 @@ int rep_reference_cached(CHSProblem prob, const char *spec, double tf, double to
   snprintf(info->command, sizeof info->command,
            "dirac + erk:ARKODE_VERNER_8_5_6 at rtol = atol = %g (error estimated against %g)", tol,
            tol * 10);
-  char key[1024];
-  snprintf(key, sizeof key, "problem=%s tf=%.17g tol=%.17g chs=%s sundials=%s", spec, tf, tol,
+  char key[1024], espec[700];
+  escape_spec(espec, sizeof espec, spec);
+  snprintf(key, sizeof key, "problem=%s tf=%.17g tol=%.17g chs=%s sundials=%s", espec, tf, tol,
            CHS_VERSION_STRING, SUNDIALS_VERSION);
   if (cache_dir && *cache_dir) {
     snprintf(info->path, sizeof info->path, "%s/ref-%016llx.txt", cache_dir,
@@ -232,9 +241,12 @@ int rep_reference_cached(CHSProblem prob, const char *spec, double tf, double to
     }
     info->est_error = sqrt(d);
     snprintf(info->source, sizeof info->source, "computed");
-    if (info->path[0] &&
-        write_entry(cache_dir, info->path, key, info->command, n, info->est_error, z + 1) != 0) {
+    CHSError werr;
+    CHSError_Clear(&werr);
+    if (info->path[0] && write_entry(cache_dir, info->path, key, info->command, n, info->est_error,
+                                     z + 1, &werr) != 0) {
       snprintf(info->ignored, sizeof info->ignored, "cannot write the cache");
+      snprintf(info->write_error, sizeof info->write_error, "%s", werr.msg);
       info->path[0] = '\0';
     }
   }

@@ -1,7 +1,10 @@
 /* Output: JSON objects and CSV files (written to a temporary file, renamed when closed). */
+#include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
 
@@ -114,74 +117,133 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
   fprintf(out, "\n%s}", indent);
 }
 
+int cli_check_output_file(const char *opt, const char *path) {
+  const char *why = NULL;
+  char parent[4096];
+  struct stat st;
+  size_t len = path ? strlen(path) : 0;
+  const char *base = path ? strrchr(path, '/') : NULL;
+  base = base ? base + 1 : path;
+  if (len == 0) {
+    why = "empty path";
+  } else if (len >= 4000) {
+    why = "path too long";
+  } else if (path[len - 1] == '/' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+    why = "a directory, not a file";
+  } else if (stat(path, &st) == 0) {
+    why = S_ISDIR(st.st_mode)    ? "a directory, not a file"
+          : !S_ISREG(st.st_mode) ? "not a regular file (the output is written to a temporary file "
+                                   "and renamed)"
+                                 : NULL;
+  } else if (errno != ENOENT) {
+    why = strerror(errno);
+  }
+  if (!why) {
+    if (base == path) {
+      snprintf(parent, sizeof parent, ".");
+    } else {
+      snprintf(parent, sizeof parent, "%.*s", (int)(base - path - 1 > 0 ? base - path - 1 : 1),
+               path);
+    }
+    if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      why = "its directory does not exist";
+    } else if (access(parent, W_OK | X_OK) != 0) {
+      why = "its directory is not writable";
+    }
+  }
+  if (why) {
+    fprintf(stderr, "chs: cannot write %s %s: %s\n", opt, path ? path : "", why);
+    return CHS_EXIT_USAGE;
+  }
+  return 0;
+}
+
+int cli_check_output_dir(const char *opt, const char *path, int create) {
+  const char *why = NULL;
+  struct stat st;
+  if (!path || !*path) {
+    why = "empty path";
+  } else if (strlen(path) >= 3800) {
+    why = "path too long";
+  } else if (create && make_dirs(path) != 0) {
+    why = errno == ENOTDIR ? "not a directory" : strerror(errno);
+  } else if (stat(path, &st) != 0) {
+    why = strerror(errno);
+  } else if (!S_ISDIR(st.st_mode)) {
+    why = "not a directory";
+  } else if (access(path, W_OK | X_OK) != 0) {
+    why = "not writable";
+  }
+  if (why) {
+    fprintf(stderr, "chs: cannot write into %s %s: %s\n", opt, path ? path : "", why);
+    return CHS_EXIT_USAGE;
+  }
+  return 0;
+}
+
+/* The CSV's text goes through these: the first failure is remembered (w->failed). */
+static void csv_printf(csv_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void csv_printf(csv_writer *w, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (vfprintf(w->out.fp, fmt, ap) < 0 && !w->failed) {
+    w->failed = errno ? errno : EIO;
+  }
+  va_end(ap);
+}
+
 int csv_open(csv_writer *w, const char *path, sunindextype n, CHSError *err) {
   memset(w, 0, sizeof *w);
   w->n = n;
-  if (snprintf(w->path, sizeof w->path, "%s", path) >= (int)sizeof w->path ||
-      snprintf(w->tmp, sizeof w->tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof w->tmp) {
-    err->code = CHS_ERR_ARG;
-    snprintf(err->msg, sizeof err->msg, "output path too long: %.400s", path);
+  if (out_file_open(&w->out, path, err) != 0) {
     return err->code;
   }
-  int fd = mkstemp(w->tmp);
-  w->fp = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!w->fp) {
-    if (fd >= 0) {
-      close(fd);
-      unlink(w->tmp);
-    }
-    err->code = CHS_ERR_ARG;
-    snprintf(err->msg, sizeof err->msg, "cannot write --out %.400s", path);
-    return err->code;
-  }
-  fprintf(w->fp, "t");
+  csv_printf(w, "t");
   for (sunindextype i = 0; i < n; i++) {
-    fprintf(w->fp, ",q%ld", (long)(i + 1));
+    csv_printf(w, ",q%ld", (long)(i + 1));
   }
   for (sunindextype i = 0; i < n; i++) {
-    fprintf(w->fp, ",p%ld", (long)(i + 1));
+    csv_printf(w, ",p%ld", (long)(i + 1));
   }
-  fprintf(w->fp, ",energy,energy_err,pos_res,mom_res,int_err\n");
+  csv_printf(w, ",energy,energy_err,pos_res,mom_res,int_err\n");
   return 0;
 }
 
-/* One complete row per output time; int_err is empty when there is no reference. */
+/* One complete row per output time; int_err is empty when there is no reference. A failed write
+ * stops the run (CHS_ERR_IO); csv_close then names the file. */
 int csv_monitor(const CHSRecord *r, void *ctx) {
   csv_writer *w = ctx;
-  FILE *fp = w->fp;
-  fprintf(fp, "%.17g", (double)r->t);
+  csv_printf(w, "%.17g", (double)r->t);
   for (sunindextype i = 0; i < w->n; i++) {
-    fprintf(fp, ",%.17g", (double)r->q[i]);
+    csv_printf(w, ",%.17g", (double)r->q[i]);
   }
   for (sunindextype i = 0; i < w->n; i++) {
-    fprintf(fp, ",%.17g", (double)r->p[i]);
+    csv_printf(w, ",%.17g", (double)r->p[i]);
   }
-  fprintf(fp, ",%.17g,%.17g,%.17g,%.17g,", (double)r->energy, (double)r->energy_err,
-          (double)r->pos_res, (double)r->mom_res);
+  csv_printf(w, ",%.17g,%.17g,%.17g,%.17g,", (double)r->energy, (double)r->energy_err,
+             (double)r->pos_res, (double)r->mom_res);
   if (r->has_reference) {
-    fprintf(fp, "%.17g", (double)r->int_err);
+    csv_printf(w, "%.17g", (double)r->int_err);
   }
-  if (fputc('\n', fp) == EOF) {
-    w->failed = 1;
-    return CHS_ERR_IO;
+  csv_printf(w, "\n");
+  if (!w->failed && ferror(w->out.fp)) {
+    w->failed = EIO;
   }
-  return 0;
+  return w->failed ? CHS_ERR_IO : 0;
 }
 
 int csv_close(csv_writer *w, CHSError *err) {
-  if (!w->fp) {
+  if (!w->out.fp) {
     return 0;
   }
-  int bad = w->failed || ferror(w->fp);
-  bad = (fclose(w->fp) != 0) || bad;
-  w->fp = NULL;
-  if (bad || rename(w->tmp, w->path) != 0) {
-    unlink(w->tmp);
+  if (w->failed) {
+    int e = w->failed;
+    out_file_abort(&w->out);
     if (err) {
       err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "could not write %.400s", w->path);
+      snprintf(err->msg, sizeof err->msg, "could not write %.400s: %s", w->out.path, strerror(e));
     }
     return CHS_ERR_IO;
   }
-  return 0;
+  return out_file_commit(&w->out, err);
 }

@@ -90,7 +90,8 @@ typedef struct {
   char command[160]; /* what made it */
   char path[4096];   /* the cache file ("" when none) */
   char ignored[64];  /* why a cache entry present was not used ("" when none was) */
-  double est_error;  /* estimated |z - exact|_2 (0 for the problem's reference) */
+  char write_error[CHS_ERROR_MSG_LEN]; /* the computed entry could not be stored: why ("") */
+  double est_error;                    /* estimated |z - exact|_2 (0 for the problem's reference) */
 } rep_reference_info;
 int rep_reference_cached(CHSProblem prob, const char *spec, double tf, double tol,
                          const char *cache_dir, double *z, rep_reference_info *info, CHSError *err);

@@ -356,5 +356,119 @@ expect 2 "first-order" -- compare --problem fj-example --formulations dirac --me
 "$chs" reproduce seiler-fj-example --json >"$tmp/fjex.json"
 if [[ $(grep -c '"holds": true' "$tmp/fjex.json") -eq 4 ]] && ! grep -q '"holds": false' "$tmp/fjex.json"; then ok; else bad "seiler-fj-example claims"; fi
 
+
+# Issue 12 (outputs). Output paths are refused (exit 2, naming the path) before any integration:
+# these runs would take hours, `timeout` fails them if they start.
+long=(run --problem pendulum --formulation dirac --method erk:rk4 --h 1e-4 --tf 1e9)
+touch "$tmp/afile"
+for p in "$tmp" . / "" "$tmp/sub/" /dev/full /dev/null/x.csv; do
+  expect 2 "--out $p" -- "${long[@]}" --out "$p"
+done
+ln -s /dev/full "$tmp/full.csv"
+expect 2 "not a regular file" -- "${long[@]}" --out "$tmp/full.csv"
+if [[ -L $tmp/full.csv ]]; then ok; else bad "symlink to /dev/full replaced"; fi
+expect 2 "--plot-dir $tmp/afile" -- reproduce seiler-dirac-pendulum --plot-dir "$tmp/afile"
+wpl=(workprec --problem double-pendulum --configs dirac/erk:dp5 --tols 1e-4:1e-6:2 --tf 1e6 --repeats 1)
+expect 2 "--cache-dir /dev/null/cache" -- "${wpl[@]}" --cache-dir /dev/null/cache
+expect 2 "--cache-dir $tmp/afile" -- "${wpl[@]}" --cache-dir "$tmp/afile"
+expect 2 "--out" -- "${wpl[@]}" --no-cache --out ""
+# A bad configuration is refused before --out is created or the reference computed.
+expect 2 "erk:nosuch" -- "${wpl[@]}" --configs dirac/erk:dp5,dirac/erk:nosuch --cache-dir "$tmp/rc-bad" --out "$tmp/wp-bad"
+if [[ ! -e $tmp/wp-bad && ! -e $tmp/rc-bad ]]; then ok; else bad "workprec created outputs before refusing a configuration"; fi
+timeout 20 "$chs" "${wpl[@]}" --out "$tmp/afile" >/dev/null 2>"$tmp/err"
+st=$?
+if [[ $st -eq 2 ]] && grep -qF -- "--out $tmp/afile" "$tmp/err"; then ok; else bad "workprec --out FILE: exit $st"; fi
+
+# Write errors are errors (exit 3, naming the file) and leave no file and no temporary: a file
+# size limit (ulimit -f, in 1024-byte blocks) with SIGXFSZ ignored makes the writes fail (EFBIG).
+# Standard output to /dev/null, standard error through a pipe (neither counts against the limit).
+fsz() {
+  local lim=$1
+  shift
+  (trap '' XFSZ; ulimit -f "$lim"; exec "$chs" "$@") 2>&1 >/dev/null | cat >"$tmp/err"
+  return "${PIPESTATUS[0]}"
+}
+fsz 1 run --problem pendulum --formulation dirac --method erk:rk4 --h 0.01 --tf 10 --out "$tmp/big.csv"
+st=$?
+if [[ $st -eq 3 ]] && grep -qF "$tmp/big.csv" "$tmp/err"; then ok; else bad "CSV write error: exit $st: $(cat "$tmp/err")"; fi
+if [[ ! -e $tmp/big.csv ]] && ! ls "$tmp" | grep -q 'big\.csv\.tmp'; then ok; else bad "CSV write error left files"; fi
+# The same limit without ignoring SIGXFSZ: the signal ends chs, its temporary file is removed.
+{ (ulimit -f 1; exec "$chs" run --problem pendulum --formulation dirac --method erk:rk4 --h 0.01 --tf 10 --out "$tmp/big2.csv") >/dev/null 2>&1; } 2>/dev/null
+st=$?
+if [[ $st -eq $((128 + $(kill -l XFSZ))) ]]; then ok; else bad "SIGXFSZ: exit $st"; fi
+if [[ ! -e $tmp/big2.csv ]] && ! ls "$tmp" | grep -q 'big2\.csv\.tmp'; then ok; else bad "SIGXFSZ left files"; fi
+# Plots: the PNGs exceed the limit; gnuplot's truncated PNG is not taken for a plot.
+fsz 4 workprec --problem pendulum --configs dirac/erk:dp5 --tols 1e-4:1e-6:2 --tf 1 --repeats 1 --no-cache --out "$tmp/wpfull"
+st=$?
+if [[ $st -eq 3 ]] && grep -qF "$tmp/wpfull/workprec-evals.png" "$tmp/err"; then ok; else bad "PNG write error: exit $st: $(cat "$tmp/err")"; fi
+if [[ -s $tmp/wpfull/workprec.csv && ! -e $tmp/wpfull/workprec-evals.png && ! -e $tmp/wpfull/workprec-wall.png ]] &&
+  ! ls -A "$tmp/wpfull" | grep -q '\.tmp\.'; then ok; else bad "PNG write error left files: $(ls -A "$tmp/wpfull")"; fi
+# No byte may be written: the CSV fails (exit 3, naming it), nothing is left.
+fsz 0 workprec --problem pendulum --configs dirac/erk:dp5 --tols 1e-4:1e-6:2 --tf 1 --repeats 1 --no-cache --out "$tmp/wp0"
+st=$?
+if [[ $st -eq 3 ]] && grep -qF "$tmp/wp0/workprec.csv" "$tmp/err" && [[ -z $(ls -A "$tmp/wp0") ]]; then ok; else
+  bad "workprec CSV write error: exit $st: $(cat "$tmp/err"; ls -A "$tmp/wp0")"
+fi
+# A reference cache entry that cannot be written: exit 3 naming it.
+fsz 0 workprec --problem double-pendulum --configs dirac/erk:dp5 --tols 1e-4:1e-6:2 --tf 1 --repeats 1 --cache-dir "$tmp/rc0"
+st=$?
+if [[ $st -eq 3 ]] && grep -qF "$tmp/rc0/ref-" "$tmp/err" && [[ -z $(ls -A "$tmp/rc0") ]]; then ok; else
+  bad "cache write error: exit $st: $(cat "$tmp/err"; ls -A "$tmp/rc0")"
+fi
+# The standard output is an output too.
+"$chs" workprec --problem pendulum --configs dirac/erk:dp5 --tols 1e-4:1e-6:2 --tf 1 --repeats 1 --no-cache >/dev/full 2>"$tmp/err"
+st=$?
+if [[ $st -eq 3 ]] && grep -q 'standard output' "$tmp/err"; then ok; else bad "workprec >/dev/full: exit $st"; fi
+"$chs" reproduce seiler-fj-example >/dev/full 2>"$tmp/err"
+st=$?
+if [[ $st -eq 3 ]] && grep -q 'standard output' "$tmp/err"; then ok; else bad "reproduce >/dev/full: exit $st"; fi
+
+# workprec --tols: every number finite and > 0, COUNT 1 .. 32; the message names the value.
+wpt=(workprec --problem pendulum --configs dirac/erk:dp5 --tf 1 --no-cache --tols)
+for bad_tols in 1e-4:1e-6:4294967297 1e-4:1e-6:33 1e-4:1e-6:0 1e-4:1e-6:-2 inf:1e-6:2 1e400:1e-6:2 \
+  -1e-4:1e-6:2 0:1e-6:2 1e-4:nan:2 1e-4:1e-400:2 1e-4:1e-6:2x 1e-4:1e-6:2:3 1e-4::2 :1e-6:2; do
+  expect 2 "$bad_tols" -- "${wpt[@]}" "$bad_tols"
+done
+expect 2 "4294967297" -- "${wpt[@]}" 1e-4:1e-6:4294967297
+expect 2 "1e400" -- "${wpt[@]}" 1e400:1e-6:2
+
+# Temporary files: created with the usual permissions (0666 & ~umask, not mkstemp's 0600)...
+(umask 002; "$chs" "${run[@]}" --h 0.1 --tf 1 --out "$tmp/perm.csv" >/dev/null)
+if [[ $(stat -c %a "$tmp/perm.csv") == 664 ]]; then ok; else bad "CSV mode $(stat -c %a "$tmp/perm.csv"), want 664"; fi
+(umask 027; "$chs" workprec --problem pendulum --configs dirac/erk:dp5 --tols 1e-4:1e-6:2 --tf 1 --repeats 1 --no-cache --out "$tmp/wpperm" >/dev/null)
+if [[ $(stat -c %a "$tmp/wpperm/workprec.csv" "$tmp/wpperm/workprec-evals.png" | sort -u) == 640 ]]; then ok; else
+  bad "workprec output modes $(stat -c %a "$tmp/wpperm"/*), want 640"
+fi
+# ... and removed when chs is ended by SIGTERM or SIGINT (then the conventional status 128 + sig).
+for sig in TERM INT; do
+  rm -f "$tmp"/sig.csv*
+  env --default-signal=INT "$chs" "${long[@]}" --out "$tmp/sig.csv" >/dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 100); do
+    if compgen -G "$tmp/sig.csv.tmp.*" >/dev/null; then break; fi
+    sleep 0.05
+  done
+  sleep 0.2
+  kill -s "$sig" "$pid"
+  wait "$pid"
+  st=$?
+  if [[ $st -eq $((128 + $(kill -l "$sig"))) ]]; then ok; else bad "SIG$sig: exit $st"; fi
+  if [[ ! -e $tmp/sig.csv ]] && ! compgen -G "$tmp/sig.csv.tmp.*" >/dev/null; then ok; else
+    bad "SIG$sig left $(ls "$tmp" | grep sig.csv)"
+  fi
+done
+
+# workprec's input-error paths free everything (valgrind, where installed).
+if command -v valgrind >/dev/null 2>&1; then
+  for args in "--configs dirac/erk:nosuch --tols 1e-4:1e-6:2" "--configs dirac/erk:dp5 --tols 1e-4:1e-6:0" \
+    "--configs nosuch/erk:dp5 --tols 1e-4:1e-6:2" "--configs dirac/erk:dp5 --tols 1e-4:1e-6:2 --out $tmp/afile"; do
+    # shellcheck disable=SC2086
+    valgrind -q --leak-check=full --errors-for-leak-kinds=all --error-exitcode=9 "$chs" workprec \
+      --problem pendulum --tf 1 --no-cache $args >/dev/null 2>"$tmp/err"
+    st=$?
+    if [[ $st -eq 2 ]]; then ok; else bad "valgrind workprec $args: exit $st: $(head -c 600 "$tmp/err")"; fi
+  done
+fi
+
 echo "cli: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

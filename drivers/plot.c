@@ -1,0 +1,437 @@
+/* Output files (temporary + rename, removed on signals) and gnuplot without a shell. */
+#include "plot.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ signal-cleanup registry */
+
+/* Live temporary files. The handler only reads tmp_live (sig_atomic_t) and the path of a live
+ * slot, whose text is complete before the slot is marked live (signal fence); registration and
+ * release happen with the signals blocked. */
+#define TMP_SLOTS 16
+static char tmp_paths[TMP_SLOTS][4200];
+static volatile sig_atomic_t tmp_live[TMP_SLOTS];
+static int tmp_handlers_installed;
+static const int tmp_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
+#define TMP_NSIGNALS ((int)(sizeof tmp_signals / sizeof tmp_signals[0]))
+
+static void tmp_on_signal(int sig) {
+  for (int i = 0; i < TMP_SLOTS; i++) {
+    if (tmp_live[i]) {
+      unlink(tmp_paths[i]);
+    }
+  }
+  /* SA_RESETHAND restored the default disposition and SA_NODEFER leaves sig unblocked: raising it
+   * again ends the process with the conventional status. */
+  raise(sig);
+}
+
+static void tmp_install_handlers(void) {
+  if (tmp_handlers_installed) {
+    return;
+  }
+  tmp_handlers_installed = 1;
+  for (int i = 0; i < TMP_NSIGNALS; i++) {
+    struct sigaction old, sa;
+    if (sigaction(tmp_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN) {
+      continue; /* an ignored signal stays ignored (nohup; SIGXFSZ ignored: writes fail) */
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = tmp_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    sigaction(tmp_signals[i], &sa, NULL);
+  }
+}
+
+static void tmp_block(sigset_t *old) {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int i = 0; i < TMP_NSIGNALS; i++) {
+    sigaddset(&set, tmp_signals[i]);
+  }
+  sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void tmp_unblock(const sigset_t *old) {
+  sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/* Creates `base.tmp.PID.N` (O_EXCL, mode 0666 & ~umask) and registers it; the fd, or -1 with
+ * errno set. Call with the signals blocked. */
+static int tmp_open_blocked(const char *base, char *tmp, size_t len, int *slot) {
+  static unsigned counter;
+  int s = 0;
+  while (s < TMP_SLOTS && tmp_live[s]) {
+    s++;
+  }
+  if (s == TMP_SLOTS) {
+    errno = EMFILE;
+    return -1;
+  }
+  for (int attempt = 0; attempt < 1000; attempt++) {
+    int k = snprintf(tmp, len, "%s.tmp.%ld.%u", base, (long)getpid(), counter++);
+    if (k < 0 || (size_t)k >= len || (size_t)k >= sizeof tmp_paths[s]) {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      memcpy(tmp_paths[s], tmp, (size_t)k + 1);
+      atomic_signal_fence(memory_order_seq_cst);
+      tmp_live[s] = 1;
+      *slot = s;
+      return fd;
+    }
+    if (errno != EEXIST) {
+      return -1;
+    }
+  }
+  return -1;
+}
+
+static int tmp_open(const char *base, char *tmp, size_t len, int *slot) {
+  tmp_install_handlers();
+  sigset_t old;
+  tmp_block(&old);
+  int fd = tmp_open_blocked(base, tmp, len, slot);
+  int e = errno;
+  tmp_unblock(&old);
+  errno = e;
+  return fd;
+}
+
+void tmp_file_release(int slot, const char *path, int remove_it) {
+  sigset_t old;
+  tmp_block(&old);
+  if (remove_it && path) {
+    unlink(path);
+  }
+  if (slot >= 0 && slot < TMP_SLOTS) {
+    tmp_live[slot] = 0;
+  }
+  tmp_unblock(&old);
+}
+
+/* Renames a registered temporary file to its final name, unregistering it in the same breath. */
+static int tmp_rename(int slot, const char *tmp, const char *path) {
+  sigset_t old;
+  tmp_block(&old);
+  int rc = rename(tmp, path);
+  int e = errno;
+  if (rc != 0) {
+    unlink(tmp);
+  }
+  tmp_live[slot] = 0;
+  tmp_unblock(&old);
+  errno = e;
+  return rc;
+}
+
+int make_dirs(const char *dir) {
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  for (char *p = path + 1; *p; p++) {
+    if (*p == '/') {
+      *p = '\0';
+      if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+        return -1;
+      }
+      *p = '/';
+    }
+  }
+  if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+    return -1;
+  }
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    return -1;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return -1;
+  }
+  return 0;
+}
+
+int path_join(char *buf, size_t len, const char *dir, const char *name) {
+  int k = snprintf(buf, len, "%s/%s", dir, name);
+  return k < 0 || (size_t)k >= len ? -1 : 0;
+}
+
+int tmp_file_create(const char *dir, const char *prefix, char *name, size_t name_len, char *path,
+                    size_t path_len, int *slot) {
+  char base[4096];
+  if (!plot_safe_name(prefix) || path_join(base, sizeof base, dir, prefix) != 0) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  int fd = tmp_open(base, path, path_len, slot);
+  if (fd < 0) {
+    return -1;
+  }
+  close(fd);
+  const char *slash = strrchr(path, '/');
+  if ((size_t)snprintf(name, name_len, "%s", slash + 1) >= name_len) {
+    tmp_file_release(*slot, path, 1);
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ output files */
+
+int out_file_open(out_file *f, const char *path, CHSError *err) {
+  memset(f, 0, sizeof *f);
+  f->slot = -1;
+  if (!path || !*path || snprintf(f->path, sizeof f->path, "%s", path) >= (int)sizeof f->path) {
+    err->code = CHS_ERR_ARG;
+    snprintf(err->msg, sizeof err->msg, "bad output path '%.400s' (empty or too long)",
+             path ? path : "");
+    return err->code;
+  }
+  int fd = tmp_open(path, f->tmp, sizeof f->tmp, &f->slot);
+  f->fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f->fp) {
+    int e = errno;
+    if (fd >= 0) {
+      close(fd);
+      tmp_file_release(f->slot, f->tmp, 1);
+    }
+    f->slot = -1;
+    err->code = CHS_ERR_ARG;
+    snprintf(err->msg, sizeof err->msg, "cannot write %.400s: %s", path, strerror(e));
+    return err->code;
+  }
+  return 0;
+}
+
+int out_file_commit(out_file *f, CHSError *err) {
+  if (!f->fp) {
+    return 0;
+  }
+  int e = 0;
+  if (ferror(f->fp)) {
+    e = errno ? errno : EIO;
+  }
+  if (fflush(f->fp) != 0 && !e) {
+    e = errno;
+  }
+  if (!e && fsync(fileno(f->fp)) != 0 && errno != EINVAL && errno != EROFS) {
+    e = errno;
+  }
+  if (fclose(f->fp) != 0 && !e) {
+    e = errno;
+  }
+  f->fp = NULL;
+  const char *what = "could not write";
+  if (e) {
+    tmp_file_release(f->slot, f->tmp, 1);
+  } else if (tmp_rename(f->slot, f->tmp, f->path) != 0) {
+    e = errno;
+    what = "could not rename the temporary file to";
+  }
+  f->slot = -1;
+  if (e) {
+    if (err) {
+      err->code = CHS_ERR_IO;
+      snprintf(err->msg, sizeof err->msg, "%s %.400s: %s", what, f->path, strerror(e));
+    }
+    return CHS_ERR_IO;
+  }
+  return 0;
+}
+
+void out_file_abort(out_file *f) {
+  if (!f->fp) {
+    return;
+  }
+  fclose(f->fp);
+  f->fp = NULL;
+  tmp_file_release(f->slot, f->tmp, 1);
+  f->slot = -1;
+}
+
+/* ------------------------------------------------------------------ gnuplot */
+
+int plot_safe_name(const char *s) {
+  if (!s || !*s) {
+    return 0;
+  }
+  for (; *s; s++) {
+    char c = *s;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+          c == '_' || c == '-')) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+void plot_label(char *dst, size_t len, const char *src) {
+  static const char extra[] = " ._:/=,+()-";
+  size_t k = 0;
+  for (; len > 0 && k + 1 < len && *src; src++, k++) {
+    char c = *src;
+    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             (c != '\0' && strchr(extra, c) != NULL);
+    dst[k] = ok ? c : '?';
+  }
+  if (len > 0) {
+    dst[k] = '\0';
+  }
+}
+
+static int write_all(int fd, const char *s, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, s, n);
+    if (w < 0 && errno == EINTR) {
+      continue;
+    }
+    if (w <= 0) {
+      return -1;
+    }
+    s += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* gnuplot in dir reading `text` on its standard input; its standard output goes to our standard
+ * error (stdout may be JSON). The wait status, or -1 when it could not be started. */
+static int run_gnuplot(const char *dir, const char *text, int *status) {
+  int p[2];
+  if (pipe(p) != 0) {
+    return -1;
+  }
+  fcntl(p[1], F_SETFD, FD_CLOEXEC);
+  fflush(stdout);
+  fflush(stderr);
+  sigset_t old;
+  tmp_block(&old);
+  pid_t pid = fork();
+  if (pid == 0) {
+    /* The child owns none of our temporary files. */
+    for (int i = 0; i < TMP_SLOTS; i++) {
+      tmp_live[i] = 0;
+    }
+    for (int i = 0; i < TMP_NSIGNALS; i++) {
+      struct sigaction sa;
+      sigaction(tmp_signals[i], NULL, &sa);
+      if (sa.sa_handler != SIG_IGN) {
+        signal(tmp_signals[i], SIG_DFL);
+      }
+    }
+    tmp_unblock(&old);
+    if (dup2(p[0], 0) < 0 || dup2(2, 1) < 0 || chdir(dir) != 0) {
+      _exit(126);
+    }
+    close(p[0]);
+    char *const argv[] = {"gnuplot", NULL};
+    execvp("gnuplot", argv);
+    _exit(127);
+  }
+  tmp_unblock(&old);
+  close(p[0]);
+  if (pid < 0) {
+    close(p[1]);
+    return -1;
+  }
+  /* gnuplot may stop reading (an error in the script): no SIGPIPE for us, its status says it. */
+  struct sigaction ign, oldpipe;
+  memset(&ign, 0, sizeof ign);
+  ign.sa_handler = SIG_IGN;
+  sigemptyset(&ign.sa_mask);
+  sigaction(SIGPIPE, &ign, &oldpipe);
+  write_all(p[1], text, strlen(text));
+  close(p[1]);
+  sigaction(SIGPIPE, &oldpipe, NULL);
+  while (waitpid(pid, status, 0) < 0) {
+    if (errno != EINTR) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* 1 when the file is a complete PNG: signature and the IEND chunk at its end. */
+static int png_complete(const char *path) {
+  static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+  unsigned char head[8], tail[12];
+  FILE *fp = fopen(path, "rb");
+  if (!fp) {
+    return 0;
+  }
+  int ok = fread(head, 1, 8, fp) == 8 && memcmp(head, sig, 8) == 0 &&
+           fseek(fp, -12, SEEK_END) == 0 && fread(tail, 1, 12, fp) == 12 &&
+           memcmp(tail, iend, 12) == 0;
+  fclose(fp);
+  return ok;
+}
+
+int plot_run(const char *dir, const char *png_name, int width, int height, const char *script) {
+  char final[4096], tmpname[512], tmppath[4400];
+  int slot = -1;
+  if (!plot_safe_name(png_name) || path_join(final, sizeof final, dir, png_name) != 0) {
+    fprintf(stderr, "chs: cannot plot into %s: name too long\n", dir);
+    return -1;
+  }
+  if (tmp_file_create(dir, png_name, tmpname, sizeof tmpname, tmppath, sizeof tmppath, &slot) !=
+      0) {
+    fprintf(stderr, "chs: cannot write %s: %s\n", final, strerror(errno));
+    return -1;
+  }
+  size_t cap = strlen(script) + 1024;
+  char *text = malloc(cap);
+  if (!text) {
+    tmp_file_release(slot, tmppath, 1);
+    fprintf(stderr, "chs: out of memory plotting %s\n", final);
+    return -1;
+  }
+  /* tmpname is PNG_NAME.tmp.PID.N: plot_safe_name's characters only. */
+  snprintf(text, cap, "set terminal pngcairo size %d,%d\nset output '%s'\n%s\nunset output\n",
+           width, height, tmpname, script);
+  int status = 0;
+  int started = run_gnuplot(dir, text, &status) == 0;
+  free(text);
+  if (!started || (WIFEXITED(status) && WEXITSTATUS(status) == 127)) {
+    tmp_file_release(slot, tmppath, 1);
+    fprintf(stderr, "chs: cannot run gnuplot for %s (apt-get install gnuplot-nox)\n", final);
+    return -1;
+  }
+  if (WIFSIGNALED(status)) {
+    tmp_file_release(slot, tmppath, 1);
+    fprintf(stderr, "chs: gnuplot was killed by signal %d while writing %s\n", WTERMSIG(status),
+            final);
+    return -1;
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    tmp_file_release(slot, tmppath, 1);
+    fprintf(stderr, "chs: gnuplot failed (exit status %d) for %s\n",
+            WIFEXITED(status) ? WEXITSTATUS(status) : -1, final);
+    return -1;
+  }
+  if (!png_complete(tmppath)) {
+    tmp_file_release(slot, tmppath, 1);
+    fprintf(stderr, "chs: gnuplot wrote an incomplete %s (file system full?)\n", final);
+    return -1;
+  }
+  if (tmp_rename(slot, tmppath, final) != 0) {
+    fprintf(stderr, "chs: could not rename the temporary file to %s: %s\n", final, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
