@@ -32,6 +32,9 @@ int main(int argc, char **argv) {
     usage(stderr);
     return CHS_EXIT_USAGE;
   }
+  if (argv[1][0] == '-' && argc > 2) { /* --help, --version take no arguments */
+    return cli_usage_error("unexpected argument '%.200s' after %.200s", argv[2], argv[1]);
+  }
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     usage(stdout);
     return CHS_EXIT_OK;
@@ -47,7 +50,7 @@ int main(int argc, char **argv) {
       return commands[i].main(argc - 1, argv + 1);
     }
   }
-  fprintf(stderr, "chs: unknown command '%s'\n", argv[1]);
+  cli_usage_error("unknown command '%.200s'", argv[1]);
   usage(stderr);
   return CHS_EXIT_USAGE;
 }
