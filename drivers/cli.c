@@ -176,6 +176,8 @@ void cli_print_run_usage(FILE *out, const char *cmd, const char *formulation_fla
           "  --project KIND   project after each step when |g| or |psi| > --project-tol\n"
           "                   (default 0: always); --project-every K: only every K steps;\n"
           "                   --project-newton-tol: stop the position Newton at |g| <= it\n"
+          "  --max-steps N    bound on the steps of the whole run (default 5000000, at most\n"
+          "                   1e12); with --h, ceil(tf/h) > N is refused before any work\n"
           "  --json           one JSON object on stdout\n"
           "  --wedge          (run, with --h) also the wedge product of two tangents carried\n"
           "                   by the step map: wedge_err_max = max |omega(t) - omega(0)|\n"
@@ -231,6 +233,9 @@ int cli_parse(int argc, char **argv, const char *formulation_flag, cli_options *
                  : strcmp(a, "--method") == 0      ? sizeof(((cli_result *)0)->method)
                  : strcmp(a, "--formulation") == 0 ? sizeof(((cli_result *)0)->formulation)
                                                    : CLI_MAX_VALUE_LEN;
+    if (len == 0) {
+      return usage_error("option %.200s needs a non-empty value", a);
+    }
     if (len >= max) {
       return usage_error("value of %.200s is too long (%zu bytes, at most %zu): '%.40s...'", a, len,
                          max - 1, v);
