@@ -1,5 +1,8 @@
 /* Option parsing shared by `chs run` and `chs compare`, and one integration. */
+#include <ctype.h>
 #include <errno.h>
+#include <float.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdlib.h>
@@ -16,50 +19,144 @@ int cli_exit_status(int code) {
 }
 
 int cli_fail(const CHSError *err) {
-  fprintf(stderr, "chs: %s\n", err->msg[0] ? err->msg : CHSError_Name(err->code));
+  fprintf(stderr, "chs: ");
+  cli_fputs_safe(stderr, err->msg[0] ? err->msg : CHSError_Name(err->code));
+  fprintf(stderr, "\n");
   return cli_exit_status(err->code);
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...) {
+int cli_utf8_seq_len(const char *s) {
+  const unsigned char *u = (const unsigned char *)s;
+  unsigned long cp, min;
+  int n;
+  if (u[0] < 0x80) {
+    return u[0] ? 1 : 0;
+  } else if ((u[0] & 0xe0) == 0xc0) {
+    n = 2, min = 0x80, cp = u[0] & 0x1f;
+  } else if ((u[0] & 0xf0) == 0xe0) {
+    n = 3, min = 0x800, cp = u[0] & 0x0f;
+  } else if ((u[0] & 0xf8) == 0xf0) {
+    n = 4, min = 0x10000, cp = u[0] & 0x07;
+  } else {
+    return 0;
+  }
+  for (int i = 1; i < n; i++) {
+    if ((u[i] & 0xc0) != 0x80) {
+      return 0;
+    }
+    cp = cp << 6 | (u[i] & 0x3f);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp < 0xa0)) {
+    return 0; /* overlong, beyond Unicode, a surrogate, or a C1 control (CSI 0x9b) */
+  }
+  return n;
+}
+
+void cli_fputs_safe(FILE *out, const char *s) {
+  while (*s) {
+    int n = cli_utf8_seq_len(s);
+    unsigned char c = (unsigned char)*s;
+    if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7f))) {
+      fprintf(out, "\\x%02x", c); /* control byte or not UTF-8: never raw to a terminal */
+      s++;
+    } else {
+      fwrite(s, 1, (size_t)n, out);
+      s += n;
+    }
+  }
+}
+
+int cli_usage_error(const char *fmt, ...) {
+  char msg[2048];
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "chs: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  fprintf(stderr, "chs: ");
+  cli_fputs_safe(stderr, msg);
+  fprintf(stderr, "\n");
   return CHS_EXIT_USAGE;
 }
+#define usage_error cli_usage_error
 
 int cli_parse_real(const char *opt, const char *s, double *x) {
   char *end = NULL;
   errno = 0;
   *x = strtod(s, &end);
-  if (end == s || *end != '\0' || errno == ERANGE || !isfinite(*x)) {
-    return usage_error("bad value for %s: '%s' is not a finite number", opt, s);
+  if (end == s || *end != '\0' || isspace((unsigned char)s[0]) || errno == ERANGE ||
+      !isfinite(*x)) {
+    return usage_error("bad value for %s: '%.200s' is not a finite number (or out of range)", opt,
+                       s);
   }
+  return 0;
+}
+
+int cli_parse_long_range(const char *opt, const char *s, long lo, long hi, long *x) {
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (end == s || *end != '\0' || isspace((unsigned char)s[0])) {
+    return usage_error("bad value for %s: '%.200s' is not an integer", opt, s);
+  }
+  if (errno == ERANGE || v < lo || v > hi) {
+    return usage_error("bad value for %s: '%.200s' (must be in [%ld, %ld])", opt, s, lo, hi);
+  }
+  *x = v;
   return 0;
 }
 
 int cli_parse_long(const char *opt, const char *s, long *x) {
-  char *end = NULL;
-  errno = 0;
-  *x = strtol(s, &end, 10);
-  if (end == s || *end != '\0' || errno == ERANGE) {
-    return usage_error("bad value for %s: '%s' is not an integer", opt, s);
-  }
-  return 0;
+  return cli_parse_long_range(opt, s, LONG_MIN, LONG_MAX, x);
 }
 
 int cli_parse_real_above(const char *opt, const char *s, double lo, double *x) {
   int rc = cli_parse_real(opt, s, x);
-  return rc != 0 || *x > lo ? rc : usage_error("bad value for %s: '%s' (must be > %g)", opt, s, lo);
+  return rc != 0 || *x > lo ? rc
+                            : usage_error("bad value for %s: '%.200s' (must be > %g)", opt, s, lo);
 }
 
 int cli_parse_long_min(const char *opt, const char *s, long lo, long *x) {
-  int rc = cli_parse_long(opt, s, x);
-  return rc != 0 || *x >= lo ? rc
-                             : usage_error("bad value for %s: '%s' (must be >= %ld)", opt, s, lo);
+  return cli_parse_long_range(opt, s, lo, LONG_MAX, x);
+}
+
+int cli_parse_tol_sweep(const char *opt, const char *text, int max_count, double *hi, double *lo,
+                        int *count) {
+  char buf[256], *f[3];
+  size_t len = strlen(text);
+  if (len >= sizeof buf) {
+    return usage_error("bad value for %s: %zu characters (HI:LO:COUNT)", opt, len);
+  }
+  memcpy(buf, text, len + 1);
+  f[0] = buf;
+  f[1] = strchr(f[0], ':');
+  f[2] = f[1] ? strchr(f[1] + 1, ':') : NULL;
+  if (!f[1] || !f[2] || strchr(f[2] + 1, ':')) {
+    return usage_error("bad value for %s: '%s' (HI:LO:COUNT, e.g. 1e-4:1e-8:5)", opt, text);
+  }
+  *f[1]++ = '\0';
+  *f[2]++ = '\0';
+  char name[320]; /* the option and the whole sweep, then the field */
+  double *x[2] = {hi, lo};
+  for (int i = 0; i < 2; i++) {
+    snprintf(name, sizeof name, "%s %s (%s)", opt, text, i ? "LO" : "HI");
+    if (cli_parse_real(name, f[i], x[i]) != 0) {
+      return CHS_EXIT_USAGE;
+    }
+    if (!(*x[i] > 0)) {
+      return usage_error("bad value for %s: '%s' (tolerances must be > 0)", name, f[i]);
+    }
+  }
+  long n = 0;
+  snprintf(name, sizeof name, "%s %s (COUNT)", opt, text);
+  if (cli_parse_long_range(name, f[2], 1, max_count, &n) != 0) {
+    return CHS_EXIT_USAGE;
+  }
+  if (*hi < *lo) {
+    return usage_error("bad value for %s: '%s' (HI %g must be >= LO %g: the sweep tightens)", opt,
+                       text, *hi, *lo);
+  }
+  *count = (int)n;
+  return 0;
 }
 
 void cli_print_run_usage(FILE *out, const char *cmd, const char *formulation_flag) {
@@ -79,6 +176,8 @@ void cli_print_run_usage(FILE *out, const char *cmd, const char *formulation_fla
           "  --project KIND   project after each step when |g| or |psi| > --project-tol\n"
           "                   (default 0: always); --project-every K: only every K steps;\n"
           "                   --project-newton-tol: stop the position Newton at |g| <= it\n"
+          "  --max-steps N    bound on the steps of the whole run (default 5000000, at most\n"
+          "                   1e12); with --h, ceil(tf/h) > N is refused before any work\n"
           "  --json           one JSON object on stdout\n"
           "  --wedge          (run, with --h) also the wedge product of two tangents carried\n"
           "                   by the step map: wedge_err_max = max |omega(t) - omega(0)|\n"
@@ -94,11 +193,23 @@ void cli_print_run_usage(FILE *out, const char *cmd, const char *formulation_fla
 int cli_parse(int argc, char **argv, const char *formulation_flag, cli_options *o) {
   memset(o, 0, sizeof *o);
   o->every = 1;
+  const char *seen[64];
+  int nseen = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       o->help = 1;
       continue;
+    }
+    if (strncmp(a, "--", 2) == 0) { /* an option given twice is a mistake, not "the last wins" */
+      for (int k = 0; k < nseen; k++) {
+        if (strcmp(seen[k], a) == 0) {
+          return usage_error("option %.200s given twice", a);
+        }
+      }
+      if (nseen < (int)(sizeof seen / sizeof seen[0])) {
+        seen[nseen++] = a;
+      }
     }
     if (strcmp(a, "--json") == 0) {
       o->json = 1;
@@ -109,13 +220,26 @@ int cli_parse(int argc, char **argv, const char *formulation_flag, cli_options *
       continue;
     }
     if (strncmp(a, "--", 2) != 0) {
-      return usage_error("unexpected argument '%s'", a);
+      return usage_error("unexpected argument '%.200s'", a);
     }
     if (i + 1 >= argc) {
-      return usage_error("option %s needs a value", a);
+      return usage_error("option %.200s needs a value", a);
     }
     const char *v = argv[++i];
     int rc = 0;
+    size_t len = strlen(v);
+    /* specs are copied into fixed buffers (cli_result): refuse what would not fit */
+    size_t max = strcmp(a, "--problem") == 0       ? sizeof(((cli_result *)0)->problem)
+                 : strcmp(a, "--method") == 0      ? sizeof(((cli_result *)0)->method)
+                 : strcmp(a, "--formulation") == 0 ? sizeof(((cli_result *)0)->formulation)
+                                                   : CLI_MAX_VALUE_LEN;
+    if (len == 0) {
+      return usage_error("option %.200s needs a non-empty value", a);
+    }
+    if (len >= max) {
+      return usage_error("value of %.200s is too long (%zu bytes, at most %zu): '%.40s...'", a, len,
+                         max - 1, v);
+    }
     if (strcmp(a, "--problem") == 0) {
       o->problem = v;
     } else if (strcmp(a, formulation_flag) == 0) {
@@ -143,15 +267,15 @@ int cli_parse(int argc, char **argv, const char *formulation_flag, cli_options *
     } else if (strcmp(a, "--project-tol") == 0) {
       rc = cli_parse_real(a, v, &o->project_tol);
     } else if (strcmp(a, "--every") == 0) {
-      rc = cli_parse_long(a, v, &o->every);
+      rc = cli_parse_long_range(a, v, 1, LONG_MAX, &o->every);
     } else if (strcmp(a, "--project-newton-tol") == 0) {
       rc = cli_parse_real(a, v, &o->project_newton_tol);
     } else if (strcmp(a, "--project-every") == 0) {
-      rc = cli_parse_long(a, v, &o->project_every);
+      rc = cli_parse_long_range(a, v, 0, LONG_MAX, &o->project_every);
     } else if (strcmp(a, "--max-steps") == 0) {
-      rc = cli_parse_long(a, v, &o->max_steps);
+      rc = cli_parse_long_range(a, v, 1, CHS_RUN_MAX_STEPS_LIMIT, &o->max_steps);
     } else {
-      return usage_error("unknown option '%s'", a);
+      return usage_error("unknown option '%.200s'", a);
     }
     if (rc != 0) {
       return rc;
@@ -188,6 +312,16 @@ int cli_check_run_options(const cli_options *o) {
       snprintf(buf, sizeof buf, "%g", !(o->rtol > 0) ? o->rtol : o->atol);
       return usage_error("bad value for %s: %s (must be > 0)", !(o->rtol > 0) ? "--rtol" : "--atol",
                          buf);
+    }
+  }
+  if (o->have_h) { /* a fixed step: refuse up front what --max-steps would stop */
+    long max = o->max_steps > 0 ? o->max_steps : CHS_RUN_MAX_STEPS_DEFAULT;
+    double need = ceil(o->tf / o->h - 1e-9);
+    if (need > (double)max) {
+      return usage_error("--h %g with --tf %g needs %.3g steps, more than --max-steps %ld (the "
+                         "bound of the whole run; default %ld, at most %ld)",
+                         o->h, o->tf, isfinite(need) ? need : DBL_MAX, max,
+                         CHS_RUN_MAX_STEPS_DEFAULT, CHS_RUN_MAX_STEPS_LIMIT);
     }
   }
   if (o->every < 1) {

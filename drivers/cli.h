@@ -52,6 +52,20 @@ int cli_parse_real(const char *opt, const char *s, double *x);
 int cli_parse_long(const char *opt, const char *s, long *x);
 int cli_parse_real_above(const char *opt, const char *s, double lo, double *x);
 int cli_parse_long_min(const char *opt, const char *s, long lo, long *x);
+/* An integer in [lo, hi] (no overflow, no trailing junk); message naming the option and value. */
+int cli_parse_long_range(const char *opt, const char *s, long lo, long hi, long *x);
+/* A tolerance sweep "HI:LO:COUNT": HI >= LO > 0 finite, COUNT in [1, max_count]. */
+int cli_parse_tol_sweep(const char *opt, const char *text, int max_count, double *hi, double *lo,
+                        int *count);
+/* Print "chs: message" (printf format) safely on stderr; returns CHS_EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Write s with control bytes and bytes that are not valid UTF-8 as \xNN (messages naming user
+ * input never put raw terminal controls on a terminal). */
+void cli_fputs_safe(FILE *out, const char *s);
+/* Length (1-4) of the valid UTF-8 sequence at s, 0 for an invalid one, a C1 control or the end. */
+int cli_utf8_seq_len(const char *s);
+/* Longest value of a command-line option (bytes). */
+#define CLI_MAX_VALUE_LEN 4096
 int cli_exit_status(int code);
 /* 1 when method is of the alpha-prk family (its statistics alpha_max, alpha_dir2_steps apply). */
 int cli_is_alpha_prk(const char *method);

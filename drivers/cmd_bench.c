@@ -10,6 +10,7 @@
 #include "reproduce.h"
 
 #define BENCH_REPEATS 7
+#define BENCH_MAX_EVALS 10000000L /* --evals: at most 10^7 (default 200000) */
 
 static double bench_now(void) {
   struct timespec ts;
@@ -368,15 +369,28 @@ int cmd_bench(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "scale") == 0) {
     return cmd_bench_scale(argc - 1, argv + 1); /* drivers/cmd_bench_scale.c, its own options */
   }
+  int have_evals = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) {
+      if (json) {
+        return cli_usage_error("option --json given twice");
+      }
       json = 1;
-    } else if (strcmp(argv[i], "--evals") == 0 && i + 1 < argc) {
-      if (cli_parse_long_min("--evals", argv[++i], 1, &evals) != 0) {
+    } else if (strcmp(argv[i], "--evals") == 0) {
+      if (i + 1 >= argc) {
+        return cli_usage_error("option --evals needs a value");
+      }
+      if (have_evals) {
+        return cli_usage_error("option --evals given twice");
+      }
+      have_evals = 1;
+      /* at most BENCH_MAX_EVALS: every problem x formulation x repetition evaluates N times */
+      if (cli_parse_long_range("--evals", argv[++i], 1, BENCH_MAX_EVALS, &evals) != 0) {
         return CHS_EXIT_USAGE;
       }
     } else if (strcmp(argv[i], "--help") == 0) {
-      printf("usage: chs bench rhs|dae [--evals N] [--json]\n"
+      printf("usage: chs bench rhs|dae [--evals N] [--json]   (rhs: N in 1 .. 10^7, default "
+             "200000)\n"
              "       chs bench scale [--max-n N] [--json]   (chain molecule to 10^5 atoms)\n"
              "  dae: cheapest stabilised ODE vs cheapest IDA run per final error (pendulum,\n"
              "       chain molecule)\n"
@@ -387,16 +401,18 @@ int cmd_bench(int argc, char **argv) {
     } else if (!what && argv[i][0] != '-') {
       what = argv[i];
     } else {
-      fprintf(stderr, "chs: unknown bench option '%s'\n", argv[i]);
-      return CHS_EXIT_USAGE;
+      return cli_usage_error("unknown bench option '%.200s'", argv[i]);
     }
   }
   if (what && strcmp(what, "dae") == 0) {
+    if (have_evals) {
+      return cli_usage_error("--evals applies to `chs bench rhs` only");
+    }
     return bench_dae(json);
   }
   if (!what || strcmp(what, "rhs") != 0) {
-    fprintf(stderr, "chs: unknown benchmark '%s' (available: rhs, dae, scale)\n", what ? what : "");
-    return CHS_EXIT_USAGE;
+    return cli_usage_error("unknown benchmark '%.200s' (available: rhs, dae, scale)",
+                           what ? what : "");
   }
   if (json) {
     printf("{\n  \"benchmark\": \"rhs\",\n  \"evals\": %ld,\n  \"results\": [", evals);

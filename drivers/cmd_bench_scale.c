@@ -220,27 +220,37 @@ static void scale_usage(void) {
 int cmd_bench_scale(int argc, char **argv) {
   int json = 0;
   long nmax = 100000;
+  int have_nmax = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) {
+      if (json) {
+        return cli_usage_error("option --json given twice");
+      }
       json = 1;
-    } else if (strcmp(argv[i], "--max-n") == 0 && i + 1 < argc) {
-      char *end = NULL;
-      nmax = strtol(argv[++i], &end, 10);
+    } else if (strcmp(argv[i], "--max-n") == 0) {
+      if (i + 1 >= argc) {
+        return cli_usage_error("option --max-n needs a value");
+      }
+      if (have_nmax) {
+        return cli_usage_error("option --max-n given twice");
+      }
+      have_nmax = 1;
+      if (cli_parse_long_range("--max-n", argv[++i], 10, 1000000, &nmax) != 0) {
+        return CHS_EXIT_USAGE;
+      }
       long p = 10;
-      while (p < nmax && p < 1000000) {
+      while (p < nmax) {
         p *= 10;
       }
-      if (*end != '\0' || nmax != p || nmax < 10 || nmax > 1000000) {
-        fprintf(stderr, "chs: bad value for --max-n: '%s' (a power of ten, 10 .. 1000000)\n",
-                argv[i]);
-        return CHS_EXIT_USAGE;
+      if (nmax != p) {
+        return cli_usage_error("bad value for --max-n: '%.200s' (a power of ten, 10 .. 1000000)",
+                               argv[i]);
       }
     } else if (strcmp(argv[i], "--help") == 0) {
       scale_usage();
       return CHS_EXIT_OK;
     } else {
-      fprintf(stderr, "chs: unknown bench scale option '%s'\n", argv[i]);
-      return CHS_EXIT_USAGE;
+      return cli_usage_error("unknown bench scale option '%.200s'", argv[i]);
     }
   }
   SUNContext ctx = NULL;

@@ -17,13 +17,18 @@ static int split_formulations(const char *list, char names[][128], int *count) {
     return 0;
   }
   const char *s = list;
+  size_t total = strlen(list);
+  if (total == 0 || list[total - 1] == ',') {
+    return cli_usage_error("bad value for --formulations: '%.200s' (a comma-separated list of "
+                           "formulations, see `chs list formulations`)",
+                           list);
+  }
   while (*s) {
     const char *comma = strchr(s, ',');
     size_t len = comma ? (size_t)(comma - s) : strlen(s);
     char piece[128];
     if (len == 0 || len >= sizeof piece) {
-      fprintf(stderr, "chs: bad value for --formulations: '%s'\n", list);
-      return CHS_EXIT_USAGE;
+      return cli_usage_error("bad value for --formulations: '%.200s'", list);
     }
     memcpy(piece, s, len);
     piece[len] = '\0';
@@ -31,15 +36,13 @@ static int split_formulations(const char *list, char names[][128], int *count) {
     if (continues) {
       size_t used = strlen(names[*count - 1]);
       if (used + 1 + len >= 128) {
-        fprintf(stderr, "chs: bad value for --formulations: '%s'\n", list);
-        return CHS_EXIT_USAGE;
+        return cli_usage_error("bad value for --formulations: '%.200s'", list);
       }
       names[*count - 1][used] = ',';
       memcpy(names[*count - 1] + used + 1, piece, len + 1);
     } else {
       if (*count >= MAX_FORMS) {
-        fprintf(stderr, "chs: too many formulations in '%s'\n", list);
-        return CHS_EXIT_USAGE;
+        return cli_usage_error("too many formulations in '%.200s' (at most %d)", list, MAX_FORMS);
       }
       if (cli_check_formulation(piece) != 0) {
         return CHS_EXIT_USAGE;
@@ -47,6 +50,13 @@ static int split_formulations(const char *list, char names[][128], int *count) {
       snprintf(names[(*count)++], 128, "%s", piece);
     }
     s += len + (comma ? 1 : 0);
+  }
+  for (int i = 0; i < *count; i++) { /* the same run twice is a mistake in the list */
+    for (int k = 0; k < i; k++) {
+      if (strcmp(names[i], names[k]) == 0) {
+        return cli_usage_error("formulation '%s' given twice in --formulations", names[i]);
+      }
+    }
   }
   return 0;
 }
@@ -108,10 +118,7 @@ static int cmp_capture(const CHSRecord *rec, void *ctx) {
 static int compare_sweep(cli_options *o, char names[][128], int count) {
   double hi, lo;
   int nt;
-  char tail;
-  if (sscanf(o->tols, "%lf:%lf:%d%c", &hi, &lo, &nt, &tail) != 3 || !(hi > 0) || !(lo > 0) ||
-      nt < 1 || nt > 32) {
-    fprintf(stderr, "chs: bad value for --tols: '%s' (HI:LO:COUNT)\n", o->tols);
+  if (cli_parse_tol_sweep("--tols", o->tols, 32, &hi, &lo, &nt) != 0) {
     return CHS_EXIT_USAGE;
   }
   CHSError err;
@@ -215,7 +222,9 @@ int cmd_compare(int argc, char **argv) {
     if (cli_integrate(&o, names[i], NULL, NULL, prob, &res[i]) != 0) {
       int st = cli_exit_status(res[i].rc);
       status = st > status ? st : status;
-      fprintf(stderr, "chs: %s: %s\n", names[i], res[i].err.msg);
+      fprintf(stderr, "chs: %s: ", names[i]);
+      cli_fputs_safe(stderr, res[i].err.msg);
+      fputc('\n', stderr);
     }
   }
   if (o.json) {

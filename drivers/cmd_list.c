@@ -9,6 +9,9 @@ int cmd_list(int argc, char **argv) {
     fprintf(out, "usage: chs list problems|formulations|methods|experiments\n");
     return what ? CHS_EXIT_OK : CHS_EXIT_USAGE;
   }
+  if (argc > 2) {
+    return cli_usage_error("unexpected argument '%.200s' after `chs list %.200s`", argv[2], what);
+  }
   if (strcmp(what, "problems") == 0) {
     for (int i = 0; i < CHSProblemRegistry_Count(); i++) {
       const CHSProblemOps *p = CHSProblemRegistry_Get(i);
@@ -40,9 +43,8 @@ int cmd_list(int argc, char **argv) {
       printf("%-28s %s [%s]\n", ex->name, ex->summary, ex->source);
     }
   } else {
-    fprintf(stderr, "chs: unknown list '%s' (problems, formulations, methods, experiments)\n",
-            what);
-    return CHS_EXIT_USAGE;
+    return cli_usage_error("unknown list '%.200s' (problems, formulations, methods, experiments)",
+                           what);
   }
   return CHS_EXIT_OK;
 }

@@ -66,55 +66,19 @@ static int parse_configs(const char *text, wp_config *c, int *count) {
 }
 
 /* One number of --tols: the whole field, finite and > 0. */
-static int parse_tol(const char *text, const char *field, size_t len, const char *what, double *x) {
-  char buf[64], *end = NULL;
-  if (len == 0 || len >= sizeof buf) {
-    fprintf(stderr, "chs: bad value for --tols: '%s' (%s '%.*s' is not a number)\n", text, what,
-            (int)(len < 60 ? len : 60), field);
-    return CHS_EXIT_USAGE;
-  }
-  memcpy(buf, field, len);
-  buf[len] = '\0';
-  errno = 0;
-  *x = strtod(buf, &end);
-  if (end == buf || *end != '\0' || !isfinite(*x)) {
-    fprintf(stderr, "chs: bad value for --tols: '%s' (%s '%s' is not a finite number)\n", text,
-            what, buf);
-    return CHS_EXIT_USAGE;
-  }
-  if (!(*x > 0)) {
-    fprintf(stderr, "chs: bad value for --tols: '%s' (%s '%s' must be > 0)\n", text, what, buf);
-    return CHS_EXIT_USAGE;
-  }
-  return 0;
-}
-
-/* HI:LO:N: N tolerances from HI to LO, logarithmically spaced; HI, LO finite and > 0, N in
- * 1 .. WP_MAX_TOLS. Every value is named when refused. */
+/* HI:LO:N: N tolerances from HI to LO, logarithmically spaced (cli_parse_tol_sweep: HI >= LO,
+ * both finite and > 0, N in 1 .. WP_MAX_TOLS; every value is named when refused). */
 static int parse_tols(const char *text, double *tols, int *count) {
-  const char *c1 = text ? strchr(text, ':') : NULL, *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-  if (!c1 || !c2 || strchr(c2 + 1, ':')) {
-    fprintf(stderr, "chs: bad value for --tols: '%s' (HI:LO:COUNT, e.g. 1e-3:1e-10:8)\n",
-            text ? text : "");
-    return CHS_EXIT_USAGE;
-  }
   double hi, lo;
-  if (parse_tol(text, text, (size_t)(c1 - text), "HI", &hi) != 0 ||
-      parse_tol(text, c1 + 1, (size_t)(c2 - c1 - 1), "LO", &lo) != 0) {
-    return CHS_EXIT_USAGE;
+  int k;
+  int rc = cli_parse_tol_sweep("--tols", text, WP_MAX_TOLS, &hi, &lo, &k);
+  if (rc != 0) {
+    return rc;
   }
-  char *end = NULL;
-  errno = 0;
-  long k = strtol(c2 + 1, &end, 10);
-  if (end == c2 + 1 || *end != '\0' || errno == ERANGE || k < 1 || k > WP_MAX_TOLS) {
-    fprintf(stderr, "chs: bad value for --tols: '%s' (COUNT '%s' must be an integer in 1 .. %d)\n",
-            text, c2 + 1, WP_MAX_TOLS);
-    return CHS_EXIT_USAGE;
-  }
-  for (int i = 0; i < (int)k; i++) {
+  for (int i = 0; i < k; i++) {
     tols[i] = k == 1 ? hi : hi * pow(lo / hi, (double)i / (double)(k - 1));
   }
-  *count = (int)k;
+  *count = k;
   return 0;
 }
 

@@ -32,6 +32,9 @@ int main(int argc, char **argv) {
     usage(stderr);
     return CHS_EXIT_USAGE;
   }
+  if (argv[1][0] == '-' && argc > 2) { /* --help, --version take no arguments */
+    return cli_usage_error("unexpected argument '%.200s' after %.200s", argv[2], argv[1]);
+  }
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     usage(stdout);
     return CHS_EXIT_OK;
@@ -44,10 +47,16 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < NCOMMANDS; i++) {
     if (strcmp(argv[1], commands[i].name) == 0) {
-      return commands[i].main(argc - 1, argv + 1);
+      int status = commands[i].main(argc - 1, argv + 1);
+      /* results on stdout that could not be written are a failed output (e.g. a full disk) */
+      if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "chs: cannot write the results to standard output\n");
+        return status == CHS_EXIT_OK ? CHS_EXIT_NUMERIC : status;
+      }
+      return status;
     }
   }
-  fprintf(stderr, "chs: unknown command '%s'\n", argv[1]);
+  cli_usage_error("unknown command '%.200s'", argv[1]);
   usage(stderr);
   return CHS_EXIT_USAGE;
 }

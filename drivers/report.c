@@ -8,15 +8,30 @@
 #include <unistd.h>
 #include "cli.h"
 
+/* A JSON string: quotes, backslashes and control characters escaped; bytes that are not valid
+ * UTF-8 become U+FFFD, so the document stays valid whatever a user typed. */
 void json_string(FILE *out, const char *s) {
   fputc('"', out);
-  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-    if (*c == '"' || *c == '\\') {
-      fprintf(out, "\\%c", *c);
-    } else if (*c < 0x20) {
-      fprintf(out, "\\u%04x", *c);
+  for (const char *c = s; *c;) {
+    unsigned char b = (unsigned char)*c;
+    if (b == '"' || b == '\\') {
+      fprintf(out, "\\%c", b);
+      c++;
+    } else if (b < 0x20 || b == 0x7f) {
+      fprintf(out, "\\u%04x", b);
+      c++;
+    } else if (b < 0x80) {
+      fputc(b, out);
+      c++;
     } else {
-      fputc(*c, out);
+      int len = cli_utf8_seq_len(c);
+      if (len > 0) {
+        fwrite(c, 1, (size_t)len, out);
+        c += len;
+      } else {
+        fputs("\\ufffd", out);
+        c++;
+      }
     }
   }
   fputc('"', out);

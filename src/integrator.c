@@ -1,4 +1,5 @@
 /* Integrator objects: "family:options" dispatched to one ops table per family. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,8 +115,18 @@ int chs_arkode_failure(CHSError *err, const char *who, char *flag_name, sunrealt
                        CHSFormulation f, const char *arkode_msg) {
   const CHSError *why = CHSFormulation_GetLastFailure(f);
   const char *detail = why->msg[0] ? why->msg : arkode_msg;
-  chs_error_set(err, CHS_ERR_SOLVER, "%s failed at t = %.17g with %s%s%.400s", who, (double)t,
-                flag_name ? flag_name : "an error", detail[0] ? ": " : "", detail);
+  if (!isfinite(t) || strstr(detail, "= nan") || strstr(detail, "= -nan") ||
+      strstr(detail, "= inf") || strstr(detail, "= -inf")) {
+    /* never a non-finite time in a message: the step size broke down (a non-finite right-hand
+     * side or step size estimate); the last good time is the caller's last output */
+    chs_error_set(err, CHS_ERR_SOLVER,
+                  "%s failed with %s: the step size or the state became non-finite (a "
+                  "right-hand side overflowing?)",
+                  who, flag_name ? flag_name : "an error");
+  } else {
+    chs_error_set(err, CHS_ERR_SOLVER, "%s failed at t = %.17g with %s%s%.400s", who, (double)t,
+                  flag_name ? flag_name : "an error", detail[0] ? ": " : "", detail);
+  }
   free(flag_name);
   return CHS_ERR_SOLVER;
 }

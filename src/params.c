@@ -44,6 +44,11 @@ int CHSParams_Parse(const char *text, CHSParams *out, CHSError *err) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
   strcpy(p->buf, src);
+  size_t len = strlen(src);
+  if (len > 0 && (src[0] == ',' || src[len - 1] == ',' || strstr(src, ",,"))) {
+    CHSParams_Destroy(&p); /* strtok_r would skip the empty item silently */
+    return chs_error_set(err, CHS_ERR_ARG, "parameters '%.200s': an empty item (stray comma)", src);
+  }
   char *save = NULL;
   for (char *tok = strtok_r(p->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(tok, '=');
@@ -142,8 +147,12 @@ int CHSParams_GetInt(CHSParams params, const char *key, long def, long lo, long 
   char *end = NULL;
   errno = 0;
   long x = strtol(kv->value, &end, 10);
-  if (end == kv->value || *end != '\0' || errno == ERANGE) {
+  if (end == kv->value || *end != '\0') {
     return chs_error_set(err, CHS_ERR_ARG, "parameter %s=%s is not an integer", key, kv->value);
+  }
+  if (errno == ERANGE) { /* range checked before any narrowing: no silent truncation */
+    return chs_error_set(err, CHS_ERR_ARG, "parameter %s=%s is outside [%ld, %ld]", key, kv->value,
+                         lo, hi);
   }
   if (x < lo || x > hi) {
     return chs_error_set(err, CHS_ERR_ARG, "parameter %s=%ld is outside [%ld, %ld]", key, x, lo,

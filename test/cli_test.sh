@@ -359,7 +359,7 @@ if [[ $(grep -c '"holds": true' "$tmp/fjex.json") -eq 4 ]] && ! grep -q '"holds"
 
 # Issue 12 (outputs). Output paths are refused (exit 2, naming the path) before any integration:
 # these runs would take hours, `timeout` fails them if they start.
-long=(run --problem pendulum --formulation dirac --method erk:rk4 --h 1e-4 --tf 1e9)
+long=(run --problem pendulum --formulation dirac --method erk:rk4 --h 1e-3 --tf 1e9 --max-steps 1000000000000)
 touch "$tmp/afile"
 for p in "$tmp" . / "" "$tmp/sub/" /dev/full /dev/null/x.csv; do
   expect 2 "--out $p" -- "${long[@]}" --out "$p"
@@ -469,6 +469,133 @@ if command -v valgrind >/dev/null 2>&1; then
     if [[ $st -eq 2 ]]; then ok; else bad "valgrind workprec $args: exit $st: $(head -c 600 "$tmp/err")"; fi
   done
 fi
+# ---- issue 12 (parsing, range checks, bounded runs): every bad value is exit 2 naming it --------
+r12=(run --problem pendulum --formulation dirac --method erk:rk4)
+c12=(compare --problem pendulum --formulations dirac --method erk:dp5 --tf 1)
+# 5: tolerance sweeps: non-finite, non-positive, bad counts, HI < LO
+expect 2 "'inf'" -- "${c12[@]}" --tols inf:1e-6:2
+expect 2 "'1e400'" -- "${c12[@]}" --tols 1e400:1e-6:2
+expect 2 "'nan'" -- "${c12[@]}" --tols 1e-4:nan:2
+expect 2 "'0'" -- "${c12[@]}" --tols 1e-4:0:2
+expect 2 "'-1e-4'" -- "${c12[@]}" --tols -1e-4:1e-6:2
+expect 2 "'0'" -- "${c12[@]}" --tols 1e-4:1e-6:0
+expect 2 "'-3'" -- "${c12[@]}" --tols 1e-4:1e-6:-3
+expect 2 "'33'" -- "${c12[@]}" --tols 1e-4:1e-6:33
+expect 2 "'2x'" -- "${c12[@]}" --tols 1e-4:1e-6:2x
+expect 2 "'1e-4x'" -- "${c12[@]}" --tols 1e-4x:1e-6:2
+expect 2 "HI:LO:COUNT" -- "${c12[@]}" --tols 1e-4:1e-6
+expect 2 "HI:LO:COUNT" -- "${c12[@]}" --tols 1e-4:1e-6:2:5
+expect 2 "HI 1e-06 must be >= LO 0.0001" -- "${c12[@]}" --tols 1e-6:1e-4:2
+# 6: integers are range-checked before any narrowing
+expect 2 "'4294967297'" -- "${c12[@]}" --tols 1e-4:1e-6:4294967297
+expect 2 "gauss:4294967298" -- run --problem pendulum --formulation standard --method gauss:4294967298 --h 0.1 --tf 1
+expect 2 "gauss:-1" -- run --problem pendulum --formulation standard --method gauss:-1 --h 0.1 --tf 1
+expect 2 "lobatto:4294967299" -- run --problem pendulum --formulation standard --method lobatto:4294967299 --h 0.1 --tf 1
+expect 2 "N=4294967298" -- run --problem pendulum-chain:N=4294967298 --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 "N=99999999999999999999" -- run --problem pendulum-chain:N=99999999999999999999 --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 "'9223372036854775808'" -- "${r12[@]}" --h 0.1 --tf 1 --every 9223372036854775808
+expect 2 "'0'" -- "${r12[@]}" --h 0.1 --tf 1 --every 0
+expect 2 "'2.5'" -- "${r12[@]}" --h 0.1 --tf 1 --every 2.5
+expect 2 "'-1'" -- "${r12[@]}" --h 0.1 --tf 1 --project momentum --project-every -1
+expect 2 "'0'" -- "${r12[@]}" --h 0.1 --tf 1 --max-steps 0
+expect 2 "'1e6'" -- "${r12[@]}" --h 0.1 --tf 1 --max-steps 1e6
+expect 2 "'1000000000001'" -- "${r12[@]}" --h 0.1 --tf 1 --max-steps 1000000000001
+expect 2 "'9223372036854775807'" -- bench rhs --evals 9223372036854775807
+expect 2 "'99999999999999999999'" -- bench rhs --evals 99999999999999999999
+expect 2 "'0'" -- bench rhs --evals 0
+expect 2 "'10000001'" -- bench rhs --evals 10000001
+expect 2 "--evals" -- bench rhs --evals
+expect 2 "--evals" -- bench rhs --evals 10 --evals 20
+expect 2 "--evals" -- bench dae --evals 10
+expect 2 "'100000000000000000000'" -- bench scale --max-n 100000000000000000000
+expect 2 "'200'" -- bench scale --max-n 200
+expect 2 "'1e3'" -- bench scale --max-n 1e3
+expect 2 "--max-n" -- bench scale --max-n 100 --max-n 10
+# 7: exit 2, not 0, on empty lists and extra arguments
+expect 2 "--formulations" -- compare --problem pendulum --formulations '' --method erk:rk4 --h 0.1 --tf 1
+expect 2 "'dirac,'" -- compare --problem pendulum --formulations dirac, --method erk:rk4 --h 0.1 --tf 1
+expect 2 "'dirac,,standard'" -- compare --problem pendulum --formulations dirac,,standard --method erk:rk4 --h 0.1 --tf 1
+expect 2 "'dirac' given twice" -- compare --problem pendulum --formulations dirac,dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 "'extra'" -- list problems extra
+expect 2 "'nosuch'" -- list nosuch
+expect 2 "'x'" -- --version x
+expect 2 "'extra'" -- bench rhs extra
+expect 2 "'nosuch'" -- bench nosuch
+expect 2 "'extra'" -- reproduce seiler-fj-example extra
+expect 2 "nosuch" -- reproduce nosuch
+# 8: bounded runs: --max-steps bounds the whole run; a fixed step that cannot reach tf within it is
+# refused up front naming both numbers; an adaptive run stops with exit 3
+expect 2 "needs 1.8e+308 steps, more than --max-steps 5000000" -- "${r12[@]}" --h 0.1 --tf 1e308
+expect 2 "needs 100 steps, more than --max-steps 50" -- "${r12[@]}" --h 0.1 --tf 10 --max-steps 50
+expect 2 "needs 1e+07 steps" -- run --problem pendulum --formulation standard --method gauss:2 --h 1e-7 --tf 1
+expect 2 "needs 1e+300 steps" -- "${c12[@]:0:7}" --h 1e-300 --tf 1
+expect 3 "too much work: 1000 steps" -- run --problem pendulum --formulation dirac --method erk:dp5 --rtol 1e-6 --atol 1e-6 --tf 1e6 --max-steps 1000
+expect 3 "too much work: 1000 steps" -- run --problem pendulum --formulation dae-ggl --method ida --rtol 1e-6 --atol 1e-6 --tf 1e6 --max-steps 1000
+expect 0 "" -- "${r12[@]}" --h 0.1 --tf 10 --every 1000 --max-steps 100
+# 10: overflowing parameters: an input error at the first evaluation, no NaN time in the message
+expect 2 "right-hand side is so large" -- run --problem pendulum:gravity=1e308 --formulation dirac --method erk:dp5 --rtol 1e-8 --atol 1e-8 --tf 5
+expect 2 "initial derivative is so large" -- run --problem pendulum:gravity=1e308 --formulation dae-ggl --method ida --rtol 1e-8 --atol 1e-8 --tf 5
+expect 2 "initial derivative is so large" -- run --problem pendulum:gravity=1e150 --formulation dae-ggl --method ida --rtol 1e-8 --atol 1e-8 --tf 5
+expect 2 "gravity=1e309" -- run --problem pendulum:gravity=1e309 --formulation dirac --method erk:dp5 --rtol 1e-8 --atol 1e-8 --tf 5
+for f12 in dirac standard; do
+  "$chs" run --problem pendulum:gravity=1e308 --formulation $f12 --method erk:dp5 --rtol 1e-8 --atol 1e-8 --tf 5 >/dev/null 2>"$tmp/err"
+  if ! grep -qi nan "$tmp/err" && ! grep -q behind "$tmp/err"; then ok; else bad "gravity=1e308 $f12: $(cat "$tmp/err")"; fi
+done
+# the option classes: empty, garbage, negative, zero, nan, inf, trailing junk, leading space
+expect 2 "'0.1x'" -- "${r12[@]}" --h 0.1x --tf 1
+expect 2 "--h needs a non-empty value" -- "${r12[@]}" --h '' --tf 1
+expect 2 "' 0.1'" -- "${r12[@]}" --h ' 0.1' --tf 1
+expect 2 "'inf'" -- "${r12[@]}" --h 0.1 --tf inf
+expect 2 "'-inf'" -- "${r12[@]}" --h 0.1 --tf -inf
+expect 2 "'1e400'" -- "${r12[@]}" --h 0.1 --tf 1e400
+expect 2 "'nan'" -- "${r12[@]:0:5}" --method erk:dp5 --rtol 1e-6 --atol nan --tf 1
+expect 2 "--rtol: 0" -- "${r12[@]:0:5}" --method erk:dp5 --rtol 0 --atol 1e-6 --tf 1
+expect 2 "--project-tol: -1" -- "${r12[@]}" --h 0.1 --tf 1 --project momentum --project-tol -1
+expect 2 "'abc'" -- "${r12[@]}" --h 0.1 --tf 1 --project position --project-newton-tol abc
+expect 2 "--out needs a non-empty value" -- "${r12[@]}" --h 0.1 --tf 1 --out ''
+expect 2 "--problem needs a non-empty value" -- run --problem '' --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 "--method needs a non-empty value" -- run --problem pendulum --formulation dirac --method '' --h 0.1 --tf 1
+expect 2 "--project needs a non-empty value" -- "${r12[@]}" --h 0.1 --tf 1 --project ''
+expect 2 "--tf needs a value" -- "${r12[@]}" --h 0.1 --tf
+# duplicated options and keys, missing '=', stray commas, unknown keys
+expect 2 "--h given twice" -- "${r12[@]}" --h 0.1 --h 0.2 --tf 1
+expect 2 "--problem given twice" -- "${r12[@]}" --problem pendulum --h 0.1 --tf 1
+expect 2 "--json given twice" -- "${r12[@]}" --h 0.1 --tf 1 --json --json
+expect 2 "--tols given twice" -- "${c12[@]}" --tols 1e-4:1e-6:2 --tols 1e-4:1e-6:2
+expect 2 "'length' given twice" -- run --problem pendulum:length=1,length=2 --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 "'length' has no value" -- run --problem pendulum:length --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 "empty item" -- run --problem pendulum:length=1,,mass=1 --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 "empty item" -- run --problem pendulum:length=1, --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 "'foo'" -- run --problem pendulum --formulation dirac:foo=1 --method erk:rk4 --h 0.1 --tf 1
+expect 2 "length=1x" -- run --problem pendulum:length=1x --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+# 100 kB specs: refused by length, no truncation into the fixed buffers
+big12=$(head -c 100000 /dev/zero | tr '\0' 1)
+expect 2 "--problem is too long (100016 bytes" -- run --problem "pendulum:length=$big12" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 "--method is too long" -- run --problem pendulum --formulation dirac --method "erk:$big12" --h 0.1 --tf 1
+expect 2 "--formulation is too long" -- run --problem pendulum --formulation "dirac:$big12" --method erk:rk4 --h 0.1 --tf 1
+expect 2 "--formulations is too long" -- compare --problem pendulum --formulations "dirac,$big12" --method erk:rk4 --h 0.1 --tf 1
+expect 2 "--out is too long" -- "${r12[@]}" --h 0.1 --tf 1 --out "$tmp/$big12.csv"
+expect 2 "--h is too long" -- "${r12[@]}" --h "0.$big12" --tf 1
+# non-UTF-8 and terminal control bytes in names: escaped as \xNN in the message
+expect 2 'pend\x1b[31mulum\xff' -- run --problem "$(printf 'pend\x1b[31mulum\xff')" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
+expect 2 'dir\x0aac' -- run --problem pendulum --formulation "$(printf 'dir\nac')" --method erk:rk4 --h 0.1 --tf 1
+expect 2 'erk:\xc3(' -- run --problem pendulum --formulation dirac --method "$(printf 'erk:\xc3\x28')" --h 0.1 --tf 1
+"$chs" run --problem "$(printf 'p\x1b]0;x\x07\xc2\x9b')" --formulation dirac --method erk:rk4 --h 0.1 --tf 1 2>"$tmp/err" >/dev/null
+if ! LC_ALL=C grep -q "$(printf '[\x01-\x08\x0b-\x1f\x7f]')" "$tmp/err" && ! grep -q "$(printf '\xc2\x9b')" "$tmp/err"; then ok; else bad "control bytes reached the terminal: $(od -c "$tmp/err" | head -3)"; fi
+# ---- end of issue 12 (parsing) ----
+
+# stdout that cannot be written (a full disk) is a failed output for every subcommand
+for args in "run --problem pendulum --formulation dirac --method erk:rk4 --h 0.1 --tf 1 --json" \
+            "compare --problem pendulum --formulations standard,dirac --method erk:rk4 --h 0.1 --tf 1" \
+            "list problems"; do
+  # shellcheck disable=SC2086
+  "$chs" $args >/dev/full 2>"$tmp/err"
+  st=$?
+  if [[ $st -eq 3 ]] && grep -q "standard output" "$tmp/err"; then ok; else bad "$args >/dev/full: exit $st"; fi
+done
+# workprec's tolerance sweep: the shared parser (no silent truncation of the count)
+expect 2 "4294967297" -- workprec --problem pendulum --configs dirac/erk:dp5 --tols 1e-4:1e-6:4294967297 --tf 1 --no-cache
+expect 2 "'inf'" -- workprec --problem pendulum --configs dirac/erk:dp5 --tols inf:1e-6:2 --tf 1 --no-cache
 
 echo "cli: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

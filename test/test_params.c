@@ -71,6 +71,41 @@ static void test_parse_errors(void **state) {
   expect_parse_error("length=1,length=2", "length"); /* duplicate key */
   expect_parse_error("length=1,=2", "");             /* empty key */
   expect_parse_error("length=", "length");           /* empty value */
+  /* issue 12: stray commas are empty items, not skipped */
+  expect_parse_error("length=1,,gravity=2", "empty item");
+  expect_parse_error(",length=1", "empty item");
+  expect_parse_error("length=1,", "empty item");
+}
+
+/* issue 12: integers are range-checked before narrowing (4294967298 is not 2 as an int), with
+ * overflow of long itself an error naming the key, never a clamped LONG_MAX. */
+static void test_int_ranges(void **state) {
+  (void)state;
+  CHSParams p = NULL;
+  CHSError err;
+  CHSError_Clear(&err);
+  assert_int_equal(
+      CHSParams_Parse("a=4294967298,b=99999999999999999999,c=-5,d= 7 ,e=7x,f=2", &p, &err), 0);
+  long n = -1;
+  assert_int_equal(CHSParams_GetInt(p, "a", 1, 1, 0x7fffffffL, &n, &err), CHS_ERR_ARG);
+  assert_msg_contains(&err, "a=4294967298");
+  assert_int_equal(n, 1); /* keeps the default */
+  assert_int_equal(CHSParams_GetInt(p, "b", 1, 0, 10, &n, &err), CHS_ERR_ARG);
+  assert_msg_contains(&err, "b=99999999999999999999");
+  assert_int_equal(CHSParams_GetInt(p, "c", 1, 0, 10, &n, &err), CHS_ERR_ARG);
+  assert_msg_contains(&err, "c=-5");
+  assert_int_equal(CHSParams_GetInt(p, "d", 1, 0, 10, &n, &err), 0); /* spaces trimmed */
+  assert_int_equal(n, 7);
+  assert_int_equal(CHSParams_GetInt(p, "e", 1, 0, 10, &n, &err), CHS_ERR_ARG);
+  assert_msg_contains(&err, "e=7x");
+  assert_int_equal(CHSParams_GetInt(p, "f", 1, 2, 2, &n, &err), 0);
+  assert_int_equal(n, 2);
+  CHSParams_Destroy(&p);
+  /* a problem's integer parameter and a method's stage count */
+  CHSProblem prob = NULL;
+  assert_int_equal(CHSProblem_Create("pendulum-chain:N=4294967298", &prob, &err), CHS_ERR_ARG);
+  assert_msg_contains(&err, "N=4294967298");
+  assert_null(prob);
 }
 
 static void expect_bad_real(const char *text, const char *key) {
@@ -236,6 +271,7 @@ int main(void) {
       cmocka_unit_test(test_parse_good),  cmocka_unit_test(test_parse_errors),
       cmocka_unit_test(test_bad_numbers), cmocka_unit_test(test_problem_specs),
       cmocka_unit_test(test_spec_split),  cmocka_unit_test(test_error_helpers),
+      cmocka_unit_test(test_int_ranges),
   };
   return cmocka_run_group_tests_name("params", tests, NULL, NULL);
 }

@@ -17,7 +17,10 @@ typedef struct CHSStepControl {
   sunrealtype h;    /* > 0: fixed step size; 0: adaptive with rtol/atol */
   sunrealtype rtol; /* adaptive only */
   sunrealtype atol; /* adaptive only */
-  long max_steps;   /* per output interval; 0 = default (500000) */
+  /* Bound on the number of steps: in CHSRun (and CHSFirstOrder_Run) for the WHOLE run, 0 = the
+   * default CHS_RUN_MAX_STEPS_DEFAULT; an integrator created directly applies it to each
+   * Evolve call (SUNDIALS' mxstep), 0 = 500000 there. */
+  long max_steps;
 } CHSStepControl;
 
 typedef struct CHSIntegratorStats {

@@ -13,6 +13,12 @@
 extern "C" {
 #endif
 
+/* Steps of a whole run when ctl.max_steps is 0, and the largest ctl.max_steps accepted. A run with
+ * a fixed step h whose ceil((tf - t0) / h) exceeds the bound is refused up front (CHS_ERR_ARG);
+ * an adaptive run stops with CHS_ERR_SOLVER ("too much work") when it reaches the bound. */
+#define CHS_RUN_MAX_STEPS_DEFAULT 5000000L
+#define CHS_RUN_MAX_STEPS_LIMIT 1000000000000L
+
 typedef struct CHSRunOptions {
   const char *method; /* "erk:rk4" */
   CHSStepControl ctl;
@@ -39,7 +45,9 @@ typedef struct CHSRunSummary {
 } CHSRunSummary;
 
 void CHSRunOptions_Default(CHSRunOptions *opt);
-/* Runs; the summary is filled as far as the run got, also when it fails. */
+/* Runs; the summary is filled as far as the run got, also when it fails. Before any step the
+ * initial state, its energy and the first right-hand side (DAE: residual) must be finite, else
+ * CHS_ERR_ARG naming the problem (parameters so large that the forces overflow). */
 int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, void *ctx,
            CHSRunSummary *summary, CHSError *err);
 

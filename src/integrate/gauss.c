@@ -106,8 +106,8 @@ static int gauss_create(const char *options, CHSFormulation f, N_Vector y0, sunr
   long s = options ? strtol(options, &end, 10) : 0;
   gauss_table T;
   int stage = end && strcmp(end, ":stage") == 0;
-  if (!options || end == options || (*end != '\0' && !stage) ||
-      gauss_coefficients((int)s, &T) != 0) {
+  if (!options || end == options || (*end != '\0' && !stage) || s < 1 || s > 3 ||
+      gauss_coefficients((int)s, &T) != 0) { /* range before the cast: gauss:4294967298 */
     return chs_error_set(err, CHS_ERR_NOTFOUND,
                          "unknown method 'gauss:%s' (stages 1, 2 or 3: gauss:2, gauss:1:stage)",
                          options ? options : "");
