@@ -121,5 +121,6 @@ int cmd_bench(int argc, char **argv);
 int cmd_bench_scale(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
 int cmd_workprec(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

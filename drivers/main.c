@@ -13,6 +13,7 @@ static const cli_command commands[] = {
      cmd_workprec},
     {"bench", "benchmarks: `chs bench rhs|dae|scale` (RHS cost, DAE vs ODE, chain to 10^5 atoms)",
      cmd_bench},
+    {"check", "check a problem's derivatives against finite differences", cmd_check},
     {"list", "list problems, formulations, methods or experiments", cmd_list},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))

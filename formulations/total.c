@@ -13,12 +13,13 @@
  *   grad_q = D3(v, mu) + Gdot(q,a)^T mu - Hess V c - Gdot(q,b)^T mu - Gdot(q,c)^T lambda,
  *
  * with a = M^{-1} F, b = M^{-1} G^T lambda, c = M^{-1} G^T mu, D3(u, w) = grad_q (w^T Gdot(q,u) u)
- * (the problem's constraint_third, zero for quadratic constraints) and Hess V c the problem's
- * hessian_potential (zero when NULL). Gdot(q,u)^T w = sum_i w_i hess g_i u (DESIGN notation).
- * One more solve with the factored Q and two more Gdot evaluations than the standard ODE (Gdot is
- * linear in its direction, so the a and b terms share one).
- * On the manifold (g = 0) the field equals the standard one; off it the manifold is a saddle
- * (seed 002 Sec. 3.5-3.6): the constraint residuals grow exponentially. */
+ * (the problem's constraint_third; zero when g is declared quadratic) and Hess V c the problem's
+ * hessian_potential (zero when V is declared linear; without the callback or the declaration
+ * both formulations refuse the problem at creation, chs_total_init). Gdot(q,u)^T w = sum_i w_i hess
+ * g_i u (DESIGN notation). One more solve with the factored Q and two more Gdot evaluations than
+ * the standard ODE (Gdot is linear in its direction, so the a and b terms share one). On the
+ * manifold (g = 0) the field equals the standard one; off it the manifold is a saddle (seed 002
+ * Sec. 3.5-3.6): the constraint residuals grow exponentially. */
 #include <stdlib.h>
 #include <string.h>
 #include "../src/impl.h"
@@ -26,6 +27,8 @@
 int chs_total_init(CHSFormulation f, CHSParams params, CHSError *err) {
   (void)params;
   CHSSystem *s = &f->sys;
+  /* the multiplier gradient needs hess V and the third derivatives of g (zero only if declared) */
+  CHS_CALL(chs_require_derivatives(f->prob, CHS_NEED_HESSIAN | CHS_NEED_THIRD, f->ops->name, err));
   chs_total_ws *w = calloc(1, sizeof *w);
   if (w) {
     w->Gd2 = calloc((size_t)s->gsize, sizeof(sunrealtype));

@@ -58,6 +58,7 @@ static int dpend_create(CHSParams kv, void **data, CHSProblemDims *dims, CHSErro
   dims->mass_kind = CHS_MASS_DIAGONAL;
   dims->mass = D->mass;
   dims->jac_kind = D->sparse ? CHS_JAC_CSR : CHS_JAC_DENSE;
+  dims->declares = CHS_DECLARE_LINEAR_POTENTIAL | CHS_DECLARE_QUADRATIC_CONSTRAINTS;
   dims->nnz = 6;
   dims->rowptr = D->rowptr;
   dims->colind = D->colind;

@@ -163,6 +163,7 @@ static int pendulum_create(CHSParams kv, void **data, CHSProblemDims *dims, CHSE
   dims->mass_kind = P->mass == 1 ? CHS_MASS_IDENTITY : CHS_MASS_DIAGONAL;
   dims->mass = P->mass_diag;
   dims->jac_kind = CHS_JAC_DENSE;
+  dims->declares = CHS_DECLARE_LINEAR_POTENTIAL | CHS_DECLARE_QUADRATIC_CONSTRAINTS; /* V = m g y */
   /* The reference is set up lazily-free here: only cheap work, the first call integrates. */
   return pendulum_setup_reference(P, err);
 }

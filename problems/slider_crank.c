@@ -109,6 +109,7 @@ static int sc_create(CHSParams kv, void **data, CHSProblemDims *dims, CHSError *
   dims->mass_kind = CHS_MASS_DIAGONAL;
   dims->mass = S->mass;
   dims->jac_kind = CHS_JAC_DENSE;
+  dims->declares = 0; /* V (spring) has its Hessian; g (trigonometric) has no constraint_third */
   return CHS_SUCCESS;
 }
 

@@ -278,14 +278,34 @@ int chs_projector_now(CHSProjector proj, N_Vector y);
 long chs_projector_every(CHSProjector proj);
 void chs_projector_suspend(CHSProjector proj, int on);
 
+/* ------------------------------------------------------------------ derivatives a user needs
+ * No silent zero defaults (src/check.c): a formulation or method that needs hessian_potential
+ * (CHS_NEED_HESSIAN) or constraint_third (CHS_NEED_THIRD) uses it, or zero when the problem
+ * declares V at most linear / g at most quadratic (CHSProblemDims.declares), and otherwise
+ * refuses the problem. chs_missing_derivative: NULL when nothing in need is missing, else the
+ * missing callback's name; chs_require_derivatives: CHS_ERR_UNSUPPORTED naming it and who needs
+ * it. chs_hessian_v: Hu = hess V(q) u from hessian_potential, zero when declared linear, else
+ * central differences of the force (for Newton matrices only: never where exactness is claimed);
+ * 0, CHS_RECOVERABLE (callback out of its domain) or CHS_ERR_CALLBACK / CHS_ERR_MEM. */
+#define CHS_NEED_HESSIAN 0x1u
+#define CHS_NEED_THIRD 0x2u
+const char *chs_missing_derivative(CHSProblem prob, unsigned need);
+int chs_require_derivatives(CHSProblem prob, unsigned need, const char *who, CHSError *err);
+int chs_hessian_v(const CHSSystem *s, const sunrealtype *q, const sunrealtype *u, sunrealtype *Hu);
+/* The derivatives the analytic Jacobian of a built-in formulation is built from (src/jacobian.c;
+ * 0 for formulations without one or from outside the library). */
+unsigned chs_jacobian_needs(const CHSFormulationOps *ops);
+
 /* ------------------------------------------------------------------ Jacobians (src/jacobian.c)
  * Dense blocks at q for the formulations' analytic Jacobians, row-major:
  *   chs_block_G      D (m x n) = J stored like G (G or Gdot)
  *   chs_block_minv   D (n x n) = M^{-1}
- *   chs_block_hessV  D (n x n) = hess V(q) (zero when the problem has no hessian_potential)
+ *   chs_block_hessV  D (n x n) = hess V(q) (zero when V is declared linear; CHS_ERR_UNSUPPORTED
+ *                    when hessian_potential is missing and V is not declared linear)
  *   chs_block_hessgw D (n x n) = sum_i w_i hess g_i(q)
  *   chs_block_gdot   D (m x n) = Gdot(q, u)
- *   chs_block_third  D (m x n) = d/dq (Gdot(q, u) u) at fixed u (zero without constraint_third)
+ *   chs_block_third  D (m x n) = d/dq (Gdot(q, u) u) at fixed u (zero when g is declared
+ *                    quadratic; CHS_ERR_UNSUPPORTED when constraint_third is missing otherwise)
  * chs_dense_mm: C (a x c) = A (a x b) B (b x c); chs_gram_solve_columns: A (m x ncols) <- Q^{-1} A
  * with the Gram matrix factored last. The block helpers use scratch s->wn[6..7], s->wm[6..7]. */
 void chs_block_G(const CHSSystem *s, const sunrealtype *J, sunrealtype *D);

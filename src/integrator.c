@@ -20,6 +20,7 @@ CHS_DEFINE_REGISTRY(CHSIntegratorOps, CHSIntegratorRegistry, chs_integrators, fa
 struct CHSIntegrator_ {
   const CHSIntegratorOps *ops;
   void *mem;
+  CHSProblem prob; /* of the formulation integrated */
 };
 
 int CHSIntegrator_Create(const char *method, CHSFormulation f, N_Vector y0, sunrealtype t0,
@@ -55,6 +56,7 @@ int CHSIntegrator_Create(const char *method, CHSFormulation f, N_Vector y0, sunr
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
   it->ops = ops;
+  it->prob = prob;
   int rc = ops->create(options, f, y0, t0, ctl, &it->mem, err);
   if (rc != 0) {
     free(it);
@@ -92,6 +94,8 @@ int CHSIntegrator_TangentStep(CHSIntegrator it, sunrealtype h, int k, sunrealtyp
     return chs_error_set(err, CHS_ERR_UNSUPPORTED, "method family %s has no tangent map",
                          it->ops->family);
   }
+  /* every tangent map differentiates the force: exact only with hess V (or V declared linear) */
+  CHS_CALL(chs_require_derivatives(it->prob, CHS_NEED_HESSIAN, "the exact tangent map", err));
   return it->ops->tangent_step(it->mem, h, k, dz, y, err);
 }
 

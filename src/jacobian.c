@@ -71,8 +71,8 @@ static int chs_block_cb(int rc) {
 int chs_block_hessV(const CHSSystem *s, const sunrealtype *q, sunrealtype *D) {
   sunindextype n = s->n;
   memset(D, 0, (size_t)(n * n) * sizeof *D);
-  if (!s->ops->hessian_potential) {
-    return 0;
+  if (!s->ops->hessian_potential) { /* zero only when declared (never a silent default) */
+    return chs_missing_derivative(s->prob, CHS_NEED_HESSIAN) ? CHS_ERR_UNSUPPORTED : 0;
   }
   sunrealtype *e = s->wn[7], *col = s->wn[6];
   memset(e, 0, (size_t)n * sizeof *e);
@@ -131,8 +131,8 @@ int chs_block_third(const CHSSystem *s, const sunrealtype *q, const sunrealtype 
                     sunrealtype *D) {
   sunindextype n = s->n, m = s->m;
   memset(D, 0, (size_t)(m * n) * sizeof *D);
-  if (!s->ops->constraint_third) {
-    return 0;
+  if (!s->ops->constraint_third) { /* zero only when declared (never a silent default) */
+    return chs_missing_derivative(s->prob, CHS_NEED_THIRD) ? CHS_ERR_UNSUPPORTED : 0;
   }
   sunrealtype *e = s->wm[7];
   memset(e, 0, (size_t)m * sizeof *e);
@@ -180,9 +180,24 @@ int chs_gram_solve_columns(CHSSystem *s, sunindextype ncols, sunrealtype *A) {
 /* ------------------------------------------------------------------ public evaluation */
 
 /* The analytic Jacobians are built from F = -grad V: none for a non-conservative problem (whose
- * velocity-dependent force has no derivative callback). */
+ * velocity-dependent force has no derivative callback), and none when the problem lacks a
+ * derivative they are built from (hess V, the third derivatives of g) without declaring it zero:
+ * the integrators then use difference quotients unless jac=analytic asks for it (refused). */
+extern const CHSFormulationOps chs_formulation_standard, chs_formulation_dae_index1,
+    chs_formulation_dae_index3, chs_formulation_dae_ggl;
+unsigned chs_jacobian_needs(const CHSFormulationOps *ops) {
+  if (ops == &chs_formulation_standard || ops == &chs_formulation_dae_index1) {
+    return CHS_NEED_HESSIAN | CHS_NEED_THIRD;
+  }
+  if (ops == &chs_formulation_dae_index3 || ops == &chs_formulation_dae_ggl) {
+    return CHS_NEED_HESSIAN;
+  }
+  return 0;
+}
+
 int CHSFormulation_HasJacobian(CHSFormulation f) {
-  return f->ops->jacobian != NULL && CHSProblem_IsConservative(f->prob);
+  return f->ops->jacobian != NULL && CHSProblem_IsConservative(f->prob) &&
+         !chs_missing_derivative(f->prob, chs_jacobian_needs(f->ops));
 }
 
 static int chs_jac_finish(CHSFormulation f, int rc, sunrealtype t, const sunrealtype *J) {
@@ -306,9 +321,12 @@ int chs_jac_work_create(CHSFormulation f, int mode, int residual, N_Vector y0, N
                         CHSJacWork **out, CHSError *err) {
   *out = NULL;
   if (mode == CHS_JACOBIAN_ANALYTIC && !CHSFormulation_HasJacobian(f)) {
+    const char *miss = chs_missing_derivative(f->prob, chs_jacobian_needs(f->ops));
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "formulation '%s' has no analytic Jacobian for problem '%s' (use jac=fd)",
-                         f->ops->name, CHSProblem_GetName(f->prob));
+                         "formulation '%s' has no analytic Jacobian for problem '%s'%s%s%s (use "
+                         "jac=fd)",
+                         f->ops->name, CHSProblem_GetName(f->prob), miss ? ": it needs " : "",
+                         miss ? miss : "", miss ? ", which the problem does not supply" : "");
   }
   sunindextype N = f->size;
   if (N > CHS_JAC_MAX_SIZE) { /* the Jacobian is built densely (N^2 doubles) */

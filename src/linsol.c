@@ -67,11 +67,14 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
   *LS = NULL;
   *user_jac = 0;
   if (o->jac == CHS_JACOBIAN_ANALYTIC && !has) {
-    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "method %s: formulation '%s' has no analytic Jacobian for problem '%s'%s "
-                         "(use jac=fd)",
-                         method, f->ops->name, CHSProblem_GetName(f->prob),
-                         CHSProblem_IsConservative(f->prob) ? "" : " (non-conservative force)");
+    const char *miss = chs_missing_derivative(f->prob, chs_jacobian_needs(f->ops));
+    return chs_error_set(
+        err, CHS_ERR_UNSUPPORTED,
+        "method %s: formulation '%s' has no analytic Jacobian for problem '%s'%s%s%s "
+        "(use jac=fd)",
+        method, f->ops->name, CHSProblem_GetName(f->prob),
+        CHSProblem_IsConservative(f->prob) ? "" : " (non-conservative force)",
+        miss ? ": it needs " : "", miss ? miss : "");
   }
   if (o->ls == CHS_LS_SPGMR) {
     *LS = SUNLinSol_SPGMR(y0, SUN_PREC_NONE, 0, ctx);

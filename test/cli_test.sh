@@ -596,6 +596,30 @@ done
 # workprec's tolerance sweep: the shared parser (no silent truncation of the count)
 expect 2 "4294967297" -- workprec --problem pendulum --configs dirac/erk:dp5 --tols 1e-4:1e-6:4294967297 --tf 1 --no-cache
 expect 2 "'inf'" -- workprec --problem pendulum --configs dirac/erk:dp5 --tols inf:1e-6:2 --tf 1 --no-cache
+# chs check: exit 0 on correct derivatives, 1 naming the wrong callback (stdout), 2 bad input.
+expect 0 "" -- check --problem pendulum
+expect 0 "" -- check --problem chain:N=20 --points 2 --seed 7
+expect 2 "--points" -- check --problem pendulum --points -1
+expect 2 "nosuch" -- check --problem nosuch
+expect 2 "--problem" -- check
+expect 2 "residual" -- check --problem pendulum:x=0.5
+"$chs" check --problem pendulum --json >"$tmp/check.json" 2>"$tmp/err"
+if grep -q '"pass": true' "$tmp/check.json" && grep -q '"name": "jacobian_dot"' "$tmp/check.json" &&
+  ! grep -qi nan "$tmp/check.json"; then ok; else bad "check --json: $(cat "$tmp/check.json" "$tmp/err")"; fi
+if [[ -n $plugins ]]; then
+  expect 0 "" -- check --problem "$plugins/libchs_example_plugin.so"
+  for v in gdot:jacobian_dot hessian:hessian_potential third:constraint_third; do
+    "$chs" check --problem "$plugins/libchs_check_plugin_${v%%:*}.so" >"$tmp/check.txt" 2>"$tmp/err"
+    st=$?
+    if [[ $st -eq 1 ]] && grep -E "^${v#*:} .* FAIL " "$tmp/check.txt" >/dev/null &&
+      [[ $(grep -c " FAIL " "$tmp/check.txt") -eq 1 ]]; then ok; else
+      bad "check ${v%%:*} plugin: exit $st: $(cat "$tmp/check.txt" "$tmp/err")"
+    fi
+  done
+fi
+# No silent zero defaults: the analytic Jacobian of slider-crank (no constraint_third) is refused
+# by name; the default uses difference quotients.
+expect 2 "constraint_third" -- run --problem slider-crank --formulation dae-index1 --method ida:jac=analytic --rtol 1e-6 --atol 1e-8 --tf 0.1
 
 echo "cli: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

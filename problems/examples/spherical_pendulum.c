@@ -9,8 +9,18 @@
  *   q(t) = (r cos(Omega t), r sin(Omega t), -depth),  p = mass q'(t).
  *
  * It is the plugin's reference solution. Build it against an installed chs (see README, "Write
- * your own problem") and run it with `chs run --problem ./libspherical_pendulum.so:depth=0.5 ...`.
- */
+ * your own problem") and run it with `chs run --problem ./libspherical_pendulum.so:depth=0.5 ...`;
+ * `chs check --problem ./libspherical_pendulum.so` compares its derivatives with finite
+ * differences.
+ *
+ * V is linear and g quadratic, so the problem supplies neither hessian_potential nor
+ * constraint_third and declares why (dims.declares, below): formulations that need those
+ * derivatives (extended, total, analytic Jacobians) then know they vanish. Without the
+ * declaration they would refuse the problem rather than assume zero.
+ *
+ * Test hooks (off by default; test/CMakeLists.txt builds variants that `chs check` must reject):
+ * CHS_PERTURB_GDOT perturbs jacobian_dot, CHS_PERTURB_HESSIAN supplies a wrong (nonzero)
+ * hessian_potential, CHS_PERTURB_THIRD a wrong (nonzero) constraint_third. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +60,8 @@ static int sph_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError *er
   d->mass_kind = CHS_MASS_DIAGONAL;
   d->mass = P->massdiag;
   d->jac_kind = CHS_JAC_DENSE;
+  /* V = mass gravity z is linear, g = (|q|^2 - length^2) / 2 quadratic */
+  d->declares = CHS_DECLARE_LINEAR_POTENTIAL | CHS_DECLARE_QUADRATIC_CONSTRAINTS;
   return rc;
 }
 
@@ -91,8 +103,35 @@ static int sph_jacobian_dot(void *data, const double *q, const double *u, double
   Gd[0] = u[0];
   Gd[1] = u[1];
   Gd[2] = u[2];
+#ifdef CHS_PERTURB_GDOT
+  Gd[2] += 1e-4 * u[0]; /* a small error that chs check must find */
+#endif
   return 0;
 }
+
+#ifdef CHS_PERTURB_HESSIAN
+/* Wrong on purpose: the Hessian of the linear V is zero. */
+static int sph_hessian(void *data, const double *q, const double *u, double *Hu) {
+  (void)data;
+  (void)q;
+  Hu[0] = 1e-3 * u[0];
+  Hu[1] = 0;
+  Hu[2] = 0;
+  return 0;
+}
+#endif
+
+#ifdef CHS_PERTURB_THIRD
+/* Wrong on purpose: the third derivatives of the quadratic g are zero. */
+static int sph_third(void *data, const double *q, const double *u, const double *w, double *out) {
+  (void)data;
+  (void)q;
+  out[0] = 0;
+  out[1] = 1e-3 * w[0] * u[1] * u[1];
+  out[2] = 0;
+  return 0;
+}
+#endif
 
 static int sph_reference(void *data, double t, double *q, double *p) {
   const sph *P = data;
@@ -122,6 +161,12 @@ static const CHSProblemOps sph_ops = {
     .constraint = sph_constraint,
     .jacobian = sph_jacobian,
     .jacobian_dot = sph_jacobian_dot,
+#ifdef CHS_PERTURB_HESSIAN
+    .hessian_potential = sph_hessian,
+#endif
+#ifdef CHS_PERTURB_THIRD
+    .constraint_third = sph_third,
+#endif
     .initial_state = sph_initial,
     .reference = sph_reference,
 };

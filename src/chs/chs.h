@@ -13,6 +13,7 @@
 #include "chs/run.h"
 #include "chs/wedge.h"
 #include "chs/first_order.h"
+#include "chs/check.h"
 
 #ifdef __cplusplus
 extern "C" {

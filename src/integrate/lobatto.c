@@ -349,7 +349,7 @@ static int cprk_jacobian(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h)
       chs_mass_inv(sys, c->wn2, c->wn1); /* u = M^{-1} e_col */
       sunrealtype *Tc = Tj + col * n;
       memset(Tc, 0, (size_t)n * sizeof *Tc);
-      if (ops->hessian_potential && ops->hessian_potential(sys->data, Q, c->wn1, Tc) != 0) {
+      if (chs_hessian_v(sys, Q, c->wn1, Tc) != 0) { /* differences if neither given nor zero */
         return 1;
       }
       if (ops->jacobian_dot(sys->data, Q, c->wn1, c->Gd) != 0) {
@@ -638,7 +638,7 @@ static int cprk_stage_force_jv(chs_cprk *c, int j, const sunrealtype *u, sunreal
   sunindextype n = c->n;
   const sunrealtype *Q = c->Qs + j * n;
   memset(out, 0, (size_t)n * sizeof *out);
-  if (ops->hessian_potential && ops->hessian_potential(sys->data, Q, u, out) != 0) {
+  if (chs_hessian_v(sys, Q, u, out) != 0) {
     return 1;
   }
   if (ops->jacobian_dot(sys->data, Q, u, c->Gd) != 0) {

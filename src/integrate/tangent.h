@@ -58,7 +58,8 @@ static inline void chs_tangent_work_free(chs_tangent_work *w) {
   w->Gd = NULL;
 }
 
-/* dp += -c H(q) dq (nothing when the problem has no hessian_potential: V at most linear). */
+/* dp += -c H(q) dq (nothing without hessian_potential: CHSIntegrator_TangentStep has checked that
+ * the problem then declares V at most linear). */
 static inline int chs_tangent_kick(CHSSystem *s, const sunrealtype *q, const sunrealtype *dq,
                                    sunrealtype c, sunrealtype *dp, chs_tangent_work *w) {
   if (!s->ops->hessian_potential) {

@@ -1,0 +1,398 @@
+/* The derivative checker (chs/check.h) and the refusal of problems that lack a derivative a
+ * formulation or method needs (no silent zero defaults).
+ *
+ * Truth: the built-in problems' and the test problem's derivatives are verified independently
+ * elsewhere (test_formulations, test_nonquadratic, test_jacobian), so the checker must pass them;
+ * the example plugin's variants (CHS_PERTURB_*) and the ops tables below are wrong by
+ * construction, in one named callback each, so it must fail exactly that row. */
+#include "test_util.h"
+#include "../src/impl.h"
+#include "nonquadratic_problem.h"
+
+static const CHSCheckRow *row_named(const CHSCheckReport *rep, const char *name) {
+  for (int i = 0; i < rep->nrows; i++) {
+    if (strcmp(rep->rows[i].name, name) == 0) {
+      return &rep->rows[i];
+    }
+  }
+  print_error("no row '%s' in the report\n", name);
+  fail();
+  return NULL;
+}
+
+static void print_failures(const char *spec, const CHSCheckReport *rep) {
+  for (int i = 0; i < rep->nrows; i++) {
+    if (rep->rows[i].verdict == CHS_CHECK_FAIL) {
+      print_error("%s: %s: %s\n", spec, rep->rows[i].name, rep->rows[i].detail);
+    }
+  }
+}
+
+static void check_prob(CHSProblem prob, const char *spec, CHSCheckReport *rep) {
+  CHSError err;
+  CHSError_Clear(&err);
+  int rc = CHSProblem_Check(prob, NULL, rep, &err);
+  if (rc != 0) {
+    print_error("CHSProblem_Check(%s): %s\n", spec, err.msg);
+  }
+  assert_int_equal(rc, 0);
+}
+
+static void check_spec(const char *spec, CHSCheckReport *rep) {
+  CHSProblem prob = new_problem(spec);
+  check_prob(prob, spec, rep);
+  CHSProblem_Destroy(&prob);
+}
+
+static void expect_all_pass(const char *spec) {
+  CHSCheckReport rep;
+  check_spec(spec, &rep);
+  print_failures(spec, &rep);
+  assert_int_equal(rep.n_fail, 0);
+  /* the mandatory callbacks were compared at every point */
+  const char *must[] = {"initial state", "force", "jacobian", "jacobian_dot"};
+  for (size_t i = 0; i < sizeof must / sizeof must[0]; i++) {
+    const CHSCheckRow *r = row_named(&rep, must[i]);
+    assert_int_equal(r->verdict, CHS_CHECK_PASS);
+    assert_true(r->comparisons > 0);
+  }
+  assert_int_equal(row_named(&rep, "force")->points, rep.points);
+}
+
+static void test_builtin_problems_pass(void **state) {
+  (void)state;
+  for (int i = 0; i < CHSProblemRegistry_Count(); i++) {
+    expect_all_pass(CHSProblemRegistry_Get(i)->name);
+  }
+  expect_all_pass("chain:N=100");
+  expect_all_pass("pendulum-chain:N=50");
+  expect_all_pass("pendulum:hamiltonian=modified"); /* kinetic_scale's gradient too */
+  expect_all_pass(CHS_EXAMPLE_PLUGIN);
+  /* the declared facts of the built-in problems are checked and true */
+  CHSCheckReport rep;
+  check_spec("pendulum", &rep);
+  assert_int_equal(row_named(&rep, "declared linear potential")->verdict, CHS_CHECK_PASS);
+  assert_int_equal(row_named(&rep, "declared quadratic constraints")->verdict, CHS_CHECK_PASS);
+  check_spec("chain", &rep);
+  assert_int_equal(row_named(&rep, "hessian_potential")->verdict, CHS_CHECK_PASS);
+  assert_int_equal(row_named(&rep, "declared quadratic constraints")->verdict, CHS_CHECK_PASS);
+  assert_int_equal(row_named(&rep, "jacobian pattern")->verdict, CHS_CHECK_PASS);
+}
+
+/* Exactly one row fails, the one named. */
+static void expect_only_failure(const char *spec, const char *name) {
+  CHSCheckReport rep;
+  check_spec(spec, &rep);
+  const CHSCheckRow *r = row_named(&rep, name);
+  if (r->verdict != CHS_CHECK_FAIL || rep.n_fail != 1) {
+    print_failures(spec, &rep);
+  }
+  assert_int_equal(r->verdict, CHS_CHECK_FAIL);
+  assert_int_equal(rep.n_fail, 1);
+  /* the tolerance (of the worst comparison, from the FD estimate) is far below the error */
+  CHECK_GT(r->max_rel_err, 1e-6);
+  CHECK_GT(r->max_rel_err, 1e3 * r->tol);
+}
+
+static void test_wrong_derivatives_fail(void **state) {
+  (void)state;
+  expect_only_failure(CHS_CHECK_PLUGIN_GDOT, "jacobian_dot");
+  expect_only_failure(CHS_CHECK_PLUGIN_HESSIAN, "hessian_potential");
+  expect_only_failure(CHS_CHECK_PLUGIN_THIRD, "constraint_third");
+}
+
+/* ---------------------------------------------------------------- test ops tables */
+
+static unsigned nq_declares; /* set before creating the variants below */
+static int nq_create_declaring(CHSParams params, void **data, CHSProblemDims *d, CHSError *err) {
+  int rc = nq_create(params, data, d, err);
+  d->declares = nq_declares;
+  return rc;
+}
+
+/* nq's G with the entry dg1/dq3 = q2 (0-based: row 0, column 2, value q[1]) left out of a CSR
+ * pattern: it vanishes at the initial state (q[1] = 0), not at the perturbed points. */
+static const sunindextype nqs_rowptr[3] = {0, 2, 4}, nqs_colind[4] = {0, 1, 0, 2};
+static int nqs_create(CHSParams params, void **data, CHSProblemDims *d, CHSError *err) {
+  int rc = nq_create(params, data, d, err);
+  d->jac_kind = CHS_JAC_CSR;
+  d->nnz = 4;
+  d->rowptr = nqs_rowptr;
+  d->colind = nqs_colind;
+  return rc;
+}
+static int nqs_jacobian(void *data, const double *q, double *G) {
+  (void)data;
+  G[0] = 3 * q[0] * q[0];
+  G[1] = q[2];
+  G[2] = cos(q[0]);
+  G[3] = 2 * q[2];
+  return 0;
+}
+static int nqs_jacobian_dot(void *data, const double *q, const double *u, double *Gd) {
+  (void)data;
+  Gd[0] = 6 * q[0] * u[0];
+  Gd[1] = u[2];
+  Gd[2] = -sin(q[0]) * u[0];
+  Gd[3] = 2 * u[2];
+  return 0;
+}
+
+static CHSProblem from_ops(const CHSProblemOps *ops) {
+  CHSProblem prob = NULL;
+  CHSError err;
+  CHSError_Clear(&err);
+  int rc = CHSProblem_CreateFromOps(ops, NULL, &prob, &err);
+  if (rc != 0) {
+    print_error("CHSProblem_CreateFromOps(%s): %s\n", ops->name, err.msg);
+  }
+  assert_int_equal(rc, 0);
+  return prob;
+}
+
+static void test_user_ops(void **state) {
+  (void)state;
+  CHSCheckReport rep;
+  /* the correct non-quadratic problem passes, with both optional derivatives compared */
+  CHSProblem prob = from_ops(&nq_ops);
+  check_prob(prob, "nonquadratic", &rep);
+  print_failures("nonquadratic", &rep);
+  assert_int_equal(rep.n_fail, 0);
+  assert_int_equal(row_named(&rep, "hessian_potential")->verdict, CHS_CHECK_PASS);
+  assert_int_equal(row_named(&rep, "constraint_third")->verdict, CHS_CHECK_PASS);
+  CHSProblem_Destroy(&prob);
+
+  /* false declarations: V is not linear, g not quadratic */
+  CHSProblemOps ops = nq_ops;
+  ops.create = nq_create_declaring;
+  ops.hessian_potential = NULL;
+  ops.constraint_third = NULL;
+  nq_declares = CHS_DECLARE_LINEAR_POTENTIAL | CHS_DECLARE_QUADRATIC_CONSTRAINTS;
+  prob = from_ops(&ops);
+  check_prob(prob, "nonquadratic, false declarations", &rep);
+  assert_int_equal(row_named(&rep, "declared linear potential")->verdict, CHS_CHECK_FAIL);
+  assert_int_equal(row_named(&rep, "declared quadratic constraints")->verdict, CHS_CHECK_FAIL);
+  assert_int_equal(rep.n_fail, 2);
+  CHSProblem_Destroy(&prob);
+
+  /* without the optional derivatives and without declarations */
+  ops = nq_ops;
+  ops.hessian_potential = NULL;
+  ops.constraint_third = NULL;
+  ops.create = nq_create_declaring;
+  nq_declares = 0;
+  prob = from_ops(&ops);
+  check_prob(prob, "nonquadratic without optional derivatives", &rep);
+  assert_int_equal(rep.n_fail, 0); /* missing is not wrong: skipped, and the reason given */
+  assert_int_equal(row_named(&rep, "hessian_potential")->verdict, CHS_CHECK_SKIP);
+  assert_non_null(strstr(row_named(&rep, "hessian_potential")->detail, "refuse"));
+  CHSProblem_Destroy(&prob);
+
+  /* a CSR pattern that leaves out a nonzero entry */
+  ops = nq_ops;
+  ops.create = nqs_create;
+  ops.jacobian = nqs_jacobian;
+  ops.jacobian_dot = nqs_jacobian_dot;
+  ops.constraint_third = NULL;
+  prob = from_ops(&ops);
+  check_prob(prob, "nonquadratic, incomplete pattern", &rep);
+  const CHSCheckRow *pat = row_named(&rep, "jacobian pattern");
+  assert_int_equal(pat->verdict, CHS_CHECK_FAIL);
+  assert_non_null(strstr(pat->detail, "dg/dq_2 outside the CSR pattern"));
+  assert_int_equal(row_named(&rep, "jacobian")->verdict, CHS_CHECK_PASS); /* the entries given */
+  CHSProblem_Destroy(&prob);
+}
+
+static void test_options(void **state) {
+  (void)state;
+  CHSProblem prob = new_problem("pendulum");
+  CHSCheckOptions opt;
+  CHSCheckReport rep, rep2;
+  CHSError err;
+  CHSCheckOptions_Default(&opt);
+  opt.levels = 1;
+  assert_int_equal(CHSProblem_Check(prob, &opt, &rep, &err), CHS_ERR_ARG);
+  assert_non_null(strstr(err.msg, "levels"));
+  CHSCheckOptions_Default(&opt);
+  opt.points = 5;
+  opt.seed = 42;
+  assert_int_equal(CHSProblem_Check(prob, &opt, &rep, &err), 0);
+  assert_int_equal(rep.points, 6);
+  assert_int_equal(CHSProblem_Check(prob, &opt, &rep2, &err), 0); /* reproducible */
+  assert_memory_equal(&rep.rows[1], &rep2.rows[1], sizeof rep.rows[1]);
+  CHSProblem_Destroy(&prob);
+}
+
+/* ---------------------------------------------------------------- no silent zero defaults */
+
+static const CHSProblemOps *pendulum_ops;
+static unsigned pend_declares;
+static int pend_create(CHSParams params, void **data, CHSProblemDims *d, CHSError *err) {
+  int rc = pendulum_ops->create(params, data, d, err);
+  d->declares = pend_declares; /* what the test says, not what the pendulum declares */
+  return rc;
+}
+
+static CHSProblem pendulum_declaring(unsigned declares, CHSProblemOps *ops) {
+  pendulum_ops = CHSProblemRegistry_Find("pendulum");
+  *ops = *pendulum_ops;
+  ops->create = pend_create;
+  pend_declares = declares;
+  return from_ops(ops);
+}
+
+static void expect_refused(const char *form, CHSProblem prob, const char *callback) {
+  CHSFormulation f = NULL;
+  CHSError err;
+  CHSError_Clear(&err);
+  int rc = CHSFormulation_Create(form, prob, test_context(), &f, &err);
+  assert_int_equal(rc, CHS_ERR_UNSUPPORTED);
+  assert_null(f);
+  if (!strstr(err.msg, callback) || !strstr(err.msg, form)) {
+    print_error("%s: message '%s' does not name %s\n", form, err.msg, callback);
+    fail();
+  }
+}
+
+static void test_refusal_without_declaration(void **state) {
+  (void)state;
+  CHSProblemOps ops;
+  const char *forms[] = {"extended", "total"};
+  /* the pendulum supplies neither optional derivative: without declarations both are missing */
+  CHSProblem prob = pendulum_declaring(0, &ops);
+  for (int i = 0; i < 2; i++) {
+    expect_refused(forms[i], prob, "hessian_potential");
+  }
+  CHSProblem_Destroy(&prob);
+  prob = pendulum_declaring(CHS_DECLARE_LINEAR_POTENTIAL, &ops);
+  for (int i = 0; i < 2; i++) {
+    expect_refused(forms[i], prob, "constraint_third");
+  }
+  CHSProblem_Destroy(&prob);
+  /* accepted when declared, and then the field is the declared problem's: on the manifold it is
+   * the standard one */
+  prob = pendulum_declaring(CHS_DECLARE_LINEAR_POTENTIAL | CHS_DECLARE_QUADRATIC_CONSTRAINTS, &ops);
+  CHSFormulation fs = new_formulation("standard", prob, test_context());
+  double z[4] = {1, 0, 0, -2}, a[4], b[4];
+  formulation_rhs(fs, z, a, 4);
+  for (int i = 0; i < 2; i++) {
+    CHSFormulation f = new_formulation(forms[i], prob, test_context());
+    formulation_rhs(f, z, b, 4);
+    CHECK_LE(diff_inf(a, b, 4), 1e-14);
+    CHSFormulation_Destroy(&f);
+  }
+  CHSFormulation_Destroy(&fs);
+  CHSProblem_Destroy(&prob);
+  /* nq supplies both; without either, extended and total refuse it */
+  CHSProblemOps nops = nq_ops;
+  nops.hessian_potential = NULL;
+  prob = from_ops(&nops);
+  expect_refused("total", prob, "hessian_potential");
+  CHSProblem_Destroy(&prob);
+  nops = nq_ops;
+  nops.constraint_third = NULL;
+  prob = from_ops(&nops);
+  expect_refused("extended", prob, "constraint_third");
+  CHSProblem_Destroy(&prob);
+}
+
+/* Analytic Jacobians: none without the derivatives they are built from (difference quotients are
+ * used then, jac=analytic is refused naming the callback). */
+static void test_analytic_jacobians(void **state) {
+  (void)state;
+  CHSProblemOps hops = nq_ops, tops = nq_ops; /* a problem keeps a pointer to its table */
+  CHSProblem full = from_ops(&nq_ops);
+  hops.hessian_potential = NULL;
+  CHSProblem noH = from_ops(&hops);
+  tops.constraint_third = NULL;
+  CHSProblem noT = from_ops(&tops);
+  const struct {
+    const char *form;
+    int full, noH, noT;
+  } want[] = {{"standard", 1, 0, 0},
+              {"dae-index1", 1, 0, 0},
+              {"dae-index3", 1, 0, 1},
+              {"dae-ggl", 1, 0, 1}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    CHSProblem probs[3] = {full, noH, noT};
+    int has[3] = {want[i].full, want[i].noH, want[i].noT};
+    for (int k = 0; k < 3; k++) {
+      CHSFormulation f = new_formulation(want[i].form, probs[k], test_context());
+      assert_int_equal(CHSFormulation_HasJacobian(f), has[k]);
+      CHSFormulation_Destroy(&f);
+    }
+  }
+  /* cvode with jac=analytic: refused, naming the callback; without jac=: difference quotients */
+  CHSFormulation f = new_formulation("standard", noH, test_context());
+  CHSRunOptions o = run_options("cvode:bdf:jac=analytic", 0, 0.5);
+  o.ctl.rtol = 1e-8;
+  o.ctl.atol = 1e-10;
+  CHSRunSummary sum;
+  CHSError err;
+  CHSError_Clear(&err);
+  assert_int_equal(CHSRun(f, &o, NULL, NULL, &sum, &err), CHS_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "hessian_potential"));
+  o.method = "cvode:bdf:ls=klu";
+  sum = run_ok(f, &o);
+  assert_true(sum.diag.t_final == 0.5);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&full);
+  CHSProblem_Destroy(&noH);
+  CHSProblem_Destroy(&noT);
+}
+
+/* Exact tangent maps need the Hessian; Lobatto's Newton matrix takes differences of the force
+ * instead, which changes the iteration, not the solution. */
+static void test_methods(void **state) {
+  (void)state;
+  CHSProblemOps nops = nq_ops;
+  nops.hessian_potential = NULL;
+  CHSProblem noH = from_ops(&nops), full = from_ops(&nq_ops);
+  CHSFormulation f = new_formulation("standard", noH, test_context());
+  N_Vector y = NULL;
+  CHSError err;
+  CHSError_Clear(&err);
+  assert_int_equal(CHSFormulation_NewInitialState(f, &y, &err), 0);
+  CHSRunOptions o = run_options("rattle", 0.01, 0.1);
+  CHSIntegrator it = NULL;
+  assert_int_equal(CHSIntegrator_Create("rattle", f, y, 0, &o.ctl, &it, &err), 0);
+  double dz[12] = {0};
+  assert_int_equal(CHSIntegrator_TangentStep(it, 0.01, 2, dz, y, &err), CHS_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "hessian_potential"));
+  CHSIntegrator_Destroy(&it);
+  N_VDestroy(y);
+
+  double qp[2][6];
+  CHSProblem probs[2] = {noH, full};
+  for (int k = 0; k < 2; k++) {
+    CHSFormulation fk = new_formulation("standard", probs[k], test_context());
+    CHSRunOptions lo = run_options("lobatto:3", 0.05, 1);
+    N_Vector yk = NULL;
+    assert_int_equal(CHSFormulation_NewInitialState(fk, &yk, &err), 0);
+    CHSIntegrator ik = NULL;
+    assert_int_equal(CHSIntegrator_Create("lobatto:3", fk, yk, 0, &lo.ctl, &ik, &err), 0);
+    double t = 0;
+    assert_int_equal(CHSIntegrator_Evolve(ik, 1, yk, &t, &err), 0);
+    assert_int_equal(CHSFormulation_ToPhysical(fk, yk, qp[k], qp[k] + 3), 0);
+    CHSIntegrator_Destroy(&ik);
+    N_VDestroy(yk);
+    CHSFormulation_Destroy(&fk);
+  }
+  CHECK_LE(diff_inf(qp[0], qp[1], 6), 1e-9);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&noH);
+  CHSProblem_Destroy(&full);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_builtin_problems_pass),
+      cmocka_unit_test(test_wrong_derivatives_fail),
+      cmocka_unit_test(test_user_ops),
+      cmocka_unit_test(test_options),
+      cmocka_unit_test(test_refusal_without_declaration),
+      cmocka_unit_test(test_analytic_jacobians),
+      cmocka_unit_test(test_methods),
+  };
+  return cmocka_run_group_tests_name("check", tests, group_setup, group_teardown);
+}
