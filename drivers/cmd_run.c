@@ -126,6 +126,12 @@ int cmd_run(int argc, char **argv) {
   CHSError cerr;
   CHSError_Clear(&cerr);
   int crc = csv_close(&csv, &cerr);
+  /* the summary's invariant names point into the problem (a plugin's memory): keep copies */
+  char inv_names[CHS_MAX_INVARIANTS][128];
+  for (int i = 0; i < res.sum.diag.n_invariants; i++) {
+    snprintf(inv_names[i], sizeof inv_names[i], "%s", res.sum.diag.invariant_names[i]);
+    res.sum.diag.invariant_names[i] = inv_names[i];
+  }
   CHSProblem_Destroy(&prob);
   if (res.rc != 0) {
     if (o.out && crc == 0) {

@@ -389,6 +389,8 @@ class _Model:
                                "their places; see docs/symbolic.md)")
 
         # mass matrix
+        if t in _free([P._T] if P._T is not None else list(P._M if P._M is not None else [])):
+            raise GenError("the mass matrix depends on t: not supported by chs (ABI 3)")
         if P._T is not None:
             T = sp.expand(P._T)
             check("kinetic_energy", [T], list(q) + list(v) + self.pars)
@@ -407,8 +409,6 @@ class _Model:
                 raise GenError("mass_matrix is not symmetric")
         else:
             raise GenError("give the kinetic energy or the mass matrix")
-        if t in _free(self.M):
-            raise GenError("the mass matrix depends on t: not supported by chs (ABI 3)")
         self.mass_config = bool(_free(self.M) & set(q))
         if self.mass_config:
             self.mass_kind = "CHS_MASS_CONFIG"
@@ -1109,7 +1109,12 @@ def _build(outdir, target, chs_prefix, werror, cmake_args):
     if not cmake:
         raise GenError("--build: cmake not found")
     bdir = os.path.join(outdir, "build")
-    conf = [cmake, "-S", outdir, "-B", bdir, "-DCMAKE_BUILD_TYPE=RelWithDebInfo"]
+    for path in (os.path.abspath(outdir), os.path.abspath(chs_prefix or ".")):
+        if ";" in path:
+            raise GenError(f"--build: CMake cannot use a path containing ';': {path!r}")
+    # the shared object lands in OUTDIR itself, next to the source
+    conf = [cmake, "-S", outdir, "-B", bdir, "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+            "-DCMAKE_LIBRARY_OUTPUT_DIRECTORY=" + os.path.abspath(outdir)]
     if chs_prefix:
         conf.append("-DCMAKE_PREFIX_PATH=" + os.path.abspath(chs_prefix))
     if werror:
@@ -1122,7 +1127,7 @@ def _build(outdir, target, chs_prefix, werror, cmake_args):
             sys.stderr.write(res.stdout)
             raise GenError(f"--build: {os.path.basename(argv[0])} failed (status "
                            f"{res.returncode})")
-    so = os.path.join(bdir, f"lib{target}.so")
+    so = os.path.join(outdir, f"lib{target}.so")
     if not os.path.isfile(so):
         raise GenError(f"--build: {so} was not produced")
     return so
