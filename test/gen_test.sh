@@ -45,7 +45,8 @@ fi
 generate() {
   local desc=$1 out=$2
   shift 2
-  "$gen" "$src/examples/symbolic/$desc" -o "$out" --build --werror --chs-prefix "$tmp/prefix" \
+  # (no --chs-prefix: the installed chs-gen builds against the chs installed with it)
+  "$gen" "$src/examples/symbolic/$desc" -o "$out" --build --werror \
     --cmake-arg="-DCMAKE_C_FLAGS=$flags" --cmake-arg="-DCMAKE_MODULE_LINKER_FLAGS=$flags" "$@" \
     >"$out.log" 2>&1 || { cat "$out.log"; fail "chs-gen $desc"; }
   tail -n 1 "$out.log"

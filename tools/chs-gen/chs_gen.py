@@ -34,6 +34,7 @@ See docs/symbolic.md.
 """
 
 import argparse
+import glob
 import keyword
 import os
 import re
@@ -1104,6 +1105,19 @@ def generate(problem, outdir, source_name="a description", jacobian=None):
     return target, model
 
 
+def _own_prefix():
+    """PREFIX when this module is installed as PREFIX/share/chs/python/chs_gen.py next to an
+    installed chs package (PREFIX/lib*/.../cmake/chs), else None."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    prefix = os.path.normpath(os.path.join(here, os.pardir, os.pardir, os.pardir))
+    if os.path.basename(here) != "python" or not os.path.isdir(prefix):
+        return None
+    for pattern in ("lib*/cmake/chs/chsConfig.cmake", "lib*/*/cmake/chs/chsConfig.cmake"):
+        if glob.glob(os.path.join(glob.escape(prefix), pattern)):
+            return prefix
+    return None
+
+
 def _build(outdir, target, chs_prefix, werror, cmake_args):
     cmake = shutil.which("cmake")
     if not cmake:
@@ -1115,6 +1129,8 @@ def _build(outdir, target, chs_prefix, werror, cmake_args):
     # the shared object lands in OUTDIR itself, next to the source
     conf = [cmake, "-S", outdir, "-B", bdir, "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
             "-DCMAKE_LIBRARY_OUTPUT_DIRECTORY=" + os.path.abspath(outdir)]
+    if not chs_prefix:
+        chs_prefix = _own_prefix()  # an installed chs-gen builds against its own chs
     if chs_prefix:
         conf.append("-DCMAKE_PREFIX_PATH=" + os.path.abspath(chs_prefix))
     if werror:
