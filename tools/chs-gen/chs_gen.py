@@ -207,6 +207,10 @@ class Problem:
         if not isinstance(condition, sp.logic.boolalg.Boolean) and not isinstance(
                 condition, sp.core.relational.Relational):
             raise GenError(f"require: {condition!r} is not a SymPy condition")
+        if condition is sp.true:
+            return
+        if condition is sp.false:
+            raise GenError(f"require: {message!r} can never hold")
         self._requires.append((condition, str(message)))
 
     # ------------------------------------------------------------------ physics
@@ -621,7 +625,8 @@ def _generate_c(P, model, source_name):
         em = _Emitter(namemap)
         for line in em.block(outputs):
             w(line)
-        w(f"  return {'gen_finite(' + outname + ', ' + str(nout) + ')' if check else '0'};")
+        w(f"  return {'gen_finite(' + outname + ', ' + str(nout) + ')' if check else '0'}"
+          f"{' | gen_finite(p, ' + str(nout) + ')' if outname == 'q' else ''};")
         w("}")
         w("")
 
