@@ -129,6 +129,12 @@ int cmd_run(int argc, char **argv) {
   CHSError cerr;
   CHSError_Clear(&cerr);
   int crc = csv_close(&csv, &cerr);
+  /* the summary's invariant names point into the problem (a plugin's memory): keep copies */
+  char inv_names[CHS_MAX_INVARIANTS][128];
+  for (int i = 0; i < res.sum.diag.n_invariants; i++) {
+    snprintf(inv_names[i], sizeof inv_names[i], "%s", res.sum.diag.invariant_names[i]);
+    res.sum.diag.invariant_names[i] = inv_names[i];
+  }
   CHSProblem_Destroy(&prob);
   if (crc != 0) { /* the output failed (the run stopped there): that is the error to name */
     return cli_fail(&cerr);
