@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "compat.h"
 #include "impl.h"
 
@@ -195,6 +196,20 @@ static int chs_problem_call_create(const CHSProblemOps *ops, CHSParams kv, CHSPr
   }
   return chs_error_set(err, code, "problem '%s': create failed (returned %d) for these parameters",
                        ops->name, rc);
+}
+
+int chs_problem_check_size(const char *name, long N, double bytes_per_unit, const char *unit,
+                           CHSError *err) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  double need = (double)N * bytes_per_unit, have = (double)pages * (double)page;
+  if (pages > 0 && page > 0 && need > have) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "%s: N=%ld needs about %.1f GB (at least %.0f bytes per %s for the "
+                         "instance and a formulation's state), more than this machine's %.1f GB "
+                         "of physical memory",
+                         name, N, need / 1e9, bytes_per_unit, unit, have / 1e9);
+  }
+  return CHS_SUCCESS;
 }
 
 int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSProblem *out,
