@@ -28,6 +28,13 @@
 #include "../src/impl.h"
 
 #define SSF_NEWTON_MAX 50
+/* Largest number of constraints accepted. The partition and the factorizations of G_D are dense:
+ * the set-up is O(m^2 n) and every right-hand side O(m^3) (two LU factorizations per Newton
+ * iteration). Measured (RelWithDebInfo, one core, chain of N = m + 1 atoms, n = 2 N, set-up and
+ * one erk:rk4 step): m = 200 0.2 s, m = 400 0.7 s, m = 800 4.0 s, m = 1000 7.0 s (m = 1599 took 7 s
+ * and m = 3199 50 s for the set-up alone). Larger systems are refused (exit 2) rather than left to
+ * run for hours; a sparse partition (KLU on G_D) would lift this for CSR G. */
+#define SSF_M_MAX 800
 #define SSF_RECHART_RATIO 0.5
 
 typedef struct {
@@ -301,6 +308,14 @@ static int ssf_init(CHSFormulation f, CHSParams params, CHSError *err) {
   (void)params;
   CHSSystem *s = &f->sys;
   sunindextype n = s->n, m = s->m;
+  if (m > SSF_M_MAX) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "ssf: problem '%s' has m = %ld constraints (n = %ld), more than the %d "
+                         "that ssf's dense coordinate partitioning handles (its cost grows as "
+                         "m^3 per right-hand side); use another formulation (dirac, standard, "
+                         "...) for this size",
+                         s->ops->name, (long)m, (long)n, SSF_M_MAX);
+  }
   ssf_ws *w = calloc(1, sizeof *w);
   if (!w) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");

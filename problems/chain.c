@@ -45,6 +45,12 @@
 #else
 #define CHAIN_ALIGN_HOT
 #endif
+/* Size: N <= 10^8 (the cell lists' 32-bit indices), and refused when N x CHAIN_BYTES_PER_ATOM
+ * exceeds the physical memory. Per atom the instance keeps ~210 bytes (q0, p0, CSR pattern,
+ * cell lists); a run needs more: 690-710 bytes per atom measured (maximum resident size) for
+ * N = 10^6 with dirac or standard and erk:rk4, 1.1 kB with extended: 700 is the lower bound. */
+#define CHAIN_N_MAX 100000000L
+#define CHAIN_BYTES_PER_ATOM 700.0
 #define CHAIN_MIN_DIST 0.8 /* initial configurations: non-bonded pairs >= 0.8 sigma apart */
 
 /* Cell lists, two layouts. Dense (when the bounding box has at most 4 N + 1024 cells, the usual
@@ -480,7 +486,8 @@ static int chain_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError *
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
   *data = C;
-  CHS_CALL(CHSParams_GetInt(kv, "N", 7, 2, 100000000, &C->N, err));
+  CHS_CALL(CHSParams_GetInt(kv, "N", 7, 2, CHAIN_N_MAX, &C->N, err));
+  CHS_CALL(chs_problem_check_size("chain", C->N, CHAIN_BYTES_PER_ATOM, "atom", err));
   CHS_CALL(CHSParams_GetRealMin(kv, "L", 1, 0, 1, &C->L, err));
   CHS_CALL(CHSParams_GetRealMin(kv, "eps", 0.1, 0, 0, &C->eps, err));
   CHS_CALL(CHSParams_GetRealMin(kv, "sigma", 1, 0, 1, &C->sigma, err));

@@ -85,6 +85,11 @@ struct CHSProblem_ {
 int chs_is_plugin_spec(const char *name);
 int chs_plugin_load(const char *path, const CHSProblemOps **ops, void **handle, CHSError *err);
 void chs_plugin_close(void *handle);
+/* Size check of a problem with N units (atoms, links) needing about bytes_per_unit each for the
+ * instance and a formulation's state (src/problem.c): CHS_ERR_ARG naming N when that exceeds the
+ * machine's physical memory. */
+int chs_problem_check_size(const char *name, long N, double bytes_per_unit, const char *unit,
+                           CHSError *err);
 
 /* ------------------------------------------------------------------ Gram solver
  * Q = G M^{-1} G^T as a SUNMatrix, factored once per evaluation point, solved many times. */

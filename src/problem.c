@@ -3,6 +3,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "compat.h"
 #include "impl.h"
 
 static int chs_check_ops(const CHSProblemOps *ops, CHSError *err) {
@@ -71,6 +73,29 @@ static int chs_check_dims(const char *name, const CHSProblemDims *d, CHSError *e
   return CHS_SUCCESS;
 }
 
+/* The Gram matrix G M^-1 G^T at the initial configuration must factor (G of full rank m): a
+ * rank-deficient G there is the problem's, reported before any integration (every formulation
+ * would fail at its first evaluation). The same factorization and threshold as the runs use. */
+static int chs_check_initial_gram(CHSSystem *s, const sunrealtype *q, const char *name,
+                                  CHSError *err) {
+  SUNContext ctx = NULL;
+  if (chs_context_create(&ctx) != 0) {
+    return chs_error_set(err, CHS_ERR_MEM, "problem '%s': cannot create a SUNDIALS context", name);
+  }
+  chs_context_silence(ctx);
+  int rc = chs_gram_create(s, CHS_GRAM_AUTO, ctx, &s->gram, err);
+  if (rc == 0 && chs_system_gram_at(s, q) != 0) {
+    rc = chs_error_set(err, CHS_ERR_ARG,
+                       "problem '%s': singular Gram matrix G M^-1 G^T at the initial state: the "
+                       "constraint Jacobian G is rank deficient (its m = %ld rows are not "
+                       "independent)",
+                       name, (long)s->m);
+  }
+  chs_gram_destroy(&s->gram);
+  SUNContext_Free(&ctx);
+  return rc;
+}
+
 /* g and psi at the initial state must vanish to CHS_CONSISTENCY_TOL (relative to the scale). */
 static int chs_check_initial_state(CHSProblem prob, CHSError *err) {
   CHSSystem s;
@@ -79,19 +104,55 @@ static int chs_check_initial_state(CHSProblem prob, CHSError *err) {
   sunrealtype *q = s.wn[0], *p = s.wn[1], *v = s.wn[2], *g = s.wm[0], *psi = s.wm[1];
   const char *name = prob->ops->name;
   int rc = CHS_SUCCESS;
-  if (prob->ops->initial_state(prob->data, q, p) != 0 || !chs_all_finite(q, n) ||
-      !chs_all_finite(p, n)) {
-    rc = chs_error_set(err, CHS_ERR_ARG, "problem '%s': initial state is not finite", name);
+  int cb = prob->ops->initial_state(prob->data, q, p);
+  if (cb != 0) {
+    rc = chs_error_set(err, CHS_ERR_ARG, "problem '%s': initial_state failed (returned %d)", name,
+                       cb);
     goto done;
   }
-  if (prob->ops->constraint(prob->data, q, g) != 0 ||
-      prob->ops->jacobian(prob->data, q, s.G) != 0 || !chs_all_finite(g, m) ||
-      !chs_all_finite(s.G, s.gsize)) {
-    rc = chs_error_set(err, CHS_ERR_ARG,
-                       "problem '%s': constraints cannot be evaluated at the initial state", name);
+  if (!chs_all_finite(q, n) || !chs_all_finite(p, n)) {
+    rc = chs_error_set(err, CHS_ERR_ARG, "problem '%s': initial state (q, p) is not finite", name);
     goto done;
   }
-  chs_mass_inv(&s, p, v);
+  /* every required callback once at the initial state: a failure or a NaN here is the problem's
+   * (its parameters'), reported before any integration work */
+  const char *what = NULL;
+  if ((cb = prob->ops->constraint(prob->data, q, g)) != 0) {
+    what = "constraint";
+  } else if (!chs_all_finite(g, m)) {
+    what = "constraint (not finite)";
+  } else if ((cb = prob->ops->jacobian(prob->data, q, s.G)) != 0) {
+    what = "jacobian";
+  } else if (!chs_all_finite(s.G, s.gsize)) {
+    what = "jacobian (not finite)";
+  }
+  sunrealtype V = 0;
+  if (!what) {
+    chs_mass_inv(&s, p, v);
+    if ((cb = prob->ops->potential(prob->data, q, &V)) != 0) {
+      what = "potential";
+    } else if (!isfinite(V)) {
+      what = "potential (not finite)";
+    } else if ((cb = prob->ops->force(prob->data, q, s.wn[3])) != 0) {
+      what = "force";
+    } else if (!chs_all_finite(s.wn[3], n)) {
+      what = "force (not finite)";
+    } else if ((cb = prob->ops->jacobian_dot(prob->data, q, v, s.Gd)) != 0) {
+      what = "jacobian_dot";
+    } else if (!chs_all_finite(s.Gd, s.gsize)) {
+      what = "jacobian_dot (not finite)";
+    }
+  }
+  if (what) {
+    if (cb != 0) {
+      rc = chs_error_set(err, CHS_ERR_ARG,
+                         "problem '%s': %s failed (returned %d) at the initial state", name, what,
+                         cb);
+    } else {
+      rc = chs_error_set(err, CHS_ERR_ARG, "problem '%s': %s at the initial state", name, what);
+    }
+    goto done;
+  }
   chs_jac_mv(&s, s.G, v, psi);
   sunrealtype qn = chs_norm2(q, n), vn = chs_norm2(v, n);
   sunrealtype gres = chs_norm2(g, m), pres = chs_norm2(psi, m);
@@ -107,10 +168,54 @@ static int chs_check_initial_state(CHSProblem prob, CHSError *err) {
                        "problem '%s': inconsistent initial state: momentum residual "
                        "|G M^-1 p| = %.3e exceeds %.1e",
                        name, (double)pres, (double)ptol);
+  } else {
+    rc = chs_check_initial_gram(&s, q, name, err);
   }
 done:
   chs_system_free(&s);
   return rc;
+}
+
+/* The problem's create callback. Whatever it returns, a failure of create is reported as one of
+ * the instance's parameters being unusable, i.e. an input error (the `chs` command exits 2), with
+ * the callback's own message when it set one:
+ *   > 0 (recoverable in the callbacks' convention: the parameters are outside the problem's
+ *       domain) and < 0 codes that are not input or system codes (numerical codes, or a plugin's
+ *       own negative numbers) become CHS_ERR_ARG;
+ *   CHS_ERR_ARG .. CHS_ERR_UNSUPPORTED (input) and CHS_ERR_MEM / CHS_ERR_IO (system) are kept.
+ * The callback gets an error record of its own, so that neither a NULL err nor a stale code in
+ * the caller's record hides its message. */
+static int chs_problem_call_create(const CHSProblemOps *ops, CHSParams kv, CHSProblem prob,
+                                   CHSError *err) {
+  CHSError cerr;
+  CHSError_Clear(&cerr);
+  int rc = ops->create(kv, &prob->data, &prob->dims, &cerr);
+  if (rc == 0) {
+    return CHS_SUCCESS;
+  }
+  int code = rc < 0 && cerr.code < 0 ? cerr.code : rc;
+  if (!(CHSError_IsInput(code) || code == CHS_ERR_MEM || code == CHS_ERR_IO)) {
+    code = CHS_ERR_ARG;
+  }
+  if (cerr.msg[0]) {
+    return chs_error_set(err, code, "%s", cerr.msg);
+  }
+  return chs_error_set(err, code, "problem '%s': create failed (returned %d) for these parameters",
+                       ops->name, rc);
+}
+
+int chs_problem_check_size(const char *name, long N, double bytes_per_unit, const char *unit,
+                           CHSError *err) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  double need = (double)N * bytes_per_unit, have = (double)pages * (double)page;
+  if (pages > 0 && page > 0 && need > have) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "%s: N=%ld needs about %.1f GB (at least %.0f bytes per %s for the "
+                         "instance and a formulation's state), more than this machine's %.1f GB "
+                         "of physical memory",
+                         name, N, need / 1e9, bytes_per_unit, unit, have / 1e9);
+  }
+  return CHS_SUCCESS;
 }
 
 int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSProblem *out,
@@ -145,7 +250,7 @@ int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSPr
     prob->n_invariants = 0;
   }
   if (rc == 0) {
-    rc = ops->create(kv, &prob->data, &prob->dims, err);
+    rc = chs_problem_call_create(ops, kv, prob, err);
   }
   if (rc == 0) {
     rc = CHSParams_CheckAllUsed(kv, ops->name, err);

@@ -6,7 +6,9 @@
  * coil initial states (consistent, reproducible, non-overlapping); a version-1 problem table
  * still loads. */
 #include <nvector/nvector_serial.h>
+#include <unistd.h>
 #include "test_util.h"
+#include "../src/impl.h"
 
 extern const CHSProblemOps chs_problem_chain; /* the built-in table (exported by libchs) */
 
@@ -587,13 +589,40 @@ static void test_abi_v1(void **state) {
   free(buf);
 }
 
+/* Sizes the machine cannot hold are refused at creation (exit 2 from `chs`), naming N and the
+ * memory: the helper itself, and chain:N=10^8 (70 GB) when this machine has less physical memory
+ * (chain accepted N = 10^8 and began allocating before). pendulum-chain's N > 10^7 is refused. */
+static void test_size_check(void **state) {
+  (void)state;
+  CHSError err;
+  CHSError_Clear(&err);
+  assert_int_equal(chs_problem_check_size("x", 1000, 700, "atom", &err), CHS_SUCCESS);
+  assert_int_equal(chs_problem_check_size("x", 1000000000000000L, 700, "atom", &err), CHS_ERR_ARG);
+  assert_non_null(strstr(err.msg, "N=1000000000000000 needs about 700000000.0 GB"));
+  double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  if (phys < 1e8 * 700) {
+    CHSProblem prob = NULL;
+    CHSError_Clear(&err);
+    int rc = CHSProblem_Create("chain:N=100000000", &prob, &err);
+    print_message("%s\n", err.msg);
+    assert_int_equal(rc, CHS_ERR_ARG);
+    assert_null(prob);
+    assert_non_null(strstr(err.msg, "chain: N=100000000 needs about 70.0 GB"));
+    assert_non_null(strstr(err.msg, "physical memory"));
+  }
+  CHSProblem prob = NULL;
+  CHSError_Clear(&err);
+  assert_int_equal(CHSProblem_Create("pendulum-chain:N=10000001", &prob, &err), CHS_ERR_ARG);
+  assert_non_null(strstr(err.msg, "10000001"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sparse_dense), cmocka_unit_test(test_cells),
       cmocka_unit_test(test_derivatives),  cmocka_unit_test(test_momentum),
       cmocka_unit_test(test_angular),      cmocka_unit_test(test_initial_states),
       cmocka_unit_test(test_abi_v1),       cmocka_unit_test(test_singular_tridiagonal),
-      cmocka_unit_test(test_large_fields),
+      cmocka_unit_test(test_large_fields), cmocka_unit_test(test_size_check),
   };
   return cmocka_run_group_tests_name("chain", tests, group_setup, group_teardown);
 }

@@ -74,11 +74,34 @@ static void test_libration_energy_bounded(void **state) {
   CHECK_LE(b.diag.pos_res_max, 1e-14);
 }
 
+/* Sizes beyond the dense partitioning's limit (m = 800) are refused at creation, quickly and as
+ * an input error naming m, n and the limit (chain:N=3200 used to spend 50 s in the set-up). */
+static void test_size_limit(void **state) {
+  (void)state;
+  const char *specs[] = {"chain:N=802", "chain:N=3200"};
+  const char *needles[] = {"m = 801 constraints (n = 1604), more than the 800",
+                           "m = 3199 constraints (n = 6400), more than the 800"};
+  for (int i = 0; i < 2; i++) {
+    CHSProblem prob = new_problem(specs[i]);
+    CHSFormulation f = NULL;
+    CHSError err;
+    CHSError_Clear(&err);
+    int rc = CHSFormulation_Create("ssf", prob, test_context(), &f, &err);
+    print_message("%s: %s\n", specs[i], err.msg);
+    assert_int_equal(rc, CHS_ERR_UNSUPPORTED);
+    assert_true(CHSError_IsInput(err.code));
+    assert_non_null(strstr(err.msg, needles[i]));
+    assert_null(f);
+    CHSProblem_Destroy(&prob);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rotating_pendulum),
       cmocka_unit_test(test_double_pendulum_agrees),
       cmocka_unit_test(test_libration_energy_bounded),
+      cmocka_unit_test(test_size_limit),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

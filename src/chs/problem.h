@@ -89,7 +89,9 @@ typedef struct CHSProblemOps {
   const char *params_doc; /* "key=default meaning; ..." for --help */
 
   /* Create an instance from validated parameters; must call CHSParams_Get* for every key it
-   * accepts (unknown keys are reported by the caller). Required. */
+   * accepts (unknown keys are reported by the caller). Required. Any nonzero return is reported
+   * as an input error (CHS_ERR_ARG unless it is an input or CHS_ERR_MEM/IO code) with the
+   * message it wrote into err, or one naming the returned value. */
   int (*create)(CHSParams params, void **data, CHSProblemDims *dims, CHSError *err);
   void (*destroy)(void *data); /* required */
 

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Fault injection through the plugin interface: each libchs_fault_<kind>.so (test/fault_plugin.c
+# built with -DFAULT_<kind>) run by `chs run --problem PATH`, with the exit status and a fragment
+# of the message it must give (2: bad input, before any integration; 3: numerical failure, what
+# failed and where). No run may crash, print NaN, or take long.
+# usage: fault_plugin_test.sh PATH_TO_CHS PLUGIN_DIR
+set -uo pipefail
+chs=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+dir=$(cd "$2" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+erk=(--formulation dirac --method erk:rk4 --h 0.01 --tf 2)
+cvode=(--formulation standard --method cvode:bdf --rtol 1e-6 --atol 1e-8 --tf 2)
+ssf=(--formulation ssf --method erk:rk4 --h 0.01 --tf 2)
+
+# row KIND STATUS NEEDLE -- RUN-OPTIONS...
+row() {
+  local kind=$1 want=$2 needle=$3
+  shift 4
+  local problem=$dir/libchs_fault_$kind.so
+  timeout 60 "$chs" run --problem "$problem" "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  if [[ $got -ne $want ]]; then
+    bad "$kind $*: exit $got, want $want ($(head -c 300 "$tmp/err"))"
+  elif [[ -n $needle ]] && ! grep -qF -- "$needle" "$tmp/err"; then
+    bad "$kind $*: message does not contain '$needle': $(head -c 300 "$tmp/err")"
+  elif grep -qiw nan "$tmp/out" "$tmp/err"; then
+    bad "$kind $*: prints NaN"
+  else
+    pass=$((pass + 1))
+  fi
+}
+
+for m in erk cvode; do
+  declare -n opts=$m
+  row sound 0 "" -- "${opts[@]}"
+  # the loader
+  row missing_symbol 2 "does not export chs_problem_entry()" -- "${opts[@]}"
+  row wrong_abi 2 "has problem ABI version 102, this chs needs 1 to 2" -- "${opts[@]}"
+  row null_callbacks 2 "required callback 'create' is NULL" -- "${opts[@]}"
+  row v1_null_callbacks 2 "required callback 'create' is NULL" -- "${opts[@]}"
+  row data_entry 2 "chs_problem_entry is not a function (ELF symbol type 1, a data object)" -- "${opts[@]}"
+  row entry_null 2 "returned NULL for ABI versions 2 and 1" -- "${opts[@]}"
+  # create and the initial state: the plugin's own message, or the callback and its code
+  row create_pos 2 "fault: create refuses these parameters (+1)" -- "${opts[@]}"
+  row create_neg 2 "fault: create fails fatally (-1)" -- "${opts[@]}"
+  row create_silent 2 "create failed (returned -77)" -- "${opts[@]}"
+  row initial_error 2 "initial_state failed (returned 5)" -- "${opts[@]}"
+  row nan_initial 2 "initial state (q, p) is not finite" -- "${opts[@]}"
+  row nan_potential 2 "potential (not finite) at the initial state" -- "${opts[@]}"
+  row nan_force 2 "force (not finite) at the initial state" -- "${opts[@]}"
+  row inconsistent 2 "inconsistent initial state: position residual" -- "${opts[@]}"
+  row singular_start 2 "singular Gram matrix G M^-1 G^T at the initial state" -- "${opts[@]}"
+  # during the run: numerical failures at the time they happen (x > 0.5 after t = 0.35)
+  row nan_midrun 3 "non-finite right-hand side at t = 0.3" -- "${opts[@]}"
+  row singular_midrun 3 "singular Gram matrix" -- "${opts[@]}"
+  row huge 3 "non-finite" -- "${opts[@]}"
+  unset -n opts
+done
+# the canonical state space form has its own chart set-up at the start
+row singular_start 2 "singular Gram matrix G M^-1 G^T at the initial state" -- "${ssf[@]}"
+row nan_midrun 3 "t = 0.3" -- "${ssf[@]}"
+
+# a bare file name is the file in the working directory, not a search of the library path
+if (cd "$dir" && "$chs" run --problem libchs_fault_sound.so "${erk[@]}" >/dev/null 2>"$tmp/err"); then
+  pass=$((pass + 1))
+else
+  bad "bare plugin file name: $(head -c 300 "$tmp/err")"
+fi
+(cd "$tmp" && "$chs" run --problem libchs_no_such_plugin.so "${erk[@]}" >/dev/null 2>"$tmp/err")
+if [[ $? -eq 2 ]] && grep -qF "cannot load plugin 'libchs_no_such_plugin.so'" "$tmp/err"; then
+  pass=$((pass + 1))
+else
+  bad "missing bare plugin file name: $(head -c 300 "$tmp/err")"
+fi
+
+echo "plugin faults: $pass passed, $fail failed"
+[[ $fail -eq 0 ]]
