@@ -179,10 +179,13 @@ int chs_gram_solve_columns(CHSSystem *s, sunindextype ncols, sunrealtype *A) {
 
 /* ------------------------------------------------------------------ public evaluation */
 
-/* The analytic Jacobians are built from F = -grad V: none for a non-conservative problem (whose
- * velocity-dependent force has no derivative callback), and none when the problem lacks a
- * derivative they are built from (hess V, the third derivatives of g) without declaring it zero:
- * the integrators then use difference quotients unless jac=analytic asks for it (refused). */
+/* The analytic Jacobians are built from F = -grad V with a constant mass matrix and autonomous
+ * constraints: none for a non-conservative problem (whose velocity-dependent force has no
+ * derivative callback), a configuration-dependent M(q) or explicit time dependence (their terms
+ * need second derivatives of M and the t-derivatives' q-derivatives), and none when the problem
+ * lacks a derivative they are built from (hess V, the third derivatives of g) without declaring
+ * it zero: the integrators then use difference quotients unless jac=analytic asks for it
+ * (refused). */
 extern const CHSFormulationOps chs_formulation_standard, chs_formulation_dae_index1,
     chs_formulation_dae_index3, chs_formulation_dae_ggl;
 unsigned chs_jacobian_needs(const CHSFormulationOps *ops) {
@@ -196,7 +199,7 @@ unsigned chs_jacobian_needs(const CHSFormulationOps *ops) {
 }
 
 int CHSFormulation_HasJacobian(CHSFormulation f) {
-  return f->ops->jacobian != NULL && CHSProblem_IsConservative(f->prob) &&
+  return f->ops->jacobian != NULL && CHSProblem_IsConservative(f->prob) && !f->sys.general &&
          !chs_missing_derivative(f->prob, chs_jacobian_needs(f->ops));
 }
 
