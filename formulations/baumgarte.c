@@ -5,7 +5,8 @@
  *
  * so that the residuals obey psi' + 2 alpha psi + beta^2 g = 0 (g'' + 2 alpha g' + beta^2 g = 0):
  * a damped oscillator that pulls g and psi back to zero. alpha = beta = 0 is the standard
- * formulation. Defaults alpha = 1, beta = 1 (critically damped). */
+ * formulation. Defaults alpha = 1, beta = 1 (critically damped). With M(q) and time dependence
+ * psi = G v + g_t, r and g(q, t) as in docs/mechanics.md (chs_system_kinematics). */
 #include <stdlib.h>
 #include "../src/impl.h"
 
@@ -51,7 +52,7 @@ const CHSFormulationOps chs_formulation_baumgarte = {
     .name = "baumgarte",
     .summary = "index reduction with Baumgarte stabilisation psi' + 2 alpha psi + beta^2 g = 0",
     .source = "Baumgarte (1972); compared in seed 000 Sec. 10, seed 002 Sec. 3",
-    .flags = CHS_FORM_ODE,
+    .flags = CHS_FORM_ODE | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME,
     .init = baumgarte_init,
     .free = baumgarte_free,
     .rhs = baumgarte_rhs,

@@ -42,17 +42,28 @@ static inline void chs_dae_ids(CHSFormulation f, sunrealtype pid, sunrealtype *i
 }
 
 /* res_q = q' - M^{-1} p (+ M^{-1} G^T mu when mu), res_p = p' - F + G^T lambda, with G at q
- * (s->G) and F = -grad V + Fnc(q, M^{-1} p) evaluated; returns through CHS_CALL on callback
- * failure. */
+ * (s->G) and F = -grad V + Fnc(q, M^{-1} p) (+ F_M for M(q)) evaluated, v = M^{-1} p in s->wn[0];
+ * returns through CHS_CALL on callback failure. At the problem's current time. */
 static inline int chs_dae_dynamics(CHSFormulation f, const sunrealtype *y, const sunrealtype *yp,
                                    const sunrealtype *mu, sunrealtype *res) {
   CHSSystem *s = &f->sys;
   sunindextype n = s->n, m = s->m;
   const sunrealtype *q = y, *p = y + n, *lam = y + 2 * n;
   sunrealtype *v = s->wn[0], *F = s->wn[1], *Gt = s->wn[2], *Mi = s->wn[3];
+  if (s->mass_kind == CHS_MASS_CONFIG) {
+    CHS_CALL(chs_system_mass_at(s, q)); /* M(q) factored at this q (docs/mechanics.md "DAEs") */
+  }
   chs_mass_inv(s, p, v);
   if (s->ops->jacobian(s->data, q, s->G) != 0 || chs_system_force(s, q, v, F) != 0) {
     return CHS_RECOVERABLE;
+  }
+  if (s->mass_kind == CHS_MASS_CONFIG) { /* F + F_M, F_M = 1/2 grad_q (v^T M(q) v) */
+    if (s->ops->mass_grad(s->data, q, v, v, Mi) != 0) {
+      return CHS_RECOVERABLE;
+    }
+    for (sunindextype i = 0; i < n; i++) {
+      F[i] += Mi[i] / 2;
+    }
   }
   chs_jac_tmv(s, s->G, lam, Gt);
   for (sunindextype i = 0; i < n; i++) {

@@ -2,6 +2,9 @@
  *
  *   0 = q' - M^{-1} p + M^{-1} G^T mu,   0 = p' - F + G^T lambda,   0 = g(q),   0 = G M^{-1} p.
  *
+ * With M(q) and time dependence (docs/mechanics.md "DAEs"): F + F_M, g(q, t) and
+ * psi = G M(q)^{-1} p + g_t.
+ *
  * Both constraints are imposed (mu = 0 along exact solutions). For IDA lambda and mu are
  * algebraic and excluded from the error test. */
 #include "dae_common.h"
@@ -20,7 +23,8 @@ static int ggl_residual(CHSFormulation f, sunrealtype t, const sunrealtype *y,
     return CHS_RECOVERABLE;
   }
   sunrealtype *v = s->wn[0]; /* M^{-1} p, from chs_dae_dynamics */
-  chs_jac_mv(s, s->G, v, res + 2 * n + m);
+  CHS_CALL(chs_system_time_terms(s, y));
+  chs_system_psi(s, v, res + 2 * n + m); /* G M^{-1} p + g_t */
   return 0;
 }
 
@@ -39,7 +43,7 @@ const CHSFormulationOps chs_formulation_dae_ggl = {
     .name = "dae-ggl",
     .summary = "Gear-Gupta-Leimkuhler index-2 DAE (q, p, lambda, mu) for IDA",
     .source = "Gear, Gupta & Leimkuhler (1985); seed 002 Sec. 1",
-    .flags = CHS_FORM_DAE,
+    .flags = CHS_FORM_DAE | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME,
     .state_size = ggl_size,
     .residual = ggl_residual,
     .initial_derivative = chs_dae_initial_derivative,

@@ -68,9 +68,76 @@ static void dirac_final_csr(const CHSSystem *s, const CHSKinematics *k, const su
   }
 }
 
+/* M(q) and explicit time dependence (docs/mechanics.md "Hamilton-Dirac equations"): with
+ * J_psi u = Gdot(q, u) v - G M^{-1} M'(q; u) v + G_t u,
+ *   w = Q^{-1} psi,  a = M^{-1} G^T w,  b = J_psi^T w = Gdot(q, v)^T w - grad_q(a^T M v) + G_t^T w,
+ *   S w = J_psi a - G M^{-1} b,  z = lambda - Q^{-1} S w,
+ *   q' = v - a,  p' = F + F_M - G^T z + b. */
+static int dirac_field_general(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot,
+                               sunrealtype **wout, sunrealtype **zout) {
+  CHSSystem *s = &f->sys;
+  sunindextype n = s->n, m = s->m;
+  const sunrealtype *q = y;
+  CHSKinematics k;
+  CHS_CALL(chs_system_kinematics_f(s, y, y + n, s->wn[1], NULL, 0, &k));
+  sunrealtype *w = s->wm[4], *Sw = s->wm[5], *z = s->wm[6], *tm = s->xm[0];
+  sunrealtype *Gtw = s->wn[3], *a = s->wn[4], *b = s->wn[5], *Gtz = s->wn[6], *t1 = s->xn[0],
+              *t2 = s->xn[1];
+  CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
+  chs_jac_tmv(s, s->G, w, Gtw);
+  chs_mass_inv(s, Gtw, a);
+  chs_jac_tmv(s, s->Gd, w, b);
+  memcpy(t1, b, (size_t)n * sizeof *t1); /* t1 <- b + M'(q; a) v: M^{-1} t1 = M^{-1} b + ... */
+  if (s->mass_kind == CHS_MASS_CONFIG) {
+    if (s->ops->mass_grad(s->data, q, a, k.v, t2) != 0) {
+      return CHS_RECOVERABLE;
+    }
+    for (sunindextype i = 0; i < n; i++) {
+      b[i] -= t2[i];
+      t1[i] -= t2[i];
+    }
+    if (s->ops->mass_dir(s->data, q, a, k.v, t2) != 0) {
+      return CHS_RECOVERABLE;
+    }
+    for (sunindextype i = 0; i < n; i++) {
+      t1[i] += t2[i];
+    }
+  }
+  if (s->Gt) {
+    chs_jac_tmv_acc(s, s->Gt, w, 1, b);
+    chs_jac_tmv_acc(s, s->Gt, w, 1, t1);
+  }
+  /* S w = Gdot(q, v) a + G_t a - G M^{-1} (J_psi^T w + M'(q; a) v) */
+  chs_mass_inv(s, t1, t2);
+  chs_jac_mv2(s, s->Gd, a, s->G, t2, -1, Sw, NULL);
+  if (s->Gt) {
+    chs_jac_mv(s, s->Gt, a, tm);
+    for (sunindextype i = 0; i < m; i++) {
+      Sw[i] += tm[i];
+    }
+  }
+  CHS_CALL(chs_gram_solve(s->gram, Sw, z));
+  for (sunindextype i = 0; i < m; i++) {
+    z[i] = k.lambda[i] - z[i];
+  }
+  chs_jac_tmv(s, s->G, z, Gtz);
+  for (sunindextype i = 0; i < n; i++) {
+    ydot[i] = k.v[i] - a[i];
+    ydot[n + i] = k.F[i] - Gtz[i] + b[i];
+  }
+  if (wout) {
+    *wout = w;
+    *zout = z;
+  }
+  return 0;
+}
+
 int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, sunrealtype **wout,
                     sunrealtype **zout) {
   CHSSystem *s = &f->sys;
+  if (s->general) {
+    return dirac_field_general(f, y, ydot, wout, zout);
+  }
   sunindextype n = s->n, m = s->m;
   CHSKinematics k;
   /* Unless ydot is y itself: F straight into p' and, for a CSR G and M = I with m > 1, G^T w
@@ -165,6 +232,7 @@ const CHSFormulationOps chs_formulation_dirac = {
     .name = "dirac",
     .summary = "Hamilton-Dirac equations (g and psi are first integrals)",
     .source = "seed 000 (17), (31), (35); seed 001 (21), (44)",
-    .flags = CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KEEPS_PSI,
+    .flags =
+        CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KEEPS_PSI | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME,
     .rhs = dirac_rhs,
 };

@@ -3,7 +3,10 @@
  *   q' = M^{-1} p,   p' = F - G^T lambda,   lambda = Q^{-1} (Gdot(q,v) v + G M^{-1} F).
  *
  * Seed 000 eq. (38) for the pendulum ("inv"), seed 001 eq. (15)/(42). The constraint manifold is
- * invariant but not stable: g drifts quadratically, psi linearly (seed 000 Sec. 6). */
+ * invariant but not stable: g drifts quadratically, psi linearly (seed 000 Sec. 6).
+ * M(q) and explicit time dependence (docs/mechanics.md): F + F_M in p', the free acceleration
+ * and the time terms in r (chs_system_kinematics); the analytic Jacobian below is for constant M
+ * and autonomous problems only (others: finite differences, CHSFormulation_HasJacobian). */
 #include <stdlib.h>
 #include <string.h>
 #include "../src/impl.h"
@@ -106,7 +109,7 @@ const CHSFormulationOps chs_formulation_standard = {
     .name = "standard",
     .summary = "underlying ODE by index reduction (naive; manifold unstable)",
     .source = "seed 000 (27), (38); seed 001 (15), (42)",
-    .flags = CHS_FORM_ODE,
+    .flags = CHS_FORM_ODE | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME,
     .rhs = standard_rhs,
     .jacobian = standard_jacobian,
 };

@@ -10,11 +10,15 @@ struct CHSDiagnostics_ {
   CHSSystem sys; /* own scratch: never disturbs the formulation's */
   sunrealtype *q, *p, *qr, *pr, *diff;
   sunrealtype inv[CHS_MAX_INVARIANTS];
+  sunrealtype power_prev, t_prev, work; /* energy balance (trapezoidal rule over the records) */
   CHSDiagnosticsSummary s;
 };
 
 static int chs_energy(CHSSystem *s, const sunrealtype *q, const sunrealtype *p, sunrealtype *H) {
   sunrealtype V = 0, T = 0;
+  if (chs_system_mass_at(s, q) != 0) {
+    return CHS_ERR_CALLBACK;
+  }
   chs_mass_inv(s, p, s->wn[0]);
   for (sunindextype i = 0; i < s->n; i++) {
     T += p[i] * s->wn[0][i];
@@ -27,6 +31,43 @@ static int chs_energy(CHSSystem *s, const sunrealtype *q, const sunrealtype *p, 
   }
   *H = T / 2 + V;
   return rc == 0 ? (isfinite(*H) ? 0 : CHS_ERR_NONFINITE) : CHS_ERR_CALLBACK;
+}
+
+/* The power of the energy balance at (q, p) and the problem's current time (docs/mechanics.md):
+ * P = V_t + Fnc(q, v) . v + lambda^T g_t, lambda = Q^{-1} r (the kinematics, moving constraints
+ * only). 0, > 0 (singular Q or out of domain), < 0. */
+static int chs_power(CHSSystem *s, const sunrealtype *q, const sunrealtype *p, sunrealtype *P) {
+  sunindextype n = s->n;
+  sunrealtype acc = 0;
+  if (s->time_bits & CHS_TIME_POTENTIAL) {
+    sunrealtype Vt = 0;
+    int rc = s->ops->potential_dt(s->data, q, &Vt);
+    if (rc != 0) {
+      return rc > 0 ? CHS_RECOVERABLE : CHS_ERR_CALLBACK;
+    }
+    acc += Vt;
+  }
+  if (s->ops->nonconservative_force) {
+    sunrealtype *v = s->wn[3], *Fnc = s->wn[4];
+    CHS_CALL(chs_system_mass_at(s, q));
+    chs_mass_inv(s, p, v);
+    int rc = s->ops->nonconservative_force(s->data, q, v, Fnc);
+    if (rc != 0) {
+      return rc > 0 ? CHS_RECOVERABLE : CHS_ERR_CALLBACK;
+    }
+    for (sunindextype i = 0; i < n; i++) {
+      acc += Fnc[i] * v[i];
+    }
+  }
+  if (s->time_bits & CHS_TIME_CONSTRAINTS) {
+    CHSKinematics k;
+    CHS_CALL(chs_system_kinematics(s, q, p, &k)); /* g_t at q in s->gt */
+    for (sunindextype i = 0; i < s->m; i++) {
+      acc += k.lambda[i] * s->gt[i];
+    }
+  }
+  *P = acc;
+  return 0;
 }
 
 int CHSProblem_Energy(CHSProblem prob, const sunrealtype *q, const sunrealtype *p, sunrealtype *H) {
@@ -43,7 +84,10 @@ int CHSDiagnostics_Create(CHSFormulation f, CHSDiagnostics *out, CHSError *err) 
   if (!d) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
-  int rc = chs_system_init(&d->sys, f->prob, NULL, 0, err);
+  /* lambda (the energy balance of moving constraints) needs the Gram solver */
+  int tc = (CHSProblem_GetDims(f->prob)->time_dependent & CHS_TIME_CONSTRAINTS) != 0;
+  int rc = chs_system_init(&d->sys, f->prob, tc ? f->sunctx : NULL,
+                           tc ? chs_gram_kind(f->sys.gram) : 0, err);
   if (rc != 0) {
     free(d);
     return rc;
@@ -60,7 +104,9 @@ int CHSDiagnostics_Create(CHSFormulation f, CHSDiagnostics *out, CHSError *err) 
   d->pr = d->qr + n;
   d->diff = d->pr + n;
   d->s.has_reference = f->prob->ops->reference != NULL;
-  d->s.energy_invariant = CHSProblem_IsConservative(f->prob);
+  d->s.energy_is_balance = d->sys.time_bits != 0;
+  d->s.energy_invariant = CHSProblem_IsConservative(f->prob) && !d->s.energy_is_balance;
+  d->s.balance_tracked = !d->s.energy_invariant;
   d->s.n_invariants = f->prob->n_invariants;
   for (int i = 0; i < d->s.n_invariants; i++) {
     d->s.invariant_names[i] = f->prob->ops->invariant_names[i];
@@ -91,14 +137,15 @@ int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord
                          (double)t);
   }
   sunrealtype H;
-  if (chs_energy(s, d->q, d->p, &H) != 0 || s->ops->constraint(s->data, d->q, s->wm[0]) != 0 ||
-      s->ops->jacobian(s->data, d->q, s->G) != 0) {
+  if (chs_system_set_time(s, t) != 0 || chs_energy(s, d->q, d->p, &H) != 0 ||
+      s->ops->constraint(s->data, d->q, s->wm[0]) != 0 ||
+      s->ops->jacobian(s->data, d->q, s->G) != 0 || chs_system_time_terms(s, d->q) != 0) {
     return chs_error_set(err, CHS_ERR_NONFINITE,
                          "%s: energy or constraints cannot be evaluated at t = %g", fname,
                          (double)t);
   }
-  chs_mass_inv(s, d->p, s->wn[0]);
-  chs_jac_mv(s, s->G, s->wn[0], s->wm[1]);
+  chs_mass_inv(s, d->p, s->wn[0]);       /* M(q) factored at q by chs_energy */
+  chs_system_psi(s, s->wn[0], s->wm[1]); /* G M^{-1} p + g_t */
   if (d->s.records == 0) {
     d->s.energy0 = H;
   }
@@ -107,6 +154,26 @@ int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord
   rec->energy_err = H0 != 0 ? fabs(H - H0) / fabs(H0) : fabs(H - H0);
   rec->pos_res = chs_norm2(s->wm[0], m);
   rec->mom_res = chs_norm2(s->wm[1], m);
+  if (d->s.balance_tracked) {
+    int brc = chs_power(s, d->q, d->p, &rec->power);
+    if (brc != 0) {
+      return chs_error_set(err, CHS_ERR_NONFINITE,
+                           "%s: the power of the energy balance cannot be evaluated at t = %g%s",
+                           fname, (double)t,
+                           brc > 0 ? " (singular Gram matrix or state outside the domain)" : "");
+    }
+    if (d->s.records > 0) {
+      d->work += (t - d->t_prev) * (rec->power + d->power_prev) / 2;
+    }
+    d->power_prev = rec->power;
+    d->t_prev = t;
+    rec->work = d->work;
+    sunrealtype b = fabs(H - H0 - d->work);
+    rec->balance_err = H0 != 0 ? b / fabs(H0) : b;
+    if (d->s.energy_is_balance) {
+      rec->energy_err = rec->balance_err;
+    }
+  }
   rec->q = d->q;
   rec->p = d->p;
   if (d->s.has_reference) {
@@ -147,6 +214,15 @@ int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord
   S->pos_res_max = fmax(S->pos_res_max, rec->pos_res);
   S->mom_res_final = rec->mom_res;
   S->mom_res_max = fmax(S->mom_res_max, rec->mom_res);
+  if (S->balance_tracked) {
+    if (!isfinite(rec->balance_err)) {
+      return chs_error_set(err, CHS_ERR_NONFINITE, "%s: energy balance not finite at t = %g", fname,
+                           (double)t);
+    }
+    S->balance_err_final = rec->balance_err;
+    S->balance_err_max = fmax(S->balance_err_max, rec->balance_err);
+    S->work_final = rec->work;
+  }
   if (rec->has_reference) {
     S->int_err_final = rec->int_err;
     S->int_err_max = fmax(S->int_err_max, rec->int_err);

@@ -24,6 +24,21 @@ int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, const char *param
                          "'%s' scales it by a function of q (a modified Hamiltonian): use impetus",
                          ops->name, CHSProblem_GetName(prob));
   }
+  const CHSProblemDims *dims = CHSProblem_GetDims(prob);
+  if (!(ops->flags & CHS_FORM_MASS_CONFIG) && dims->mass_kind == CHS_MASS_CONFIG) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "formulation '%s' does not support the configuration-dependent mass "
+                         "matrix M(q) of problem '%s' (docs/mechanics.md): use standard, dirac, "
+                         "baumgarte or a dae-* formulation",
+                         ops->name, CHSProblem_GetName(prob));
+  }
+  if (!(ops->flags & CHS_FORM_TIME) && dims->time_dependent) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "formulation '%s' does not support the explicit time dependence of "
+                         "problem '%s' (docs/mechanics.md): use standard, dirac, baumgarte or a "
+                         "dae-* formulation",
+                         ops->name, CHSProblem_GetName(prob));
+  }
   CHSFormulation f = calloc(1, sizeof *f);
   if (!f) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
@@ -106,7 +121,10 @@ int CHSFormulation_Rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data
     return CHSFormulation_SetFailure(f, CHS_RECOVERABLE, "%s: non-finite state at t = %g",
                                      f->ops->name, (double)t);
   }
-  int rc = f->ops->rhs(f, t, ya, yd);
+  int rc = f->sys.time_bits ? chs_system_set_time(&f->sys, t) : 0;
+  if (rc == 0) {
+    rc = f->ops->rhs(f, t, ya, yd);
+  }
   if (rc == 0 && !chs_all_finite(yd, f->size)) {
     rc = CHSFormulation_SetFailure(f, CHS_RECOVERABLE, "%s: non-finite right-hand side at t = %g",
                                    f->ops->name, (double)t);
@@ -138,7 +156,10 @@ int CHSFormulation_Residual(sunrealtype t, N_Vector y, N_Vector yp, N_Vector res
     return CHSFormulation_SetFailure(f, CHS_RECOVERABLE, "%s: non-finite state at t = %g",
                                      f->ops->name, (double)t);
   }
-  int rc = f->ops->residual(f, t, ya, ypa, r);
+  int rc = f->sys.time_bits ? chs_system_set_time(&f->sys, t) : 0;
+  if (rc == 0) {
+    rc = f->ops->residual(f, t, ya, ypa, r);
+  }
   if (rc == 0 && !chs_all_finite(r, f->size)) {
     rc = CHS_RECOVERABLE;
   }
@@ -152,6 +173,7 @@ int CHSFormulation_Residual(sunrealtype t, N_Vector y, N_Vector yp, N_Vector res
 
 int CHSFormulation_InitialDerivative(CHSFormulation f, N_Vector y, N_Vector yp) {
   if (f->ops->initial_derivative) {
+    /* at the problem's current time (set at creation, by the last evaluation or the caller) */
     return f->ops->initial_derivative(f, N_VGetArrayPointer(y), N_VGetArrayPointer(yp));
   }
   return CHSFormulation_Rhs(0, y, yp, f);

@@ -288,7 +288,8 @@ int chs_gram_create(const CHSSystem *s, int kind, SUNContext ctx, CHSGram **out,
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
   g->m = m;
-  int sparse_ok = s->jac_kind == CHS_JAC_CSR && s->mass_kind != CHS_MASS_DENSE;
+  int sparse_ok = s->jac_kind == CHS_JAC_CSR && s->mass_kind != CHS_MASS_DENSE &&
+                  s->mass_kind != CHS_MASS_CONFIG;
   sunindextype bw = m;
   int rc = 0;
   if (sparse_ok) {
@@ -538,7 +539,8 @@ int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
     }
     return 0;
   }
-  if (s->jac_kind == CHS_JAC_DENSE && s->mass_kind != CHS_MASS_DENSE) {
+  if (s->jac_kind == CHS_JAC_DENSE && s->mass_kind != CHS_MASS_DENSE &&
+      s->mass_kind != CHS_MASS_CONFIG) {
     /* Q(i,j) = sum_k G(i,k) minv_k G(j,k), symmetric, column-major. */
     for (sunindextype j = 0; j < m; j++) {
       const sunrealtype *gj = s->G + j * n;
@@ -559,7 +561,8 @@ int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
     }
     return 0;
   }
-  /* Dense mass matrix: column j of MinvGt = M^{-1} (row j of G); Q(:,j) = G MinvGt(:,j). */
+  /* Dense mass matrix (also M(q), factored at the point by chs_system_mass_at): column j of MinvGt
+   * = M^{-1} (row j of G); Q(:,j) = G MinvGt(:,j). */
   sunrealtype *row = s->wn[CHS_SCRATCH_N - 1];
   for (sunindextype j = 0; j < m; j++) {
     if (s->jac_kind == CHS_JAC_DENSE) {

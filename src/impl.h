@@ -74,6 +74,7 @@ struct CHSProblem_ {
   void *plugin;            /* dlopen handle of a plugin problem, or NULL */
   CHSProblemOps ops_store; /* a version-1 table widened to the current layout (ops points here) */
   int n_invariants;        /* number of ops->invariant_names */
+  sunrealtype time;        /* the time last passed to ops->set_time (time-dependent problems) */
 };
 
 /* Bytes of a version-1 (version-2) CHSProblemOps: the fields before the first one version 2 (3)
@@ -176,6 +177,19 @@ typedef struct CHSSystem {
   sunrealtype *wn[CHS_SCRATCH_N]; /* scratch of length n */
   sunrealtype *wm[CHS_SCRATCH_M]; /* scratch of length m */
   long n_gram_factor;
+  /* M(q) and explicit time dependence (docs/mechanics.md); all NULL / 0 for constant-mass
+   * autonomous problems, whose paths never look further than `general`. */
+  int general;           /* mass_kind == CHS_MASS_CONFIG or time_dependent != 0 */
+  unsigned time_bits;    /* dims.time_dependent */
+  sunrealtype *mfac;     /* CONFIG: Cholesky factor of M(q) at mq (n x n, LAPACK's lower) */
+  sunrealtype *mq;       /* CONFIG: the point of the factorisation */
+  int mq_valid;          /* CONFIG: mfac holds M(mq) factored */
+  sunrealtype *mvals;    /* CONFIG with a CSR pattern: the mass_nnz values */
+  sunrealtype *Gt;       /* TIME_CONSTRAINTS: G_t (stored like G) */
+  sunrealtype *gt, *gtt; /* TIME_CONSTRAINTS: g_t, g_tt (length m) */
+  sunrealtype *xn[4];    /* general: extra scratch of length n */
+  sunrealtype *xm[2];    /* general: extra scratch of length m */
+  long n_mass_factor;
 } CHSSystem;
 
 /* Zeroed memory for a large work array (calloc), released by free(); in blocks of 4 MiB or more
@@ -187,8 +201,21 @@ void *chs_calloc_big(size_t bytes);
 int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind, CHSError *err);
 void chs_system_free(CHSSystem *s);
 
-/* v = M^{-1} p (v may alias nothing). */
+/* v = M^{-1} p (v may alias nothing). For M(q) (CHS_MASS_CONFIG): with the factor of the last
+ * chs_system_mass_at. */
 void chs_mass_inv(const CHSSystem *s, const sunrealtype *p, sunrealtype *v);
+/* CHS_MASS_CONFIG: evaluate and factor M(q) unless it is factored at this q already (every path
+ * that applies M^{-1} at a new q calls it first; chs_system_gram_at and the kinematics do). 0,
+ * CHS_RECOVERABLE (callback out of domain or M(q) not positive definite) or < 0. No-op for
+ * constant mass matrices. */
+int chs_system_mass_at(CHSSystem *s, const sunrealtype *q);
+/* Time-dependent problems: ops->set_time(t) (and prob->time = t); no-op otherwise. */
+int chs_system_set_time(CHSSystem *s, sunrealtype t);
+/* TIME_CONSTRAINTS: g_t, G_t, g_tt at (q, prob->time) into s->gt, s->Gt, s->gtt; otherwise they
+ * stay NULL. */
+int chs_system_time_terms(CHSSystem *s, const sunrealtype *q);
+/* psi = G v + g_t (s->G at q; g_t from chs_system_time_terms when the constraints depend on t). */
+void chs_system_psi(const CHSSystem *s, const sunrealtype *v, sunrealtype *psi);
 /* out = J u (length m) and out = J^T w (length n) for J stored like G. */
 void chs_jac_mv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *u, sunrealtype *out);
 void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w, sunrealtype *out);

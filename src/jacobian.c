@@ -179,10 +179,13 @@ int chs_gram_solve_columns(CHSSystem *s, sunindextype ncols, sunrealtype *A) {
 
 /* ------------------------------------------------------------------ public evaluation */
 
-/* The analytic Jacobians are built from F = -grad V: none for a non-conservative problem (whose
- * velocity-dependent force has no derivative callback). */
+/* The analytic Jacobians are built from F = -grad V with a constant mass matrix and autonomous
+ * constraints: none for a non-conservative problem (whose velocity-dependent force has no
+ * derivative callback), a configuration-dependent M(q) or explicit time dependence (their terms
+ * need second derivatives of M and the t-derivatives' q-derivatives): the integrators then use
+ * forward differences of the right-hand side / residual (jac=fd, the default for such problems). */
 int CHSFormulation_HasJacobian(CHSFormulation f) {
-  return f->ops->jacobian != NULL && CHSProblem_IsConservative(f->prob);
+  return f->ops->jacobian != NULL && CHSProblem_IsConservative(f->prob) && !f->sys.general;
 }
 
 static int chs_jac_finish(CHSFormulation f, int rc, sunrealtype t, const sunrealtype *J) {

@@ -71,7 +71,9 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
                          "method %s: formulation '%s' has no analytic Jacobian for problem '%s'%s "
                          "(use jac=fd)",
                          method, f->ops->name, CHSProblem_GetName(f->prob),
-                         CHSProblem_IsConservative(f->prob) ? "" : " (non-conservative force)");
+                         !CHSProblem_IsConservative(f->prob) ? " (non-conservative force)"
+                         : f->sys.general                    ? " (M(q) or explicit time dependence)"
+                                                             : "");
   }
   if (o->ls == CHS_LS_SPGMR) {
     *LS = SUNLinSol_SPGMR(y0, SUN_PREC_NONE, 0, ctx);

@@ -40,17 +40,71 @@ int chs_check_required(const chs_required *req, size_t n, int code, const char *
   return CHS_SUCCESS;
 }
 
-static int chs_check_dims(const char *name, const CHSProblemDims *d, CHSError *err) {
+/* The callbacks M(q) and explicit time dependence need (chs/problem.h, ABI 3), and M(q)'s CSR
+ * pattern. */
+static int chs_check_mass_time(const char *name, const CHSProblemOps *ops, const CHSProblemDims *d,
+                               CHSError *err) {
+  if ((int)d->mass_kind < CHS_MASS_IDENTITY || d->mass_kind > CHS_MASS_CONFIG) {
+    return chs_error_set(err, CHS_ERR_ARG, "problem '%s': unknown mass_kind %d", name,
+                         (int)d->mass_kind);
+  }
+  if (d->mass_kind == CHS_MASS_CONFIG) {
+    const chs_required req[] = {{(const void *)ops->mass_matrix, "mass_matrix"},
+                                {(const void *)ops->mass_dir, "mass_dir"},
+                                {(const void *)ops->mass_grad, "mass_grad"}};
+    CHS_CALL(chs_check_required(req, 3, CHS_ERR_PLUGIN, "problem (CHS_MASS_CONFIG)", name, err));
+  }
+  if (d->mass_kind == CHS_MASS_CONFIG && d->mass_nnz != 0) {
+    const sunindextype *rp = d->mass_rowptr, *ci = d->mass_colind;
+    if (d->mass_nnz < d->n || !rp || !ci || rp[0] != 0 || rp[d->n] != d->mass_nnz) {
+      return chs_error_set(err, CHS_ERR_ARG, "problem '%s': invalid CSR pattern of M(q)", name);
+    }
+    for (sunindextype i = 0; i < d->n; i++) {
+      int diag = 0;
+      for (sunindextype k = rp[i]; k < rp[i + 1]; k++) {
+        if (ci[k] < 0 || ci[k] >= d->n || (k > rp[i] && ci[k] <= ci[k - 1])) {
+          return chs_error_set(err, CHS_ERR_ARG,
+                               "problem '%s': CSR pattern of M(q): row %ld has column indices "
+                               "out of range or not increasing",
+                               name, (long)i);
+        }
+        diag |= ci[k] == i;
+      }
+      if (rp[i + 1] < rp[i] || !diag) {
+        return chs_error_set(
+            err, CHS_ERR_ARG, "problem '%s': CSR pattern of M(q): row %ld %s", name, (long)i,
+            rp[i + 1] < rp[i] ? "has decreasing row pointers" : "lacks its diagonal entry");
+      }
+    }
+  } else if (d->mass_nnz != 0) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "problem '%s': mass_nnz = %ld without mass_kind = CHS_MASS_CONFIG", name,
+                         (long)d->mass_nnz);
+  }
+  unsigned all = CHS_TIME_CONSTRAINTS | CHS_TIME_POTENTIAL | CHS_TIME_FORCE;
+  if (d->time_dependent & ~all) {
+    return chs_error_set(err, CHS_ERR_ARG, "problem '%s': unknown time_dependent bits 0x%x", name,
+                         d->time_dependent & ~all);
+  }
+  if (d->time_dependent) {
+    const chs_required req[] = {
+        {(const void *)ops->set_time, "set_time"},
+        {(d->time_dependent & CHS_TIME_CONSTRAINTS) ? (const void *)ops->constraint_dt : "",
+         "constraint_dt (CHS_TIME_CONSTRAINTS)"},
+        {(d->time_dependent & CHS_TIME_POTENTIAL) ? (const void *)ops->potential_dt : "",
+         "potential_dt (CHS_TIME_POTENTIAL)"}};
+    CHS_CALL(chs_check_required(req, 3, CHS_ERR_PLUGIN, "time-dependent problem", name, err));
+  }
+  return CHS_SUCCESS;
+}
+
+static int chs_check_dims(const char *name, const CHSProblemOps *ops, const CHSProblemDims *d,
+                          CHSError *err) {
   if (d->n <= 0 || d->m <= 0 || d->m >= d->n) {
     return chs_error_set(err, CHS_ERR_ARG, "problem '%s': need 0 < m < n, got n=%ld, m=%ld", name,
                          (long)d->n, (long)d->m);
   }
-  if (d->mass_kind == CHS_MASS_CONFIG || d->time_dependent) {
-    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "problem '%s': a configuration-dependent mass matrix or explicit time "
-                         "dependence is not supported by this chs yet",
-                         name);
-  }
+  CHS_CALL(chs_check_mass_time(name, ops, d, err));
   if (d->jac_kind == CHS_JAC_CSR) {
     if (!d->rowptr || !d->colind || d->nnz <= 0 || d->rowptr[0] != 0 || d->rowptr[d->m] != d->nnz) {
       return chs_error_set(err, CHS_ERR_ARG, "problem '%s': invalid CSR pattern of G", name);
@@ -84,6 +138,14 @@ static int chs_check_initial_state(CHSProblem prob, CHSError *err) {
     rc = chs_error_set(err, CHS_ERR_ARG, "problem '%s': initial state is not finite", name);
     goto done;
   }
+  if (chs_system_set_time(&s, 0) != 0 || chs_system_mass_at(&s, q) != 0 ||
+      chs_system_time_terms(&s, q) != 0) {
+    rc = chs_error_set(err, CHS_ERR_ARG,
+                       "problem '%s': M(q) or the time derivatives of the constraints cannot be "
+                       "evaluated at the initial state (t = 0), or M(q) is not positive definite",
+                       name);
+    goto done;
+  }
   if (prob->ops->constraint(prob->data, q, g) != 0 ||
       prob->ops->jacobian(prob->data, q, s.G) != 0 || !chs_all_finite(g, m) ||
       !chs_all_finite(s.G, s.gsize)) {
@@ -92,7 +154,7 @@ static int chs_check_initial_state(CHSProblem prob, CHSError *err) {
     goto done;
   }
   chs_mass_inv(&s, p, v);
-  chs_jac_mv(&s, s.G, v, psi);
+  chs_system_psi(&s, v, psi); /* G M^{-1} p + g_t */
   sunrealtype qn = chs_norm2(q, n), vn = chs_norm2(v, n);
   sunrealtype gres = chs_norm2(g, m), pres = chs_norm2(psi, m);
   sunrealtype gtol = CHS_CONSISTENCY_TOL * fmax(1, qn * qn);
@@ -159,7 +221,7 @@ int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSPr
   }
   CHSParams_Destroy(&kv);
   if (rc == 0) {
-    rc = chs_check_dims(ops->name, &prob->dims, err);
+    rc = chs_check_dims(ops->name, ops, &prob->dims, err);
   }
   if (rc == 0 && prob->dims.kinetic_scaled && !ops->kinetic_scale) {
     rc = chs_error_set(err, CHS_ERR_ARG, "problem '%s' sets kinetic_scaled without kinetic_scale",

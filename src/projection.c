@@ -98,7 +98,8 @@ int CHSProjector_SetEvery(CHSProjector proj, long k) {
   return CHS_SUCCESS;
 }
 
-/* Position: simplified Newton with G (and Q) frozen at the unprojected q. */
+/* Position: simplified Newton with G, M(q) and Q frozen at the unprojected q (the factor of M
+ * stays the one chs_system_gram_at made at the start: the loop evaluates g(q, t) only). */
 static int chs_project_position(CHSProjector pr, sunrealtype *q) {
   CHSSystem *s = &pr->sys;
   sunindextype n = s->n, m = s->m;
@@ -131,13 +132,14 @@ static int chs_project_position(CHSProjector pr, sunrealtype *q) {
   return CHS_RECOVERABLE;
 }
 
-/* Momentum: p <- p - G^T Q^{-1} G M^{-1} p at q (Q factored at q by the caller). */
+/* Momentum: p <- p - G^T Q^{-1} (G M^{-1} p + g_t) at (q, t) (M(q), Q and g_t evaluated at q by
+ * the caller): the M(q)^{-1}-orthogonal projection onto psi = 0. */
 static int chs_project_momentum(CHSProjector pr, const sunrealtype *q, sunrealtype *p) {
   CHSSystem *s = &pr->sys;
   sunrealtype *v = s->wn[0], *Gtl = s->wn[1], *psi = s->wm[0], *lam = s->wm[1];
   (void)q;
   chs_mass_inv(s, p, v);
-  chs_jac_mv(s, s->G, v, psi);
+  chs_system_psi(s, v, psi);
   CHS_CALL(chs_gram_solve(s->gram, psi, lam));
   chs_jac_tmv(s, s->G, lam, Gtl);
   for (sunindextype i = 0; i < s->n; i++) {
@@ -147,9 +149,11 @@ static int chs_project_momentum(CHSProjector pr, const sunrealtype *q, sunrealty
 }
 
 int CHSProjector_Apply(CHSProjector pr, sunrealtype t, N_Vector y) {
-  (void)t;
   if (!pr->f) {
     return CHS_ERR_ARG; /* its formulation was destroyed */
+  }
+  if (pr->sys.time_bits) { /* the constraints at t (chs_projector_now: the problem's time) */
+    CHS_CALL(chs_system_set_time(&pr->sys, t));
   }
   if (++pr->calls % pr->every != 0) {
     return 0;
@@ -192,8 +196,9 @@ int chs_projector_now(CHSProjector pr, N_Vector y) {
   }
   if (pr->kind & CHS_PROJECT_MOMENTUM) {
     CHS_CALL(chs_system_gram_at(s, q));
+    CHS_CALL(chs_system_time_terms(s, q));
     chs_mass_inv(s, p, v);
-    chs_jac_mv(s, s->G, v, psi);
+    chs_system_psi(s, v, psi);
     if (pr->tol == 0 || chs_norm2(psi, m) > pr->tol) {
       CHS_CALL(chs_project_momentum(pr, q, p));
       pr->n_momentum++;

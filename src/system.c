@@ -25,8 +25,20 @@ void *chs_calloc_big(size_t bytes) {
   return p;
 }
 
+/* LAPACK (Fortran): Cholesky factorisation and solves of M(q) (CHS_MASS_CONFIG). */
+extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
+extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a,
+                    const int *lda, double *b, const int *ldb, int *info);
+
+/* M(q) is factored densely (also a sparse pattern, scattered into n x n): at most this n. */
+#define CHS_MASS_CONFIG_MAX_N 8000
+
 static int chs_mass_inverse(CHSSystem *s, const CHSProblemDims *d, CHSError *err) {
   sunindextype n = d->n;
+  if (d->mass_kind == CHS_MASS_CONFIG) { /* factored per evaluation point: chs_system_mass_at */
+    s->minv = NULL;
+    return CHS_SUCCESS;
+  }
   if (d->mass_kind == CHS_MASS_IDENTITY) {
     s->minv = NULL;
     return CHS_SUCCESS;
@@ -88,6 +100,48 @@ done:
   return rc;
 }
 
+/* The storage of M(q)'s factor and of the time derivatives of the constraints (one block). */
+static int chs_system_init_general(CHSSystem *s, const CHSProblemDims *d, CHSError *err) {
+  size_t n = (size_t)s->n, m = (size_t)s->m, nn = 0, nv = 0;
+  if (s->mass_kind == CHS_MASS_CONFIG) {
+    if (s->n > CHS_MASS_CONFIG_MAX_N) {
+      return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                           "configuration-dependent mass matrix with n = %ld: M(q) is factored "
+                           "densely, at most n = %d",
+                           (long)s->n, CHS_MASS_CONFIG_MAX_N);
+    }
+    nn = n * n + n;
+    nv = (size_t)d->mass_nnz;
+  }
+  size_t gt = (s->time_bits & CHS_TIME_CONSTRAINTS) ? (size_t)s->gsize + 2 * m : 0;
+  sunrealtype *blk = calloc(nn + nv + gt + 4 * n + 2 * m + 1, sizeof *blk);
+  if (!blk) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  s->mfac = blk; /* owns the block (freed through mfac) */
+  sunrealtype *x = blk;
+  if (nn) {
+    s->mq = x + n * n;
+    x += nn;
+  }
+  if (nv) {
+    s->mvals = x;
+    x += nv;
+  }
+  if (gt) {
+    s->Gt = x;
+    s->gt = x + s->gsize;
+    s->gtt = s->gt + m;
+    x += gt;
+  }
+  for (int i = 0; i < 4; i++) {
+    s->xn[i] = x + (size_t)i * n;
+  }
+  s->xm[0] = x + 4 * n;
+  s->xm[1] = s->xm[0] + m;
+  return CHS_SUCCESS;
+}
+
 int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind, CHSError *err) {
   memset(s, 0, sizeof *s);
   const CHSProblemDims *d = &prob->dims;
@@ -101,12 +155,21 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
   s->rowptr = d->rowptr;
   s->colind = d->colind;
   s->gsize = d->jac_kind == CHS_JAC_CSR ? d->nnz : d->m * d->n;
+  s->time_bits = d->time_dependent;
+  s->general = d->mass_kind == CHS_MASS_CONFIG || d->time_dependent != 0;
   int rc = chs_mass_inverse(s, d, err);
   if (rc != 0) {
     chs_system_free(s);
     return rc;
   }
   size_t n = (size_t)s->n, m = (size_t)s->m;
+  if (s->general) {
+    rc = chs_system_init_general(s, d, err);
+    if (rc != 0) {
+      chs_system_free(s);
+      return rc;
+    }
+  }
   /* G, Gdot and the scratch vectors in one block (chs_calloc_big), each a multiple of 64 bytes
    * from its start */
   size_t gs = ((size_t)s->gsize + 7) / 8 * 8, ns = (n + 7) / 8 * 8, ms = (m + 7) / 8 * 8;
@@ -123,10 +186,11 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
   }
   /* The n x m scratch is only for the dense mass matrix's Gram assembly: never allocated for
    * identity or diagonal masses (a chain of 10^5 atoms would need 160 GB). */
-  if (s->mass_kind == CHS_MASS_DENSE) {
+  int dense_mass = s->mass_kind == CHS_MASS_DENSE || s->mass_kind == CHS_MASS_CONFIG;
+  if (dense_mass) {
     s->MinvGt = calloc(n * m, sizeof(sunrealtype));
   }
-  int ok = s->G && s->Gd && (s->MinvGt || s->mass_kind != CHS_MASS_DENSE);
+  int ok = s->G && s->Gd && (s->MinvGt || !dense_mass);
   if (s->jac_kind == CHS_JAC_CSR) {
     if (s->gsize > INT32_MAX || s->n > INT32_MAX) {
       chs_system_free(s);
@@ -171,6 +235,7 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
 
 void chs_system_free(CHSSystem *s) {
   free(s->minv);
+  free(s->mfac);
   free(s->block);
   free(s->MinvGt);
   free(s->rp32);
@@ -191,8 +256,23 @@ void chs_mass_inv(const CHSSystem *s, const sunrealtype *p, sunrealtype *v) {
       v[i] = s->minv[i] * p[i];
     }
     break;
+  case CHS_MASS_CONFIG: {
+    /* with the factor of chs_system_mass_at (NaN without one: the callers' finiteness checks
+     * report it rather than a silently wrong value) */
+    int ni = (int)n, one = 1, info = 0;
+    if (v != p) {
+      memcpy(v, p, (size_t)n * sizeof *v);
+    }
+    if (!s->mq_valid) {
+      for (sunindextype i = 0; i < n; i++) {
+        v[i] = NAN;
+      }
+      break;
+    }
+    dpotrs_("L", &ni, &one, s->mfac, &ni, v, &ni, &info);
+    break;
+  }
   case CHS_MASS_DENSE:
-  case CHS_MASS_CONFIG: /* not yet created: chs_check_dims refuses it */
     for (sunindextype i = 0; i < n; i++) {
       sunrealtype acc = 0;
       for (sunindextype j = 0; j < n; j++) {
@@ -294,7 +374,71 @@ static int chs_cb(int rc) {
   return rc == 0 ? 0 : (rc > 0 ? CHS_RECOVERABLE : CHS_ERR_CALLBACK);
 }
 
+int chs_system_mass_at(CHSSystem *s, const sunrealtype *q) {
+  if (s->mass_kind != CHS_MASS_CONFIG) {
+    return 0;
+  }
+  sunindextype n = s->n;
+  size_t bytes = (size_t)n * sizeof *q;
+  if (s->mq_valid && memcmp(s->mq, q, bytes) == 0) {
+    return 0; /* factored at this point already */
+  }
+  s->mq_valid = 0;
+  const CHSProblemDims *d = &s->prob->dims;
+  if (s->mvals) { /* CSR pattern: its values scattered into the dense factor's storage */
+    CHS_CALL(chs_cb(s->ops->mass_matrix(s->data, q, s->mvals)));
+    memset(s->mfac, 0, (size_t)n * bytes);
+    for (sunindextype i = 0; i < n; i++) {
+      for (sunindextype k = d->mass_rowptr[i]; k < d->mass_rowptr[i + 1]; k++) {
+        s->mfac[i * n + d->mass_colind[k]] = s->mvals[k];
+      }
+    }
+  } else {
+    CHS_CALL(chs_cb(s->ops->mass_matrix(s->data, q, s->mfac)));
+  }
+  if (!chs_all_finite(s->mfac, n * n)) {
+    return CHS_RECOVERABLE;
+  }
+  /* row-major symmetric = column-major symmetric: LAPACK's lower triangle */
+  int ni = (int)n, info = 0;
+  dpotrf_("L", &ni, s->mfac, &ni, &info);
+  s->n_mass_factor++;
+  if (info != 0) {
+    return CHS_RECOVERABLE; /* not positive definite at q */
+  }
+  memcpy(s->mq, q, bytes);
+  s->mq_valid = 1;
+  return 0;
+}
+
+int chs_system_set_time(CHSSystem *s, sunrealtype t) {
+  if (!s->time_bits) {
+    return 0;
+  }
+  s->prob->time = t;
+  return chs_cb(s->ops->set_time(s->data, t));
+}
+
+int chs_system_time_terms(CHSSystem *s, const sunrealtype *q) {
+  if (!(s->time_bits & CHS_TIME_CONSTRAINTS)) {
+    return 0;
+  }
+  return chs_cb(s->ops->constraint_dt(s->data, q, s->gt, s->Gt, s->gtt));
+}
+
+void chs_system_psi(const CHSSystem *s, const sunrealtype *v, sunrealtype *psi) {
+  chs_jac_mv(s, s->G, v, psi);
+  if (s->gt) {
+    for (sunindextype i = 0; i < s->m; i++) {
+      psi[i] += s->gt[i];
+    }
+  }
+}
+
 int chs_system_gram_at(CHSSystem *s, const sunrealtype *q) {
+  if (s->mass_kind == CHS_MASS_CONFIG) {
+    CHS_CALL(chs_system_mass_at(s, q));
+  }
   CHS_CALL(chs_cb(s->ops->jacobian(s->data, q, s->G)));
   CHS_CALL(chs_gram_assemble(s->gram, s));
   s->n_gram_factor++;
@@ -318,8 +462,54 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
   return chs_system_kinematics_f(s, q, p, s->wn[1], NULL, 0, k);
 }
 
+/* M(q) and time dependence (docs/mechanics.md "Kinematics"): F <- F + F_M, Minv_F <- the free
+ * acceleration a = M^{-1} (F + F_M - M'(q; v) v), psi = G v + g_t,
+ * r = Gdot(q, v) v + G a + 2 G_t v + g_tt. */
+static int chs_kinematics_general(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
+                                  sunrealtype *F, CHSKinematics *k) {
+  sunindextype n = s->n, m = s->m;
+  k->w_done = 0;
+  k->v = s->wn[0];
+  k->F = F;
+  k->Minv_F = s->wn[2];
+  k->psi = s->wm[0];
+  k->r = s->wm[1];
+  k->lambda = s->wm[2];
+  CHS_CALL(chs_system_mass_at(s, q));
+  chs_mass_inv(s, p, k->v);
+  CHS_CALL(chs_system_force(s, q, k->v, F));
+  sunrealtype *b = F;
+  if (s->mass_kind == CHS_MASS_CONFIG) {
+    sunrealtype *fm = s->xn[0], *mdv = s->xn[1];
+    CHS_CALL(chs_cb(s->ops->mass_grad(s->data, q, k->v, k->v, fm)));
+    CHS_CALL(chs_cb(s->ops->mass_dir(s->data, q, k->v, k->v, mdv)));
+    for (sunindextype i = 0; i < n; i++) {
+      F[i] += fm[i] / 2;
+      mdv[i] = F[i] - mdv[i];
+    }
+    b = mdv;
+  }
+  chs_mass_inv(s, b, k->Minv_F);
+  CHS_CALL(chs_system_time_terms(s, q));
+  CHS_CALL(chs_system_gram_at(s, q));
+  CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd)));
+  chs_system_psi(s, k->v, k->psi);
+  chs_jac_mv2(s, s->Gd, k->v, s->G, k->Minv_F, 1, k->r, NULL);
+  if (s->Gt) {
+    sunrealtype *gtv = s->xm[0];
+    chs_jac_mv(s, s->Gt, k->v, gtv);
+    for (sunindextype i = 0; i < m; i++) {
+      k->r[i] += 2 * gtv[i] + s->gtt[i];
+    }
+  }
+  return chs_gram_solve(s->gram, k->r, k->lambda);
+}
+
 int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
                             sunrealtype *F, sunrealtype *w, int lean, CHSKinematics *k) {
+  if (s->general) {
+    return chs_kinematics_general(s, q, p, F, k);
+  }
   k->w_done = 0;
   k->v = s->wn[0];
   k->F = F;

@@ -16,6 +16,12 @@
 
 int CHSWedge_TangentProject(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
                             sunrealtype *dq, sunrealtype *dp, CHSError *err) {
+  if (f->sys.general) { /* the tangent space of psi = 0 needs J_psi (and d/dt) there */
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "wedge product: problem '%s' has a configuration-dependent mass matrix "
+                         "or explicit time dependence (not supported)",
+                         CHSProblem_GetName(f->prob));
+  }
   CHSSystem s;
   CHS_CALL(chs_system_init(&s, f->prob, f->sunctx, chs_gram_kind(f->sys.gram), err));
   sunindextype n = s.n;

@@ -1,5 +1,7 @@
-/* Diagnostics at output times: energy error relative to the initial energy, Euclidean norms of
- * the position residual g(q) and the momentum residual psi = G M^{-1} p, the Euclidean norm of
+/* Diagnostics at output times: energy error relative to the initial energy (for explicitly
+ * time-dependent problems the energy-balance error, see CHSDiagnosticsSummary), Euclidean norms
+ * of the position residual g(q, t) and the momentum residual psi = G M^{-1} p + g_t, the
+ * Euclidean norm of
  * the (q, p) difference to the problem's reference solution (when it has one), and the absolute
  * drift of each extra invariant the problem declares (e.g. linear and angular momentum). */
 #ifndef CHS_DIAGNOSTICS_H
@@ -24,6 +26,11 @@ typedef struct CHSRecord {
   const sunrealtype *q, *p;      /* physical state, valid until the next call */
   int n_invariants;              /* the problem's extra invariants (CHSProblem_Invariants) */
   const sunrealtype *invariants; /* their values at t, valid until the next call */
+  /* Problems with a non-conservative force or explicit time dependence (summary's
+   * balance_tracked): the power P = V_t + Fnc . v + lambda^T g_t at t, the work W = integral of P
+   * from the first record (trapezoidal rule over the records) and the energy-balance error
+   * |H - H0 - W| / |H0| (absolute when H0 = 0); docs/mechanics.md "Energy balance". */
+  sunrealtype power, work, balance_err;
 } CHSRecord;
 
 typedef struct CHSDiagnosticsSummary {
@@ -43,6 +50,15 @@ typedef struct CHSDiagnosticsSummary {
   const char *invariant_names[CHS_MAX_INVARIANTS];
   sunrealtype invariant0[CHS_MAX_INVARIANTS];
   sunrealtype invariant_err_max[CHS_MAX_INVARIANTS], invariant_err_final[CHS_MAX_INVARIANTS];
+  /* 1 when the problem has a non-conservative force or explicit time dependence: the energy
+   * balance H(t) - H(t0) - W(t), W the integral of V_t + Fnc . v + lambda^T g_t by the
+   * trapezoidal rule over the records (its quadrature error is O(dt_out^2): records closer
+   * together make it smaller), is tracked in balance_err_*, relative to |H0| like energy_err. */
+  int balance_tracked;
+  sunrealtype balance_err_max, balance_err_final, work_final;
+  /* 1 for explicitly time-dependent problems: energy_err_* then IS the energy-balance error
+   * (balance_err_*), since H changes physically; 0 otherwise (energy_err_* = |H - H0| / |H0|). */
+  int energy_is_balance;
 } CHSDiagnosticsSummary;
 
 typedef struct CHSDiagnostics_ *CHSDiagnostics;

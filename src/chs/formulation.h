@@ -34,6 +34,11 @@ typedef struct CHSFormulation_ *CHSFormulation;
 /* Accepts a kinetic energy with a configuration-dependent scale sigma(q) (CHSProblemOps
  * .kinetic_scale); every other formulation refuses such a problem (CHS_ERR_UNSUPPORTED). */
 #define CHS_FORM_KINETIC_SCALE 0x20u
+/* Accepts a configuration-dependent mass matrix M(q) (CHS_MASS_CONFIG), resp. explicit time
+ * dependence (CHSProblemDims.time_dependent): docs/mechanics.md. Every other formulation refuses
+ * such a problem (CHS_ERR_UNSUPPORTED naming the formulation and the property). */
+#define CHS_FORM_MASS_CONFIG 0x40u
+#define CHS_FORM_TIME 0x80u
 
 typedef struct CHSFormulationOps {
   const char *name;    /* registry name, e.g. "dirac" */

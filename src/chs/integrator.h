@@ -63,6 +63,10 @@ typedef struct CHSIntegratorOps {
    * linearised step equations solved to round-off; y receives the new state. Returns
    * CHS_ERR_UNSUPPORTED, before any change, where the configuration has no tangent map. */
   int (*tangent_step)(void *mem, sunrealtype h, int k, sunrealtype *dz, N_Vector y, CHSError *err);
+  /* 1: the method needs a constant mass matrix and an autonomous problem (explicit in p, or a
+   * separable H); it refuses a configuration-dependent M(q) and explicit time dependence
+   * (CHS_ERR_UNSUPPORTED; docs/mechanics.md). */
+  int needs_constant_mass;
 } CHSIntegratorOps;
 
 typedef struct CHSIntegrator_ *CHSIntegrator;

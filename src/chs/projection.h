@@ -1,7 +1,9 @@
 /* Projections onto the constraint manifold as post-step hooks (seed 000 (66)-(69), seed 001
  * Sec. 7-8, seed 002 Sec. 4).
  *
- *   momentum: p <- p - G^T Q^{-1} G M^{-1} p, the M^{-1}-orthogonal projection onto psi = 0
+ *   momentum: p <- p - G^T Q^{-1} (G M^{-1} p + g_t), the M^{-1}-orthogonal projection onto
+ *             psi = 0 (M = M(q) and g_t at (q, t) for problems with M(q) or time dependence:
+ *             docs/mechanics.md "Projections")
  *             (one solve with the factored Q; canonical, changes H only at second order in psi);
  *   position: q <- q + dq with dq M-minimal and g(q + dq) = 0, by simplified Newton with the
  *             Jacobian frozen at the unprojected q (seed 000 (67)): dq_{k+1} = dq_k -

@@ -479,6 +479,7 @@ const CHSIntegratorOps chs_integrator_alpha_prk = {
     .evolve = alpha_evolve,
     .get_stats = alpha_stats,
     .needs_hamiltonian = 1, /* kicks with F(q) = -grad V only */
+    .needs_constant_mass = 1,
     .destroy = alpha_destroy,
     .tangent_step = alpha_tangent_step,
 };

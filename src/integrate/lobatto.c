@@ -971,6 +971,7 @@ const CHSIntegratorOps chs_integrator_lobatto = {
     .evolve = lobatto_evolve,
     .get_stats = lobatto_stats,
     .needs_hamiltonian = 1, /* kicks with F(q) = -grad V only */
+    .needs_constant_mass = 1,
     .destroy = lobatto_destroy,
     .tangent_step = lobatto_tangent_step,
 };

@@ -260,5 +260,6 @@ const CHSIntegratorOps chs_integrator_rattle = {
     .get_stats = rattle_stats,
     .destroy = rattle_destroy,
     .needs_hamiltonian = 1, /* explicit half-kicks with F(q) only */
+    .needs_constant_mass = 1,
     .tangent_step = rattle_tangent_step,
 };

@@ -720,6 +720,7 @@ const CHSIntegratorOps chs_integrator_sprk = {
     .get_stats = sprk_stats,
     .sundials_mem = sprk_sundials_mem,
     .needs_hamiltonian = 1, /* kicks with F(q) = -grad V only */
+    .needs_constant_mass = 1,
     .destroy = sprk_destroy,
     .tangent_step = sprk_tangent_step,
 };

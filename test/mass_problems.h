@@ -1,0 +1,248 @@
+/* Two test problems for M(q) and explicit time dependence (test_mass.c; docs/mechanics.md).
+ *
+ * polar-pendulum: the planar pendulum (length, gravity, mass 1) in polar coordinates q = (r, th),
+ *   x = r sin th, y = -r cos th:  M(q) = diag(1, r^2),  V = y = -r cos th,  g = (r^2 - 1) / 2,
+ *   G = (r, 0),  Gdot(q, u) = (u_r, 0),  M'(q; u) b = (0, 2 r u_r b_th),
+ *   grad_q (a^T M b) = (2 r a_th b_th, 0).
+ *   Start: the built-in pendulum's (x, y, px, py) = (1, 0, 0, -2), i.e. r = 1, th = pi/2,
+ *   p = J^T p_cart = (0, -2) with J = d(x, y)/d(r, th).
+ *
+ * moving-circle: a unit point mass in the plane on a unit circle whose centre moves,
+ *   c(t) = (a sin(w t), 0):  g = (|q - c|^2 - 1) / 2,  no forces (V = 0),  M = I.
+ *   g_t = -(q - c) . c',  G_t = -c'^T,  g_tt = |c'|^2 - (q - c) . c''.
+ *   Start at t = 0 (c = 0): q = (sin f0, -cos f0), v = c'(0) + fd0 (cos f0, sin f0).
+ *   In the frame of the centre, rho = q - c = (sin f, -cos f) obeys f'' = -c''(t) . (cos f, sin f)
+ *   (the pseudo-force of the accelerated frame): the independent model test_mass.c integrates. */
+#ifndef CHS_TEST_MASS_PROBLEMS_H
+#define CHS_TEST_MASS_PROBLEMS_H
+
+#include <math.h>
+#include <stdlib.h>
+#include "chs/chs.h"
+
+/* ------------------------------------------------------------------ polar pendulum */
+
+static int pp_create(CHSParams params, void **data, CHSProblemDims *d, CHSError *err) {
+  (void)params;
+  (void)err;
+  *data = NULL;
+  d->n = 2;
+  d->m = 1;
+  d->mass_kind = CHS_MASS_CONFIG;
+  d->jac_kind = CHS_JAC_DENSE;
+  d->declares = CHS_DECLARE_QUADRATIC_CONSTRAINTS;
+  return 0;
+}
+static void pp_destroy(void *data) {
+  (void)data;
+}
+static int pp_potential(void *data, const sunrealtype *q, sunrealtype *V) {
+  (void)data;
+  *V = -q[0] * cos(q[1]);
+  return 0;
+}
+static int pp_force(void *data, const sunrealtype *q, sunrealtype *F) {
+  (void)data;
+  F[0] = cos(q[1]);
+  F[1] = -q[0] * sin(q[1]);
+  return 0;
+}
+static int pp_hess(void *data, const sunrealtype *q, const sunrealtype *u, sunrealtype *Hu) {
+  (void)data;
+  Hu[0] = sin(q[1]) * u[1];
+  Hu[1] = sin(q[1]) * u[0] + q[0] * cos(q[1]) * u[1];
+  return 0;
+}
+static int pp_constraint(void *data, const sunrealtype *q, sunrealtype *g) {
+  (void)data;
+  g[0] = (q[0] * q[0] - 1) / 2;
+  return 0;
+}
+static int pp_jacobian(void *data, const sunrealtype *q, sunrealtype *G) {
+  (void)data;
+  G[0] = q[0];
+  G[1] = 0;
+  return 0;
+}
+static int pp_jacobian_dot(void *data, const sunrealtype *q, const sunrealtype *u,
+                           sunrealtype *Gd) {
+  (void)data;
+  (void)q;
+  Gd[0] = u[0];
+  Gd[1] = 0;
+  return 0;
+}
+static int pp_initial(void *data, sunrealtype *q, sunrealtype *p) {
+  (void)data;
+  q[0] = 1;
+  q[1] = acos(-1.0) / 2;
+  p[0] = 0;
+  p[1] = -2;
+  return 0;
+}
+static int pp_mass(void *data, const sunrealtype *q, sunrealtype *M) {
+  (void)data;
+  M[0] = 1;
+  M[1] = M[2] = 0;
+  M[3] = q[0] * q[0];
+  return 0;
+}
+static int pp_mass_dir(void *data, const sunrealtype *q, const sunrealtype *u, const sunrealtype *b,
+                       sunrealtype *out) {
+  (void)data;
+  out[0] = 0;
+  out[1] = 2 * q[0] * u[0] * b[1];
+  return 0;
+}
+static int pp_mass_grad(void *data, const sunrealtype *q, const sunrealtype *a,
+                        const sunrealtype *b, sunrealtype *out) {
+  (void)data;
+  out[0] = 2 * q[0] * a[1] * b[1];
+  out[1] = 0;
+  return 0;
+}
+
+static const CHSProblemOps polar_pendulum_ops = {
+    .abi_version = CHS_PROBLEM_ABI_VERSION,
+    .name = "polar-pendulum",
+    .summary = "pendulum in polar coordinates, M(q) = diag(1, r^2)",
+    .params_doc = "",
+    .create = pp_create,
+    .destroy = pp_destroy,
+    .potential = pp_potential,
+    .force = pp_force,
+    .constraint = pp_constraint,
+    .jacobian = pp_jacobian,
+    .jacobian_dot = pp_jacobian_dot,
+    .hessian_potential = pp_hess,
+    .initial_state = pp_initial,
+    .mass_matrix = pp_mass,
+    .mass_dir = pp_mass_dir,
+    .mass_grad = pp_mass_grad,
+};
+
+/* (x, y, px, py) of the Cartesian pendulum from the polar state (mass 1). */
+static inline void pp_to_cartesian(const sunrealtype *q, const sunrealtype *p, sunrealtype *xc) {
+  sunrealtype r = q[0], s = sin(q[1]), c = cos(q[1]), rd = p[0], thd = p[1] / (r * r);
+  xc[0] = r * s;
+  xc[1] = -r * c;
+  xc[2] = s * rd + r * c * thd; /* v = J (r', th') */
+  xc[3] = -c * rd + r * s * thd;
+}
+
+/* ------------------------------------------------------------------ moving circle */
+
+typedef struct {
+  sunrealtype a, w, f0, fd0, t;
+} mc_data;
+
+static int mc_create(CHSParams params, void **data, CHSProblemDims *d, CHSError *err) {
+  mc_data *P = calloc(1, sizeof *P);
+  if (!P) {
+    return CHS_ERR_MEM;
+  }
+  *data = P;
+  int rc = CHSParams_GetReal(params, "a", 0.3, &P->a, err);
+  rc = rc ? rc : CHSParams_GetReal(params, "w", 2, &P->w, err);
+  rc = rc ? rc : CHSParams_GetReal(params, "f0", 0.4, &P->f0, err);
+  rc = rc ? rc : CHSParams_GetReal(params, "fd0", 0.7, &P->fd0, err);
+  if (rc != 0) {
+    return rc;
+  }
+  d->n = 2;
+  d->m = 1;
+  d->mass_kind = CHS_MASS_IDENTITY;
+  d->jac_kind = CHS_JAC_DENSE;
+  d->declares = CHS_DECLARE_LINEAR_POTENTIAL | CHS_DECLARE_QUADRATIC_CONSTRAINTS;
+  d->time_dependent = CHS_TIME_CONSTRAINTS;
+  return 0;
+}
+static void mc_destroy(void *data) {
+  free(data);
+}
+static void mc_centre(const mc_data *P, sunrealtype *c, sunrealtype *cd, sunrealtype *cdd) {
+  sunrealtype s = sin(P->w * P->t), co = cos(P->w * P->t);
+  *c = P->a * s;
+  *cd = P->a * P->w * co;
+  *cdd = -P->a * P->w * P->w * s;
+}
+static int mc_set_time(void *data, sunrealtype t) {
+  ((mc_data *)data)->t = t;
+  return 0;
+}
+static int mc_potential(void *data, const sunrealtype *q, sunrealtype *V) {
+  (void)data;
+  (void)q;
+  *V = 0;
+  return 0;
+}
+static int mc_force(void *data, const sunrealtype *q, sunrealtype *F) {
+  (void)data;
+  (void)q;
+  F[0] = F[1] = 0;
+  return 0;
+}
+static int mc_constraint(void *data, const sunrealtype *q, sunrealtype *g) {
+  sunrealtype c, cd, cdd;
+  mc_centre(data, &c, &cd, &cdd);
+  g[0] = ((q[0] - c) * (q[0] - c) + q[1] * q[1] - 1) / 2;
+  return 0;
+}
+static int mc_jacobian(void *data, const sunrealtype *q, sunrealtype *G) {
+  sunrealtype c, cd, cdd;
+  mc_centre(data, &c, &cd, &cdd);
+  G[0] = q[0] - c;
+  G[1] = q[1];
+  return 0;
+}
+static int mc_jacobian_dot(void *data, const sunrealtype *q, const sunrealtype *u,
+                           sunrealtype *Gd) {
+  (void)data;
+  (void)q;
+  Gd[0] = u[0];
+  Gd[1] = u[1];
+  return 0;
+}
+static int mc_constraint_dt(void *data, const sunrealtype *q, sunrealtype *gt, sunrealtype *Gt,
+                            sunrealtype *gtt) {
+  sunrealtype c, cd, cdd;
+  mc_centre(data, &c, &cd, &cdd);
+  if (gt) {
+    gt[0] = -(q[0] - c) * cd;
+  }
+  if (Gt) {
+    Gt[0] = -cd;
+    Gt[1] = 0;
+  }
+  if (gtt) {
+    gtt[0] = cd * cd - (q[0] - c) * cdd;
+  }
+  return 0;
+}
+static int mc_initial(void *data, sunrealtype *q, sunrealtype *p) {
+  const mc_data *P = data;
+  q[0] = sin(P->f0);
+  q[1] = -cos(P->f0);
+  p[0] = P->a * P->w + P->fd0 * cos(P->f0);
+  p[1] = P->fd0 * sin(P->f0);
+  return 0;
+}
+
+static const CHSProblemOps moving_circle_ops = {
+    .abi_version = CHS_PROBLEM_ABI_VERSION,
+    .name = "moving-circle",
+    .summary = "point mass on a unit circle whose centre moves as (a sin wt, 0)",
+    .params_doc = "a=0.3 amplitude; w=2 frequency; f0=0.4 angle; fd0=0.7 relative angular rate",
+    .create = mc_create,
+    .destroy = mc_destroy,
+    .potential = mc_potential,
+    .force = mc_force,
+    .constraint = mc_constraint,
+    .jacobian = mc_jacobian,
+    .jacobian_dot = mc_jacobian_dot,
+    .initial_state = mc_initial,
+    .set_time = mc_set_time,
+    .constraint_dt = mc_constraint_dt,
+};
+
+#endif
