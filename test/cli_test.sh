@@ -597,5 +597,13 @@ done
 expect 2 "4294967297" -- workprec --problem pendulum --configs dirac/erk:dp5 --tols 1e-4:1e-6:4294967297 --tf 1 --no-cache
 expect 2 "'inf'" -- workprec --problem pendulum --configs dirac/erk:dp5 --tols inf:1e-6:2 --tf 1 --no-cache
 
+# Issue 13: references at one time only (andrews: t = 0.03) and problems that some formulations
+# refuse (M(q), time dependence): runs with intermediate outputs and bench rhs exit 0.
+expect 0 "" -- run --problem andrews --formulation standard --method cvode:bdf --rtol 1e-8 --atol 1e-10 --tf 0.03 --every 5
+if grep -q '|(q,p)-ref|    max' "$tmp/out"; then ok; else bad "andrews run to 0.03 reports no reference error"; fi
+expect 0 "" -- run --problem andrews --formulation standard --method cvode:bdf --rtol 1e-8 --atol 1e-10 --tf 0.02 --every 5
+if grep -q '|(q,p)-ref|    max' "$tmp/out"; then bad "andrews run to 0.02 reports a reference error"; else ok; fi
+expect 0 "" -- bench rhs --evals 20
+
 echo "cli: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]
