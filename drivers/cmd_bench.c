@@ -28,9 +28,12 @@ int cli_rhs_costs(CHSProblem prob, const char *const *names, int k, long evals, 
   N_Vector y[CLI_MAX_COSTS] = {NULL}, yd[CLI_MAX_COSTS] = {NULL};
   for (int i = 0; i < k; i++) {
     cost[i] = -1;
-    if (CHSFormulation_Create(names[i], prob, ctx, &f[i], NULL) == 0 &&
-        CHSFormulation_NewInitialState(f[i], &y[i], NULL) == 0 && (yd[i] = N_VClone(y[i]))) {
+    int crc = CHSFormulation_Create(names[i], prob, ctx, &f[i], NULL);
+    if (crc == 0 && CHSFormulation_NewInitialState(f[i], &y[i], NULL) == 0 &&
+        (yd[i] = N_VClone(y[i]))) {
       cost[i] = 1e300;
+    } else if (crc == CHS_ERR_UNSUPPORTED) {
+      cost[i] = -2; /* the formulation refuses the problem (M(q), time dependence, damping) */
     }
   }
   /* Rounds interleave the formulations, so a change of the machine's speed during the run
@@ -84,8 +87,9 @@ static int bench_problem(const char *problem, long evals, int json, int first) {
     if (CHSFormulationRegistry_Get(i)->flags & CHS_FORM_DAE) {
       continue; /* residual formulations: no right-hand side to time */
     }
-    if ((CHSFormulationRegistry_Get(i)->flags & CHS_FORM_NEEDS_HAMILTONIAN) &&
-        !CHSProblem_IsConservative(prob)) {
+    if (((CHSFormulationRegistry_Get(i)->flags & CHS_FORM_NEEDS_HAMILTONIAN) &&
+         !CHSProblem_IsConservative(prob)) ||
+        cost[i] == -2) {
       /* the formulation refuses a damped problem: a row without numbers */
       if (json) {
         printf("%s\n    {\"problem\": ", first && i == 0 ? "" : ",");

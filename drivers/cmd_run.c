@@ -21,7 +21,7 @@ static void print_summary(const cli_result *r) {
     printf("  |(q,p)-ref|    max %.3e  final %.3e\n", (double)d->int_err_max,
            (double)d->int_err_final);
   } else {
-    printf("  |(q,p)-ref|    n/a (problem has no reference solution)\n");
+    printf("  |(q,p)-ref|    n/a (no reference solution at t_final)\n");
   }
   if (s->stats.nonlin_iters > 0) {
     printf("  nonlinear      %ld iterations, %ld convergence failures", s->stats.nonlin_iters,

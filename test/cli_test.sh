@@ -622,5 +622,13 @@ fi
 # by name; the default uses difference quotients.
 expect 2 "constraint_third" -- run --problem slider-crank --formulation dae-index1 --method ida:jac=analytic --rtol 1e-6 --atol 1e-8 --tf 0.1
 
+# Issue 13: references at one time only (andrews: t = 0.03) and problems that some formulations
+# refuse (M(q), time dependence): runs with intermediate outputs and bench rhs exit 0.
+expect 0 "" -- run --problem andrews --formulation standard --method cvode:bdf --rtol 1e-8 --atol 1e-10 --tf 0.03 --every 5
+if grep -q '|(q,p)-ref|    max' "$tmp/out"; then ok; else bad "andrews run to 0.03 reports no reference error"; fi
+expect 0 "" -- run --problem andrews --formulation standard --method cvode:bdf --rtol 1e-8 --atol 1e-10 --tf 0.02 --every 5
+if grep -q '|(q,p)-ref|    max' "$tmp/out"; then bad "andrews run to 0.02 reports a reference error"; else ok; fi
+expect 0 "" -- bench rhs --evals 20
+
 echo "cli: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]
