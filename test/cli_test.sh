@@ -356,5 +356,25 @@ expect 2 "first-order" -- compare --problem fj-example --formulations dirac --me
 "$chs" reproduce seiler-fj-example --json >"$tmp/fjex.json"
 if [[ $(grep -c '"holds": true' "$tmp/fjex.json") -eq 4 ]] && ! grep -q '"holds": false' "$tmp/fjex.json"; then ok; else bad "seiler-fj-example claims"; fi
 
+# ---- issue 12: integrator robustness (src/integrate) ----
+# Defect 2: a bad newton= value is refused (exit 2) naming it, without reading uninitialised
+# memory (valgrind, when installed, over one bad option per method family).
+expect 2 "'foo'" -- run --problem pendulum --formulation standard --method lobatto:3:newton=foo --h 0.01 --tf 1
+expect 2 "'foo'" -- run --problem pendulum --formulation standard --method alpha-prk:3:newton=foo --h 0.01 --tf 1
+if command -v valgrind >/dev/null; then
+  for m in lobatto:3:newton=foo alpha-prk:3:newton=foo alpha-prk:3:alpha=x rattle:foo \
+    sprk:leapfrog_2_2:foo gauss:2:foo midpoint:fixed:tol=foo erk:foo dirk:foo; do
+    valgrind -q --error-exitcode=9 "$chs" run --problem pendulum --formulation standard \
+      --method "$m" --h 0.01 --tf 1 >/dev/null 2>"$tmp/err"
+    if [[ $? -eq 2 ]]; then ok; else bad "valgrind chs run --method $m: $(head -c 300 "$tmp/err")"; fi
+  done
+  for m in cvode:foo cvode:bdf:ls=foo ida:ls=foo ida:ls=klu,jac=foo; do
+    valgrind -q --error-exitcode=9 "$chs" run --problem pendulum --formulation standard \
+      --method "$m" --rtol 1e-6 --atol 1e-6 --tf 1 >/dev/null 2>"$tmp/err"
+    if [[ $? -eq 2 ]]; then ok; else bad "valgrind chs run --method $m: $(head -c 300 "$tmp/err")"; fi
+  done
+fi
+# ---- end of issue 12: integrator robustness ----
+
 echo "cli: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -236,12 +236,41 @@ static void test_refuses_adaptive(void **state) {
   CHSProblem_Destroy(&prob);
 }
 
+/* Issue 12, defect 2: a bad newton= value left the stage-count buffer unset (read uninitialised
+ * by lobatto_create); now the buffer is always set, the value refused and named. */
+static void test_newton_option(void **state) {
+  (void)state;
+  char buf[8];
+  int mode = -7;
+  memset(buf, 'X', sizeof buf);
+  assert_int_equal(chs_cprk_newton_option("3:newton=foo", buf, sizeof buf, &mode), -1);
+  assert_string_equal(buf, "3");
+  assert_int_equal(mode, CHS_CPRK_NEWTON_AUTO);
+  assert_int_equal(chs_cprk_newton_option("4:newton=structured", buf, sizeof buf, &mode), 0);
+  assert_string_equal(buf, "4");
+  assert_int_equal(mode, CHS_CPRK_NEWTON_STRUCTURED);
+  /* too long for buf: refused rather than truncated into a valid name */
+  assert_int_equal(chs_cprk_newton_option("300000000", buf, sizeof buf, &mode), -1);
+  assert_int_equal(strlen(buf), sizeof buf - 1);
+  CHSProblem prob = new_problem("pendulum");
+  CHSFormulation f = new_formulation("standard", prob, test_context());
+  CHSRunOptions o = run_options("lobatto:3:newton=foo", 0.01, 1);
+  CHSRunSummary sum;
+  CHSError err;
+  CHSError_Clear(&err);
+  assert_int_equal(CHSRun(f, &o, NULL, NULL, &sum, &err), CHS_ERR_NOTFOUND);
+  assert_non_null(strstr(err.msg, "'foo'"));
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_coefficients),    cmocka_unit_test(test_rattle_equivalence),
-      cmocka_unit_test(test_orders_pendulum), cmocka_unit_test(test_orders_double_pendulum),
-      cmocka_unit_test(test_constraints),     cmocka_unit_test(test_refuses_adaptive),
-      cmocka_unit_test(test_chain_stages),    cmocka_unit_test(test_structured_newton),
+      cmocka_unit_test(test_newton_option),          cmocka_unit_test(test_coefficients),
+      cmocka_unit_test(test_rattle_equivalence),     cmocka_unit_test(test_orders_pendulum),
+      cmocka_unit_test(test_orders_double_pendulum), cmocka_unit_test(test_constraints),
+      cmocka_unit_test(test_refuses_adaptive),       cmocka_unit_test(test_chain_stages),
+      cmocka_unit_test(test_structured_newton),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

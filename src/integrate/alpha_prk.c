@@ -159,8 +159,12 @@ static int alpha_create(const char *options, CHSFormulation f, N_Vector y0, sunr
   int newton = 0;
   if (chs_cprk_newton_option(options, o, sizeof o, &newton) != 0) {
     return chs_error_set(err, CHS_ERR_ARG,
-                         "bad option of method alpha-prk:%s (newton=dense or newton=structured)",
-                         options);
+                         "bad option of method alpha-prk:%s: '%s' (newton=dense or "
+                         "newton=structured)",
+                         options ? options : "",
+                         options && strstr(options, ":newton=")
+                             ? strstr(options, ":newton=") + strlen(":newton=")
+                             : (options ? options : ""));
   }
   if (strcmp(o, "2") == 0) {
     return chs_error_set(err, CHS_ERR_NOTFOUND,

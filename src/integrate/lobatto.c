@@ -163,6 +163,15 @@ int chs_cprk_newton_option(const char *options, char *buf, size_t len, int *mode
   const char *k = strstr(o, ":newton=");
   size_t keep = k ? (size_t)(k - o) : strlen(o);
   *mode = CHS_CPRK_NEWTON_AUTO;
+  /* buf is always set, also on failure (the callers name it in their messages) */
+  if (keep >= len) {
+    keep = len - 1;
+  }
+  memcpy(buf, o, keep);
+  buf[keep] = '\0';
+  if ((k ? (size_t)(k - o) : strlen(o)) >= len) {
+    return -1; /* too long to be one of ours: not truncated into a valid one */
+  }
   if (k) {
     const char *v = k + strlen(":newton=");
     if (strcmp(v, "dense") == 0) {
@@ -173,11 +182,6 @@ int chs_cprk_newton_option(const char *options, char *buf, size_t len, int *mode
       return -1;
     }
   }
-  if (keep >= len) {
-    keep = len - 1;
-  }
-  memcpy(buf, o, keep);
-  buf[keep] = '\0';
   return 0;
 }
 
@@ -900,9 +904,15 @@ static int lobatto_create(const char *options, CHSFormulation f, N_Vector y0, su
                           const CHSStepControl *ctl, void **out, CHSError *err) {
   char *end = NULL, opt[32];
   int newton = 0;
-  int bad = chs_cprk_newton_option(options, opt, sizeof opt, &newton) != 0;
+  if (chs_cprk_newton_option(options, opt, sizeof opt, &newton) != 0) {
+    const char *k = options ? strstr(options, ":newton=") : NULL;
+    return chs_error_set(err, CHS_ERR_NOTFOUND,
+                         "unknown method 'lobatto:%s': bad value '%s' of newton= (use "
+                         "newton=dense or newton=structured; lobatto:2, lobatto:3 or lobatto:4)",
+                         options ? options : "", k ? k + strlen(":newton=") : "");
+  }
   long s = *opt ? strtol(opt, &end, 10) : 0;
-  if (bad || !*opt || *end != '\0' || s < 2 || s > CHS_CPRK_SMAX) {
+  if (!*opt || *end != '\0' || s < 2 || s > CHS_CPRK_SMAX) {
     return chs_error_set(err, CHS_ERR_NOTFOUND,
                          "unknown method 'lobatto%s%s' (use lobatto:2, lobatto:3 or lobatto:4: "
                          "the number of stages; :newton=dense|structured)",
