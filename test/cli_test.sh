@@ -403,6 +403,9 @@ for c in "lobatto:3 0.001" "lobatto:3 0.0005" "lobatto:4 0.001" "alpha-prk:3 0.0
   set -- $c
   steps_case "$1" standard "$2" 100 10 "$(awk -v h="$2" 'BEGIN { printf "%d", 10 / h + 0.5 }')"
 done
+# Defect 10 (IDA part): an overflowing initial derivative is named (was "tstop = 5 is behind
+# current t = 0").
+expect 3 "initial derivative" -- run --problem pendulum:gravity=1e308 --formulation dae-ggl --method ida --rtol 1e-8 --atol 1e-8 --tf 5
 # ---- end of issue 12: integrator robustness ----
 
 echo "cli: $pass passed, $fail failed"
