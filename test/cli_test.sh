@@ -629,6 +629,57 @@ if grep -q '|(q,p)-ref|    max' "$tmp/out"; then ok; else bad "andrews run to 0.
 expect 0 "" -- run --problem andrews --formulation standard --method cvode:bdf --rtol 1e-8 --atol 1e-10 --tf 0.02 --every 5
 if grep -q '|(q,p)-ref|    max' "$tmp/out"; then bad "andrews run to 0.02 reports a reference error"; else ok; fi
 expect 0 "" -- bench rhs --evals 20
+# ---- issue 12: integrator robustness (src/integrate) ----
+# Defect 2: a bad newton= value is refused (exit 2) naming it, without reading uninitialised
+# memory (valgrind, when installed, over one bad option per method family).
+expect 2 "'foo'" -- run --problem pendulum --formulation standard --method lobatto:3:newton=foo --h 0.01 --tf 1
+expect 2 "'foo'" -- run --problem pendulum --formulation standard --method alpha-prk:3:newton=foo --h 0.01 --tf 1
+if command -v valgrind >/dev/null; then
+  for m in lobatto:3:newton=foo alpha-prk:3:newton=foo alpha-prk:3:alpha=x rattle:foo \
+    sprk:leapfrog_2_2:foo gauss:2:foo midpoint:fixed:tol=foo erk:foo dirk:foo; do
+    valgrind -q --error-exitcode=9 "$chs" run --problem pendulum --formulation standard \
+      --method "$m" --h 0.01 --tf 1 >/dev/null 2>"$tmp/err"
+    if [[ $? -eq 2 ]]; then ok; else bad "valgrind chs run --method $m: $(head -c 300 "$tmp/err")"; fi
+  done
+  for m in cvode:foo cvode:bdf:ls=foo ida:ls=foo ida:ls=klu,jac=foo; do
+    valgrind -q --error-exitcode=9 "$chs" run --problem pendulum --formulation standard \
+      --method "$m" --rtol 1e-6 --atol 1e-6 --tf 1 >/dev/null 2>"$tmp/err"
+    if [[ $? -eq 2 ]]; then ok; else bad "valgrind chs run --method $m: $(head -c 300 "$tmp/err")"; fi
+  done
+fi
+# Defect 15: fixed steps are counted, not accumulated (t += h drifted: 100032 steps for
+# --h 0.001 --every 1000 --tf 100, 100073 for --h 0.0003 --every 1000 --tf 30, 100043 with erk).
+steps_case() { # METHOD FORMULATION H EVERY TF WANT
+  "$chs" run --problem pendulum --formulation "$2" --method "$1" --h "$3" --every "$4" --tf "$5" \
+    --json >"$tmp/steps.json" 2>"$tmp/err"
+  local got
+  got=$(grep -o '"steps": [0-9]*' "$tmp/steps.json" | grep -o '[0-9]*$')
+  if [[ $got == "$6" ]]; then ok; else bad "$1 --h $3 --every $4 --tf $5: steps '$got', want $6 $(head -c 200 "$tmp/err")"; fi
+}
+steps_case rattle standard 0.00125 1 30 24000
+steps_case rattle standard 0.001 1000 100 100000
+steps_case rattle standard 0.001 10000 100 100000
+steps_case rattle standard 0.0003 1000 30 100000
+steps_case rattle standard 0.3 1 1 4
+steps_case rattle standard 0.3 2 1 4
+for m in sprk:leapfrog_2_2 gauss:1 lobatto:2; do
+  steps_case $m standard 0.0003 1000 30 100000
+  steps_case $m standard 0.3 1 1 4
+done
+for m in erk:rk4 dirk:midpoint; do
+  steps_case $m dirac 0.001 1000 100 100000
+  steps_case $m dirac 0.3 1 1 4
+done
+# Defect 15: small steps of the Lobatto / alpha-PRK stage Newton (stalled at its rounding level,
+# which grows like 1/h, and failed advising "reduce --h").
+for c in "lobatto:3 0.001" "lobatto:3 0.0005" "lobatto:4 0.001" "alpha-prk:3 0.001"; do
+  set -- $c
+  steps_case "$1" standard "$2" 100 10 "$(awk -v h="$2" 'BEGIN { printf "%d", 10 / h + 0.5 }')"
+done
+# Defect 10 (IDA part): an overflowing initial derivative is named (was "tstop = 5 is behind
+# current t = 0").
+expect 2 "initial derivative" -- run --problem pendulum:gravity=1e308 --formulation dae-ggl --method ida --rtol 1e-8 --atol 1e-8 --tf 5
+# ---- end of issue 12: integrator robustness ----
 
 echo "cli: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

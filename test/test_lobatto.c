@@ -236,8 +236,75 @@ static void test_refuses_adaptive(void **state) {
   CHSProblem_Destroy(&prob);
 }
 
+/* Issue 12, defect 15: small steps on the pendulum to t = 10. The stage Newton's increment stalls
+ * at the rounding level of the momenta, u |M| |q| / h (the constraints pin the stage positions
+ * only to u |q|), which exceeded the old fixed threshold 1e3 * 8u: lobatto:3 failed at t = 5.001
+ * with h = 0.001 and at t = 0.0045 with h = 0.0005, lobatto:4 at t = 0.001, advising "reduce --h".
+ * Now each run completes with |g| at round-off, the energy error and the error against the exact
+ * solution at the (rounding-dominated) level of these steps. */
+static void test_small_steps(void **state) {
+  (void)state;
+  const struct {
+    const char *method;
+    double h, energy, ref;
+  } cases[] = {
+      {"lobatto:3", 0.001, 1e-12, 1e-10},
+      {"lobatto:3", 0.0005, 1e-12, 1e-10},
+      {"lobatto:4", 0.001, 1e-12, 1e-10},
+      {"alpha-prk:3", 0.001, 1e-12, 1e-10},
+      {"lobatto:3:newton=structured", 0.0005, 1e-12, 1e-10},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    CHSProblem prob = new_problem("pendulum");
+    CHSFormulation f = new_formulation("standard", prob, test_context());
+    CHSRunOptions o = run_options(cases[k].method, cases[k].h, 10);
+    o.every = 100;
+    CHSRunSummary r = run_ok(f, &o);
+    print_message("%s, h = %g, pendulum to t = 10: %ld steps, energy error %.2e, |g| %.2e, "
+                  "|(q,p) - exact| %.2e\n",
+                  cases[k].method, cases[k].h, r.stats.steps, r.diag.energy_err_max,
+                  r.diag.pos_res_max, r.diag.int_err_final);
+    assert_int_equal(r.stats.steps, (long)lround(10 / cases[k].h));
+    CHECK_LE(r.diag.pos_res_max, 1e-14);
+    CHECK_LE(r.diag.energy_err_max, cases[k].energy);
+    assert_true(r.diag.has_reference);
+    CHECK_LE(r.diag.int_err_final, cases[k].ref);
+    CHSFormulation_Destroy(&f);
+    CHSProblem_Destroy(&prob);
+  }
+}
+
+/* Issue 12, defect 2: a bad newton= value left the stage-count buffer unset (read uninitialised
+ * by lobatto_create); now the buffer is always set, the value refused and named. */
+static void test_newton_option(void **state) {
+  (void)state;
+  char buf[8];
+  int mode = -7;
+  memset(buf, 'X', sizeof buf);
+  assert_int_equal(chs_cprk_newton_option("3:newton=foo", buf, sizeof buf, &mode), -1);
+  assert_string_equal(buf, "3");
+  assert_int_equal(mode, CHS_CPRK_NEWTON_AUTO);
+  assert_int_equal(chs_cprk_newton_option("4:newton=structured", buf, sizeof buf, &mode), 0);
+  assert_string_equal(buf, "4");
+  assert_int_equal(mode, CHS_CPRK_NEWTON_STRUCTURED);
+  /* too long for buf: refused rather than truncated into a valid name */
+  assert_int_equal(chs_cprk_newton_option("300000000", buf, sizeof buf, &mode), -1);
+  assert_int_equal(strlen(buf), sizeof buf - 1);
+  CHSProblem prob = new_problem("pendulum");
+  CHSFormulation f = new_formulation("standard", prob, test_context());
+  CHSRunOptions o = run_options("lobatto:3:newton=foo", 0.01, 1);
+  CHSRunSummary sum;
+  CHSError err;
+  CHSError_Clear(&err);
+  assert_int_equal(CHSRun(f, &o, NULL, NULL, &sum, &err), CHS_ERR_NOTFOUND);
+  assert_non_null(strstr(err.msg, "'foo'"));
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_newton_option),   cmocka_unit_test(test_small_steps),
       cmocka_unit_test(test_coefficients),    cmocka_unit_test(test_rattle_equivalence),
       cmocka_unit_test(test_orders_pendulum), cmocka_unit_test(test_orders_double_pendulum),
       cmocka_unit_test(test_constraints),     cmocka_unit_test(test_refuses_adaptive),

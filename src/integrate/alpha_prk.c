@@ -92,8 +92,9 @@ typedef struct {
   int have_H0;
   long energy_solves, fallback_steps;
   char who[32];
-  sunrealtype *tbuf; /* tangent map: d Phi / d alpha (2 n), M^{-1} p1 (n) */
-  int moved;         /* the last search moved alpha (else the step kept it: a fixed-alpha map) */
+  sunrealtype *tbuf;  /* tangent map: d Phi / d alpha (2 n), M^{-1} p1 (n) */
+  int moved;          /* the last search moved alpha (else the step kept it: a fixed-alpha map) */
+  CHSError trial_err; /* why the last failed stage Newton solve failed */
 } alpha_mem;
 
 static const char *alpha_method_name(int i) {
@@ -159,8 +160,12 @@ static int alpha_create(const char *options, CHSFormulation f, N_Vector y0, sunr
   int newton = 0;
   if (chs_cprk_newton_option(options, o, sizeof o, &newton) != 0) {
     return chs_error_set(err, CHS_ERR_ARG,
-                         "bad option of method alpha-prk:%s (newton=dense or newton=structured)",
-                         options);
+                         "bad option of method alpha-prk:%s: '%s' (newton=dense or "
+                         "newton=structured)",
+                         options ? options : "",
+                         options && strstr(options, ":newton=")
+                             ? strstr(options, ":newton=") + strlen(":newton=")
+                             : (options ? options : ""));
   }
   if (strcmp(o, "2") == 0) {
     return chs_error_set(err, CHS_ERR_NOTFOUND,
@@ -227,9 +232,8 @@ static int alpha_try(alpha_mem *a, int k, sunrealtype alpha, sunrealtype h, int 
                      sunrealtype *e, CHSError *err) {
   chs_cprk *c = a->c;
   alpha_set(a, k, alpha);
-  CHSError tmp;
-  CHSError_Clear(&tmp);
-  if (chs_cprk_trial(c, &a->cur, h, warm, &tmp) != 0) {
+  CHSError_Clear(&a->trial_err);
+  if (chs_cprk_trial(c, &a->cur, h, warm, &a->trial_err) != 0) {
     return 1;
   }
   sunrealtype H;
@@ -356,10 +360,8 @@ static int alpha_solve(alpha_mem *a, sunrealtype h, int *dir, CHSError *err) {
     return rc;
   }
   if (rc == 2) {
-    return chs_error_set(err, CHS_ERR_SOLVER,
-                         "%s: Newton iteration for the stages did not converge at t = %g "
-                         "(reduce --h)",
-                         a->who, (double)c->t);
+    /* the stage solve's own reason (not finite, singular, stalled at rounding, slow) */
+    return chs_error_set(err, CHS_ERR_SOLVER, "%s (alpha %g)", a->trial_err.msg, (double)alpha);
   }
   if (rc > 0) {
     return chs_error_set(err, CHS_ERR_SOLVER,

@@ -16,12 +16,15 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include "../compat.h"
 #include "../impl.h"
+#include "fixed_step.h"
 
 typedef struct {
   void *arkode;
   CHSFormulation f;
   SUNMatrix A;
   SUNLinearSolver LS;
+  int fixed;
+  sunrealtype h, t;          /* fixed step: its size, and the time reached (grid t0 + k h) */
   long base_steps, base_rhs; /* counts before the last restart (ARKODE resets its own) */
   char arkode_msg[CHS_ARKODE_MSG_LEN];
 } dirk_mem;
@@ -126,6 +129,9 @@ static int dirk_create(const char *options, CHSFormulation f, N_Vector y0, sunre
   SUNContext ctx = CHSFormulation_GetContext(f);
   sunindextype n = N_VGetLength(y0);
   d->f = f;
+  d->fixed = fixed;
+  d->h = ctl->h;
+  d->t = t0;
   d->arkode = ARKStepCreate(NULL, CHSFormulation_Rhs, t0, y0, ctx);
   d->A = SUNDenseMatrix(n, n, ctx);
   d->LS = d->A ? SUNLinSol_Dense(y0, d->A, ctx) : NULL;
@@ -173,9 +179,35 @@ static int dirk_create(const char *options, CHSFormulation f, N_Vector y0, sunre
 static int dirk_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
                        CHSError *err) {
   dirk_mem *d = mem;
-  int rc = chs_ark_set_stop_time(d->arkode, tout);
-  if (rc == 0) {
-    rc = chs_ark_evolve(d->arkode, tout, y, tret, one_step ? ARK_ONE_STEP : ARK_NORMAL);
+  int rc = 0;
+  if (d->fixed) { /* counted steps, each stopped at its grid point (fixed_step.h) */
+    long long total = 0;
+    int partial = 0;
+    *tret = d->t;
+    CHS_CALL(chs_fixed_step_count(d->t, d->h, tout, one_step, &total, &partial, err));
+    const sunrealtype t0 = d->t;
+    /* the stop time only at tout: a stop at every step would cost FSAL methods the reuse of
+     * their last stage. ARKODE's own time may then differ from the grid by its rounding drift
+     * (it is snapped to tout when its last step would overshoot); the count is ours. */
+    rc = total > 0 ? chs_ark_set_stop_time(d->arkode, tout) : 0;
+    for (long long k = 1; k <= total && rc >= 0; k++) {
+      sunrealtype t1 = chs_fixed_step_end(t0, d->h, tout, k, total);
+      rc = chs_ark_evolve(d->arkode, t1, y, tret, ARK_ONE_STEP);
+      if (rc >= 0) {
+        d->t = *tret = t1;
+      }
+      if (one_step) {
+        break;
+      }
+    }
+    if (rc >= 0 && !one_step) {
+      d->t = *tret = tout;
+    }
+  } else {
+    rc = chs_ark_set_stop_time(d->arkode, tout);
+    if (rc == 0) {
+      rc = chs_ark_evolve(d->arkode, tout, y, tret, one_step ? ARK_ONE_STEP : ARK_NORMAL);
+    }
   }
   if (rc < 0) {
     return chs_arkode_failure(err, "ARKStep", chs_ark_get_return_flag_name(rc), *tret, d->f,
@@ -210,6 +242,7 @@ static int dirk_reinit(void *mem, sunrealtype t, N_Vector y) {
   if (chs_ark_get_num_rhs_evals(d->arkode, &v) == 0) {
     d->base_rhs += v;
   }
+  d->t = t;
   return ARKStepReInit(d->arkode, NULL, CHSFormulation_Rhs, t, y) == 0 ? 0 : CHS_ERR_SOLVER;
 }
 

@@ -13,6 +13,7 @@
 #include <arkode/arkode_erkstep.h>
 #include "../compat.h"
 #include "../impl.h"
+#include "fixed_step.h"
 
 /* The ARKODE ERK tables of the SUNDIALS chs runs on: enumerated by ARKODE itself from 7.1 on,
  * the 6.4 list before. Names are checked against this list before ARKODE loads them (ARKODE
@@ -50,7 +51,8 @@ typedef struct {
   void *arkode;
   CHSFormulation f;
   int fixed;
-  long base_steps, base_rhs;           /* counts before the last restart (ARKODE resets its own) */
+  sunrealtype h, t;          /* fixed step: its size, and the time reached (on the grid t0 + k h) */
+  long base_steps, base_rhs; /* counts before the last restart (ARKODE resets its own) */
   char arkode_msg[CHS_ARKODE_MSG_LEN]; /* last ARKODE error message (SUNDIALS 6) */
 } erk_mem;
 
@@ -138,6 +140,8 @@ static int erk_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   }
   e->f = f;
   e->fixed = fixed;
+  e->h = ctl->h;
+  e->t = t0;
   e->arkode = ERKStepCreate(CHSFormulation_Rhs, t0, y0, CHSFormulation_GetContext(f));
   int rc = e->arkode ? 0 : -1;
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)
@@ -177,9 +181,35 @@ static int erk_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
 static int erk_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
                       CHSError *err) {
   erk_mem *e = mem;
-  int rc = chs_erk_set_stop_time(e->arkode, tout);
-  if (rc == 0) {
-    rc = chs_erk_evolve(e->arkode, tout, y, tret, one_step ? ARK_ONE_STEP : ARK_NORMAL);
+  int rc = 0;
+  if (e->fixed) { /* counted steps, each stopped at its grid point (fixed_step.h) */
+    long long total = 0;
+    int partial = 0;
+    *tret = e->t;
+    CHS_CALL(chs_fixed_step_count(e->t, e->h, tout, one_step, &total, &partial, err));
+    const sunrealtype t0 = e->t;
+    /* the stop time only at tout: a stop at every step would cost FSAL methods the reuse of
+     * their last stage. ARKODE's own time may then differ from the grid by its rounding drift
+     * (it is snapped to tout when its last step would overshoot); the count is ours. */
+    rc = total > 0 ? chs_erk_set_stop_time(e->arkode, tout) : 0;
+    for (long long k = 1; k <= total && rc >= 0; k++) {
+      sunrealtype t1 = chs_fixed_step_end(t0, e->h, tout, k, total);
+      rc = chs_erk_evolve(e->arkode, t1, y, tret, ARK_ONE_STEP);
+      if (rc >= 0) {
+        e->t = *tret = t1;
+      }
+      if (one_step) {
+        break;
+      }
+    }
+    if (rc >= 0 && !one_step) {
+      e->t = *tret = tout;
+    }
+  } else {
+    rc = chs_erk_set_stop_time(e->arkode, tout);
+    if (rc == 0) {
+      rc = chs_erk_evolve(e->arkode, tout, y, tret, one_step ? ARK_ONE_STEP : ARK_NORMAL);
+    }
   }
   if (rc < 0) {
     return chs_arkode_failure(err, "ERKStep", chs_erk_get_return_flag_name(rc), *tret, e->f,
@@ -216,6 +246,7 @@ static int erk_reinit(void *mem, sunrealtype t, N_Vector y) {
   if (chs_erk_get_num_rhs_evals(e->arkode, &v) == 0) {
     e->base_rhs += v;
   }
+  e->t = t;
   return ERKStepReInit(e->arkode, CHSFormulation_Rhs, t, y) == 0 ? 0 : CHS_ERR_SOLVER;
 }
 

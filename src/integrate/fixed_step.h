@@ -10,28 +10,68 @@
 /* One step of size h from the stepper's state; on success it advances the stepper's time by h. */
 typedef int (*chs_fixed_step_fn)(void *mem, sunrealtype h, CHSError *err);
 
-/* Steps of h from *t towards tout through step (only one with one_step); the last step before
- * tout is shortened to reach it, and *t is then set to tout exactly (no round-off drift). t points
- * into mem: step advances it. Returns 0, or the first non-zero code of step. */
+/* The steps of h from t to tout (t < tout), counted, not found by accumulating t += h (whose
+ * drift, ~ k u t after k steps, made a spurious tiny last step: 100032 steps for 100 / 0.001 with
+ * an output every 1000 steps): when (tout - t) / h is an integer N up to its rounding error (or
+ * 1e-9), N steps of h; otherwise floor((tout - t) / h) steps of h and one shorter step to tout.
+ * Step k (1-based) ends at t + k h (one rounding), the last at tout exactly. *total: the number
+ * of steps (0 when tout - t is below the rounding level of t), *partial: 1 when the last one is
+ * shorter than h (its size is then tout - t - (total - 1) h); returns 0, or
+ * CHS_ERR_UNSUPPORTED for more than 1e15 steps (unless one_step: then *total is 1 or 2, the step
+ * being the last one or not). */
+static inline int chs_fixed_step_count(sunrealtype t, sunrealtype h, sunrealtype tout, int one_step,
+                                       long long *total, int *partial, CHSError *err) {
+  const sunrealtype r = (tout - t) / h;
+  const sunrealtype tol = fmax(1e-9, 16 * SUN_UNIT_ROUNDOFF * (r + (fabs(t) + fabs(tout)) / h));
+  const sunrealtype nr = nearbyint(r);
+  *partial = !(fabs(r - nr) <= tol);
+  if (!(r > tol)) {
+    *total = 0;
+  } else if (one_step) {
+    *total = r <= 1 + tol ? 1 : 2;
+  } else if (!(r <= 1e15)) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "%g steps of h = %g from t = %g to %g: too many for a fixed-step method",
+                         (double)r, (double)h, (double)t, (double)tout);
+  } else {
+    *total = *partial ? (long long)floor(r) + 1 : (long long)nr;
+  }
+  return 0;
+}
+
+/* The end of step k of chs_fixed_step_count's total from t. */
+static inline sunrealtype chs_fixed_step_end(sunrealtype t, sunrealtype h, sunrealtype tout,
+                                             long long k, long long total) {
+  return k >= total ? tout : t + (sunrealtype)k * h;
+}
+
+/* Steps of h from *t towards tout through step (only one with one_step), counted by
+ * chs_fixed_step_count: step k ends at *t + k h, the last one at tout (shortened when tout - *t is
+ * no multiple of h). t points into mem: step advances it; it is overridden here with the end of
+ * the step. Returns 0, or the first non-zero code of step or of chs_fixed_step_count. */
 static inline int chs_fixed_step_evolve(void *mem, chs_fixed_step_fn step, sunrealtype *t,
                                         sunrealtype h, sunrealtype tout, int one_step,
                                         CHSError *err) {
-  int rc = 0;
-  while (rc == 0 && *t < tout) {
-    sunrealtype hs = h;
-    int last = *t + hs >= tout - 1e-9 * h;
-    if (last) {
-      hs = tout - *t;
+  if (!(*t < tout)) {
+    return 0;
+  }
+  const sunrealtype t0 = *t;
+  long long total = 0;
+  int partial = 0;
+  CHS_CALL(chs_fixed_step_count(t0, h, tout, one_step, &total, &partial, err));
+  for (long long k = 1; k <= total; k++) {
+    sunrealtype t1 = chs_fixed_step_end(t0, h, tout, k, total);
+    int rc = step(mem, k == total && partial ? t1 - (t0 + (sunrealtype)(k - 1) * h) : h, err);
+    if (rc != 0) {
+      return rc;
     }
-    rc = step(mem, hs, err);
-    if (rc == 0 && last) {
-      *t = tout;
-    }
+    *t = t1;
     if (one_step) {
-      break;
+      return 0;
     }
   }
-  return rc;
+  *t = tout; /* also when tout - t0 is below the rounding level of t0: no step */
+  return 0;
 }
 
 /* CHS_ERR_UNSUPPORTED unless the state of f is the physical (q, p) (the steppers work on the

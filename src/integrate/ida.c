@@ -83,6 +83,24 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   if (rc == 0) {
     rc = CHSFormulation_InitialDerivative(f, y0, d->yp) == 0 ? 0 : -2;
   }
+  /* a non-finite start (e.g. an overflowing force) would only show as IDA's confused first step
+   * ("tstop is behind current t"): say what is not finite */
+  if (rc == 0) {
+    const char *what = NULL;
+    if (!chs_all_finite(N_VGetArrayPointer(y0), n)) {
+      what = "the initial state y(t0)";
+    } else if (!chs_all_finite(N_VGetArrayPointer(d->yp), n)) {
+      what = "the initial derivative y'(t0) (the force or the multipliers overflow?)";
+    } else if (CHSFormulation_Residual(t0, y0, d->yp, d->id, f) != 0 ||
+               !chs_all_finite(N_VGetArrayPointer(d->id), n)) {
+      what = "the DAE residual F(t0, y, y') at the initial state";
+    }
+    if (what) {
+      ida_destroy(d);
+      return chs_error_set(err, CHS_ERR_SOLVER, "IDA cannot start at t = %g: %s is not finite",
+                           (double)t0, what);
+    }
+  }
   int user_jac = 0;
   if (rc == 0) {
     rc = chs_ls_create(f, method, &lso, 1, y0, d->yp, &d->A, &d->LS, &user_jac, err);
@@ -151,6 +169,17 @@ static int ida_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret
   int rc = IDASetStopTime(d->ida, tout);
   if (rc == 0) {
     rc = IDASolve(d->ida, tout, tret, y, d->yp, one_step ? IDA_ONE_STEP : IDA_NORMAL);
+  }
+  long nst = 0;
+  if (rc == IDA_ILL_INPUT && IDAGetNumSteps(d->ida, &nst) == 0 && nst == 0) {
+    /* IDA's first step size is 0 (its weighted norm of y' overflowed), which it reports as
+     * "tstop is behind t": name the cause instead */
+    sunrealtype ypmax = N_VMaxNorm(d->yp);
+    return chs_error_set(err, CHS_ERR_SOLVER,
+                         "IDA cannot take its first step at t = %g: the initial derivative y' is "
+                         "too large for its initial step size (max |y'| = %g; an overflowing "
+                         "force?)",
+                         (double)*tret, (double)ypmax);
   }
   if (rc < 0) {
     return chs_arkode_failure(err, "IDA", IDAGetReturnFlagName(rc), *tret, d->f, d->msg);

@@ -163,6 +163,15 @@ int chs_cprk_newton_option(const char *options, char *buf, size_t len, int *mode
   const char *k = strstr(o, ":newton=");
   size_t keep = k ? (size_t)(k - o) : strlen(o);
   *mode = CHS_CPRK_NEWTON_AUTO;
+  /* buf is always set, also on failure (the callers name it in their messages) */
+  if (keep >= len) {
+    keep = len - 1;
+  }
+  memcpy(buf, o, keep);
+  buf[keep] = '\0';
+  if ((k ? (size_t)(k - o) : strlen(o)) >= len) {
+    return -1; /* too long to be one of ours: not truncated into a valid one */
+  }
   if (k) {
     const char *v = k + strlen(":newton=");
     if (strcmp(v, "dense") == 0) {
@@ -173,11 +182,6 @@ int chs_cprk_newton_option(const char *options, char *buf, size_t len, int *mode
       return -1;
     }
   }
-  if (keep >= len) {
-    keep = len - 1;
-  }
-  memcpy(buf, o, keep);
-  buf[keep] = '\0';
   return 0;
 }
 
@@ -542,21 +546,31 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
                          (double)c->t);
   }
   sunrealtype pscale = 1 + chs_norm2(c->p, n) + h * chs_norm2(c->F0, n);
+  /* positions' scale: the constraints pin the stage positions Q_i = q_n + h sum_j a_ij M^{-1} P_j
+   * only to their rounding level u |q|, so the momenta only to u |M| |q| / h (they exceed
+   * u |p| for small h: lobatto:3 stalled at 2e-12 relative with h = 5e-4 on the pendulum) */
+  sunrealtype qscale = sqrt(chs_fixed_step_gscale(c->q, n)) * sqrt((sunrealtype)n);
   /* a warm trial (same step, other coefficients) keeps the last factored Newton matrix */
-  int have_jac = warm && c->have_x && c->have_jac, converged = 0, stalls = 0;
-  sunrealtype prev = INFINITY;
+  int have_jac = warm && c->have_x && c->have_jac, converged = 0, stalls = 0, failed = 0;
+  sunrealtype prev = INFINITY, best = INFINITY, e = INFINITY, floor = 0, gbest = INFINITY;
   for (int it = 0; it < CPRK_NEWTON_MAX; it++) {
     if (cprk_residual(c, tb, h) != 0) {
+      failed = 1;
       break;
     }
+    /* the constraint residual of this iterate: at the rounding level, take one near its best */
+    sunrealtype gres = chs_norm2(c->dX + s * n, c->N - s * n);
+    gbest = fmin(gbest, gres);
     if (c->structured) {
       if (cprk_structured_solve(c, tb, h) != 0) {
+        failed = 2;
         break;
       }
     } else {
       if (!have_jac) {
         /* Factor at this iterate (the Jacobian overwrites only J, T and scratch). */
         if (cprk_jacobian(c, tb, h) != 0) {
+          failed = 2;
           break;
         }
         have_jac = 1;
@@ -571,15 +585,34 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
     for (sunindextype k = s * n; k < c->N; k++) {
       dl += c->dX[k] * c->dX[k];
     }
-    sunrealtype e = (sqrt(dp) + h * sqrt(dl)) / pscale;
+    e = (sqrt(dp) + h * sqrt(dl)) / pscale;
     c->newton_iters++;
     if (!isfinite(e)) {
+      failed = 1;
       break;
     }
+    if (e > c->tol && e <= 1e3 * CPRK_NOISE_MAX && m > 0) {
+      /* the rounding floor of the momenta, relative: 16 u (|p| + mu |q| / h) with the mass mu
+       * along the increment, |dP| / |M^{-1} dP| */
+      sunrealtype dv = 0;
+      for (int j = 0; j < s; j++) {
+        chs_mass_inv(sys, c->dX + j * n, c->wn1);
+        sunrealtype v = chs_norm2(c->wn1, n);
+        dv += v * v;
+      }
+      sunrealtype mu = dv > 0 ? sqrt(dp / dv) : 0;
+      floor = 16 * SUN_UNIT_ROUNDOFF * (pscale + mu * qscale / h) / pscale;
+    }
     /* at the rounding level: the increment stops shrinking there (a few ulps of the stage
-     * values; more with many unknowns: three stalls in a row below CPRK_NOISE_MAX) */
-    stalls = it > 0 && e >= 0.5 * prev ? stalls + 1 : 0;
-    if (e <= c->tol || (stalls > 0 && e <= 1e3 * c->tol) || (stalls >= 3 && e <= CPRK_NOISE_MAX)) {
+     * values; more with many unknowns). Stalls count the iterations since the last smallest
+     * increment (the iteration may cycle through several noise levels; a slow linear contraction,
+     * as of the structured Newton, is no stall). */
+    stalls = e < best ? 0 : stalls + 1;
+    best = fmin(best, e);
+    int gok = gres <= 2 * gbest || stalls >= 6;
+    if (e <= c->tol || (it > 0 && e >= 0.5 * prev && e <= 1e3 * c->tol) ||
+        (gok && stalls >= 2 && e <= 4 * floor) ||
+        (gok && stalls >= 3 && best <= fmax(CPRK_NOISE_MAX, 1e3 * floor))) {
       converged = 1; /* X (with its stage forces) is the solution; the last increment is noise */
       break;
     }
@@ -594,10 +627,28 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
   c->have_x = converged;
   c->have_jac = converged && have_jac;
   if (!converged) {
+    if (failed == 1) {
+      return chs_error_set(err, CHS_ERR_SOLVER,
+                           "%s: the stage equations are not finite at t = %g (a force, "
+                           "constraint or Jacobian callback failed or overflowed)",
+                           c->who, (double)c->t);
+    }
+    if (failed == 2) {
+      return chs_error_set(err, CHS_ERR_SOLVER,
+                           "%s: singular Newton matrix for the stages at t = %g (reduce --h)",
+                           c->who, (double)c->t);
+    }
+    if (best <= CPRK_NOISE_MAX) {
+      return chs_error_set(err, CHS_ERR_SOLVER,
+                           "%s: Newton iteration for the stages stalled at t = %g at a relative "
+                           "increment of %.2g, above its rounding level %.2g (a smaller --h "
+                           "raises that level; a larger --rtol accepts it)",
+                           c->who, (double)c->t, (double)best, (double)floor);
+    }
     return chs_error_set(err, CHS_ERR_SOLVER,
                          "%s: Newton iteration for the stages did not converge at t = %g "
-                         "(reduce --h)",
-                         c->who, (double)c->t);
+                         "(relative increment %.2g; reduce --h)",
+                         c->who, (double)c->t, (double)best);
   }
   /* q_{n+1} = Q_s; p~ = p_n + h sum_{j<s} b_j Fc_j + h b_s F(q_{n+1}); psi = 0 by Lambda_s. */
   memcpy(c->q1, c->Qs + (s - 1) * n, (size_t)n * sizeof *c->q1);
@@ -900,9 +951,15 @@ static int lobatto_create(const char *options, CHSFormulation f, N_Vector y0, su
                           const CHSStepControl *ctl, void **out, CHSError *err) {
   char *end = NULL, opt[32];
   int newton = 0;
-  int bad = chs_cprk_newton_option(options, opt, sizeof opt, &newton) != 0;
+  if (chs_cprk_newton_option(options, opt, sizeof opt, &newton) != 0) {
+    const char *k = options ? strstr(options, ":newton=") : NULL;
+    return chs_error_set(err, CHS_ERR_NOTFOUND,
+                         "unknown method 'lobatto:%s': bad value '%s' of newton= (use "
+                         "newton=dense or newton=structured; lobatto:2, lobatto:3 or lobatto:4)",
+                         options ? options : "", k ? k + strlen(":newton=") : "");
+  }
   long s = *opt ? strtol(opt, &end, 10) : 0;
-  if (bad || !*opt || *end != '\0' || s < 2 || s > CHS_CPRK_SMAX) {
+  if (!*opt || *end != '\0' || s < 2 || s > CHS_CPRK_SMAX) {
     return chs_error_set(err, CHS_ERR_NOTFOUND,
                          "unknown method 'lobatto%s%s' (use lobatto:2, lobatto:3 or lobatto:4: "
                          "the number of stages; :newton=dense|structured)",
