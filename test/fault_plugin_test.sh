@@ -61,6 +61,12 @@ for m in erk cvode; do
   row huge 3 "non-finite" -- "${opts[@]}"
   unset -n opts
 done
+# IDA after a force that turns NaN mid-run: stopped at once with the callback's message (before,
+# it crept towards the bad state with steps that did not change t: 5e6 steps, "too much work")
+for f in dae-ggl dae-index1 dae-index3 dirac; do
+  row nan_midrun 3 "IDA failed at t = 0.35" -- --formulation $f --method ida --rtol 1e-6 --atol 1e-8 --tf 2
+done
+row nan_midrun 3 "non-finite right-hand side" -- --formulation dirac --method ida --rtol 1e-6 --atol 1e-8 --tf 2
 # the canonical state space form has its own chart set-up at the start
 row singular_start 2 "singular Gram matrix G M^-1 G^T at the initial state" -- "${ssf[@]}"
 row nan_midrun 3 "t = 0.3" -- "${ssf[@]}"

@@ -12,6 +12,8 @@
  * y' comes from the formulation (consistent by construction; no IDACalcIC needed). */
 #include <stdlib.h>
 #include <stdio.h>
+#include <float.h>
+#include <math.h>
 #include <string.h>
 #include <ida/ida.h>
 #include "../compat.h"
@@ -167,6 +169,13 @@ static int ida_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret
                       CHSError *err) {
   ida_mem *d = mem;
   int rc = IDASetStopTime(d->ida, tout);
+  sunrealtype tcur = 0;
+  if (rc == 0 && IDAGetCurrentTime(d->ida, &tcur) == 0) {
+    /* IDA has no lower bound on its step size: a residual that fails (recoverably) beyond some
+     * state lets it creep towards that state with steps that no longer change t (5e6 steps at one
+     * t). A step below 16 ulps of t is stopped, and the callback's own message says why. */
+    rc = IDASetMinStep(d->ida, 16 * DBL_EPSILON * fmax(fabs(tcur), fabs(tout)));
+  }
   if (rc == 0) {
     rc = IDASolve(d->ida, tout, tret, y, d->yp, one_step ? IDA_ONE_STEP : IDA_NORMAL);
   }
