@@ -219,6 +219,10 @@ int cmd_workprec(int argc, char **argv) {
           snprintf(pt->msg, sizeof pt->msg, "%.190s", e.msg);
           if (CHSError_IsInput(e.code)) {
             fprintf(stderr, "chs: %s/%s: %s\n", cfg[c].form, cfg[c].method, e.msg);
+            free(ref); /* no leak reports from sanitizers on bad input */
+            free(z);
+            free(pts);
+            CHSProblem_Destroy(&prob);
             return CHS_EXIT_USAGE;
           }
           break;
