@@ -302,6 +302,11 @@ int cmd_reproduce(int argc, char **argv) {
   const char *name = NULL, *plot_dir = NULL;
   int json = 0;
   for (int i = 1; i < argc; i++) {
+    for (int j = 1; j < i; j++) { /* an option given twice is ambiguous: refused */
+      if (argv[i][0] == '-' && argv[i][1] == '-' && strcmp(argv[j], argv[i]) == 0) {
+        return cli_usage_error("option %.100s given twice", argv[i]);
+      }
+    }
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
     } else if (strcmp(argv[i], "--plot-dir") == 0 && i + 1 < argc) {

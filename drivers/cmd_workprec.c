@@ -31,6 +31,12 @@ typedef struct {
 
 static int parse_configs(const char *text, wp_config *c, int *count) {
   *count = 0;
+  size_t len = strlen(text);
+  if (len == 0 || text[0] == ',' || text[len - 1] == ',' || strstr(text, ",,")) {
+    return cli_usage_error("bad value for --configs: '%.200s' (an empty configuration; "
+                           "F/M[/proj],...)",
+                           text);
+  }
   char *buf = strdup(text), *save = NULL;
   if (!buf) {
     return CHS_EXIT_NUMERIC;
@@ -131,7 +137,10 @@ static void print_json(const char *problem, double tf, const char *ref_how,
 }
 
 static void config_name(char *buf, size_t len, const wp_config *c) {
-  snprintf(buf, len, "%s/%s%s%s", c->form, c->method, c->project[0] ? "/" : "", c->project);
+  if (snprintf(buf, len, "%s/%s%s%s", c->form, c->method, c->project[0] ? "/" : "", c->project) >=
+      (int)len) {
+    buf[len - 1] = '\0'; /* names are bounded on the command line; a cut name is only a label */
+  }
 }
 
 static void print_table(const char *problem, double tf, const char *ref_how, long repeats,
@@ -306,6 +315,11 @@ int cmd_workprec(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    for (int j = 1; j < i; j++) { /* an option given twice is ambiguous: refused */
+      if (a[0] == '-' && a[1] == '-' && strcmp(argv[j], a) == 0) {
+        return cli_usage_error("option %.100s given twice", a);
+      }
+    }
     if (strcmp(a, "--json") == 0) {
       json = 1;
     } else if (strcmp(a, "--no-cache") == 0) {
@@ -313,7 +327,8 @@ int cmd_workprec(int argc, char **argv) {
     } else if (strcmp(a, "--help") == 0) {
       printf(
           "usage: chs workprec --problem P --configs 'F/M[/proj],...' --tols HI:LO:N --tf T\n"
-          "                    [--repeats R] [--out DIR] [--json] [--cache-dir DIR | --no-cache]\n"
+          "                    [--repeats R (1..100, default 3)] [--out DIR] [--json] [--cache-dir "
+          "DIR | --no-cache]\n"
           "                    [--max-steps N]  (per run: more is a failed point)\n"
           "  adaptive methods only (erk:dp5, erk:rkf45, cvode:bdf, ida, ...): rtol = atol = tol\n"
           "  HI, LO > 0, N in 1 .. %d; at most %d configurations\n"
@@ -345,11 +360,11 @@ int cmd_workprec(int argc, char **argv) {
         return CHS_EXIT_USAGE;
       }
     } else if (strcmp(a, "--max-steps") == 0) {
-      if (cli_parse_long_min(a, argv[++i], 1, &max_steps) != 0) {
+      if (cli_parse_long_range(a, argv[++i], 1, 1000000000000L, &max_steps) != 0) {
         return CHS_EXIT_USAGE;
       }
     } else if (strcmp(a, "--repeats") == 0) {
-      if (cli_parse_long_min(a, argv[++i], 1, &repeats) != 0) {
+      if (cli_parse_long_range(a, argv[++i], 1, 100, &repeats) != 0) {
         return CHS_EXIT_USAGE;
       }
     } else {

@@ -379,7 +379,7 @@ expect 2 "--cache-dir /dev/null/cache" -- "${wpl[@]}" --cache-dir /dev/null/cach
 expect 2 "--cache-dir $tmp/afile" -- "${wpl[@]}" --cache-dir "$tmp/afile"
 expect 2 "--out" -- "${wpl[@]}" --no-cache --out ""
 # A bad configuration is refused before --out is created or the reference computed.
-expect 2 "erk:nosuch" -- "${wpl[@]}" --configs dirac/erk:dp5,dirac/erk:nosuch --cache-dir "$tmp/rc-bad" --out "$tmp/wp-bad"
+expect 2 "erk:nosuch" -- workprec --problem double-pendulum --tols 1e-4:1e-6:2 --tf 1e6 --repeats 1 --configs dirac/erk:dp5,dirac/erk:nosuch --cache-dir "$tmp/rc-bad" --out "$tmp/wp-bad"
 if [[ ! -e $tmp/wp-bad && ! -e $tmp/rc-bad ]]; then ok; else bad "workprec created outputs before refusing a configuration"; fi
 timeout 20 "$chs" "${wpl[@]}" --out "$tmp/afile" >/dev/null 2>"$tmp/err"
 st=$?
