@@ -4,6 +4,9 @@
 # complete CSV rows only, no NaN, no temporary files left).
 # usage: cli_test.sh PATH_TO_CHS [PLUGIN_DIR]
 set -uo pipefail
+# grep that reads all its input: `grep -q` may exit before the writer is done, and under
+# pipefail the writer's SIGPIPE would then fail a pipeline whose grep matched.
+has() { grep "$@" >/dev/null; }
 chs=$1
 plugins=${2:-}
 tmp=$(mktemp -d)
@@ -31,7 +34,7 @@ expect() {
 run=(run --problem pendulum --formulation dirac --method erk:rk4)
 # valgrind checks run where valgrind is installed and chs is not built with AddressSanitizer
 under_valgrind=0
-if command -v valgrind >/dev/null 2>&1 && ! ldd "$chs" 2>/dev/null | grep -q 'libasan'; then
+if command -v valgrind >/dev/null 2>&1 && ! ldd "$chs" 2>/dev/null | has 'libasan'; then
   under_valgrind=1
 fi
 # Bad input: exit 2, message naming the bad value.
@@ -55,13 +58,13 @@ expect 2 "nosuch" -- compare --problem pendulum --formulations dirac,nosuch --me
 expect 2 "" -- frobnicate
 expect 0 "" -- --help
 expect 0 "" -- run --help
-if "$chs" --version | grep -qE 'SUNDIALS [0-9]+\.[0-9]+'; then ok; else bad "--version"; fi
-if "$chs" list problems | grep -q '^pendulum'; then ok; else bad "list problems"; fi
-if "$chs" list formulations | grep -q '^dirac'; then ok; else bad "list formulations"; fi
-if "$chs" list methods | grep -q 'erk:rk4'; then ok; else bad "list methods"; fi
+if "$chs" --version | has -E 'SUNDIALS [0-9]+\.[0-9]+'; then ok; else bad "--version"; fi
+if "$chs" list problems | has '^pendulum'; then ok; else bad "list problems"; fi
+if "$chs" list formulations | has '^dirac'; then ok; else bad "list formulations"; fi
+if "$chs" list methods | has 'erk:rk4'; then ok; else bad "list methods"; fi
 
 # Implicit methods report Jacobian evaluations; unknown tables are input errors on every version.
-if "$chs" run --problem pendulum --formulation dirac --method dirk:midpoint --h 0.05 --tf 1 --json | grep -qE '"jac_evals": [1-9]'; then ok; else bad "dirk:midpoint jac_evals"; fi
+if "$chs" run --problem pendulum --formulation dirac --method dirk:midpoint --h 0.05 --tf 1 --json | has -E '"jac_evals": [1-9]'; then ok; else bad "dirk:midpoint jac_evals"; fi
 expect 2 "dirk:bogus" -- "${run[@]:0:5}" --method dirk:bogus --h 0.1 --tf 1
 if [[ $("$chs" "${run[@]:0:5}" --method erk:bogus --h 0.1 --tf 1 2>&1 | wc -l) -eq 1 ]]; then ok; else bad "unknown ERK table printed more than one line"; fi
 
@@ -77,23 +80,23 @@ expect 2 "alpha=x" -- "${lob[@]}" --method alpha-prk:3:alpha=x --h 0.1 --tf 1
 expect 2 "--h" -- "${lob[@]}" --method alpha-prk:3 --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "--alpha" -- "${lob[@]}" --method alpha-prk:3 --h 0.1 --tf 1 --alpha 1
 expect 3 "reduce --h" -- "${lob[@]}" --method alpha-prk:3 --h 3 --tf 30
-if "$chs" "${lob[@]}" --method alpha-prk:3 --h 0.1 --tf 10 --json | grep -qE '"energy_err_max": [0-9.]+e-1[5-6]'; then ok; else bad "alpha-prk:3 energy not conserved"; fi
+if "$chs" "${lob[@]}" --method alpha-prk:3 --h 0.1 --tf 10 --json | has -E '"energy_err_max": [0-9.]+e-1[5-6]'; then ok; else bad "alpha-prk:3 energy not conserved"; fi
 
 # Projections: bad kind is an input error; formulations with another state refuse (exit 2);
 # counts appear in the JSON.
 expect 2 "sideways" -- "${run[@]}" --h 0.1 --tf 1 --project sideways
 expect 2 "impetus" -- run --problem pendulum --formulation impetus --method erk:rk4 --h 0.1 --tf 1 --project momentum
-if "$chs" run --problem pendulum --formulation standard --method erk:rk4 --h 0.1 --tf 1 --project both --json | grep -q '"proj_momentum": 10'; then ok; else bad "projection counts in JSON"; fi
+if "$chs" run --problem pendulum --formulation standard --method erk:rk4 --h 0.1 --tf 1 --project both --json | has '"proj_momentum": 10'; then ok; else bad "projection counts in JSON"; fi
 
 # CVODE: adaptive only; projection with BDF only.
 expect 2 "rtol" -- run --problem pendulum --formulation dirac --method cvode:bdf --h 0.1 --tf 1
 expect 2 "BDF" -- run --problem pendulum --formulation standard --method cvode:adams --rtol 1e-6 --atol 1e-6 --tf 1 --project momentum
-if "$chs" run --problem pendulum --formulation standard --method cvode:bdf --rtol 1e-8 --atol 1e-8 --tf 5 --project both --json | grep -qE '"pos_res_max": [0-9.]+e-1[5-9]'; then ok; else bad "cvode:bdf with projection keeps |g| at round-off"; fi
+if "$chs" run --problem pendulum --formulation standard --method cvode:bdf --rtol 1e-8 --atol 1e-8 --tf 5 --project both --json | has -E '"pos_res_max": [0-9.]+e-1[5-9]'; then ok; else bad "cvode:bdf with projection keeps |g| at round-off"; fi
 
 # Plugins: the example loads and matches its exact reference; broken ones are input errors.
 if [[ -n $plugins ]]; then
   good=$plugins/libchs_example_plugin.so
-  if "$chs" run --problem "$good:depth=0.5" --formulation dirac --method erk:dp5 --rtol 1e-10 --atol 1e-10 --tf 5 --json | grep -qE '"int_err_final": [0-9.]+e-(09|1[0-9])'; then ok; else bad "example plugin run"; fi
+  if "$chs" run --problem "$good:depth=0.5" --formulation dirac --method erk:dp5 --rtol 1e-10 --atol 1e-10 --tf 5 --json | has -E '"int_err_final": [0-9.]+e-(09|1[0-9])'; then ok; else bad "example plugin run"; fi
   # alpha-prk on the conical orbit (a relative equilibrium: the energy error of lobatto:3 is at
   # rounding level and hardly depends on alpha): alpha stays 0 and the accuracy is lobatto's
   "$chs" run --problem "$good" --formulation standard --method alpha-prk:3 --h 0.01 --tf 1 --json >"$tmp/ap.json" 2>&1
@@ -105,7 +108,7 @@ if [[ -n $plugins ]]; then
   expect 2 "required callback" -- run --problem "$plugins/libchs_bad_plugin_4.so" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
   expect 2 "depth" -- run --problem "$good:depth=2" --formulation dirac --method erk:rk4 --h 0.1 --tf 1
   # a plugin built against problem ABI version 1 still loads and runs (no invariants)
-  if "$chs" run --problem "$plugins/libchs_v1_plugin.so:depth=0.5" --formulation dirac --method erk:dp5 --rtol 1e-10 --atol 1e-10 --tf 5 --json | grep -qE '"int_err_final": [0-9.]+e-(09|1[0-9])'; then ok; else bad "ABI v1 plugin run"; fi
+  if "$chs" run --problem "$plugins/libchs_v1_plugin.so:depth=0.5" --formulation dirac --method erk:dp5 --rtol 1e-10 --atol 1e-10 --tf 5 --json | has -E '"int_err_final": [0-9.]+e-(09|1[0-9])'; then ok; else bad "ABI v1 plugin run"; fi
 fi
 
 # The chain at scale: bad parameters name the value; invariants in the JSON only for problems
@@ -119,8 +122,8 @@ expect 2 "seed=-1" -- run --problem chain:vel=thermal,seed=-1 "${chainrun[@]}"
 expect 2 "distance" -- run --problem chain:N=30,init=1,L=0.4 "${chainrun[@]}"
 expect 2 "--max-n" -- bench scale --max-n 50
 expect 2 "--bogus" -- bench scale --bogus
-if "$chs" run --problem chain:N=200,init=2,vel=thermal --formulation dirac --method erk:rk4 --h 0.01 --tf 0.5 --json | grep -qE '"invariant_err_max": \{"momentum_x": [0-9.]+e-1[4-9], "momentum_y": [0-9.]+e-1[4-9], "angular_momentum": '; then ok; else bad "chain JSON invariant_err_max"; fi
-if "$chs" run --problem pendulum "${chainrun[@]}" --json | grep -q invariant_err_max; then bad "pendulum JSON has invariant_err_max"; else ok; fi
+if "$chs" run --problem chain:N=200,init=2,vel=thermal --formulation dirac --method erk:rk4 --h 0.01 --tf 0.5 --json | has -E '"invariant_err_max": \{"momentum_x": [0-9.]+e-1[4-9], "momentum_y": [0-9.]+e-1[4-9], "angular_momentum": '; then ok; else bad "chain JSON invariant_err_max"; fi
+if "$chs" run --problem pendulum "${chainrun[@]}" --json | has invariant_err_max; then bad "pendulum JSON has invariant_err_max"; else ok; fi
 "$chs" bench scale --max-n 100 --json >"$tmp/scale.json"
 if [[ $(grep -c '"dirac_over_standard"' "$tmp/scale.json") -eq 2 ]] && grep -q '"full_runs"' "$tmp/scale.json" && ! grep -qi nan "$tmp/scale.json"; then ok; else bad "bench scale --json"; fi
 
@@ -132,19 +135,19 @@ expect 2 "--tols" -- workprec --problem pendulum --configs 'dirac/erk:dp5' --tol
 # Reference cache: computed once, then cached; a corrupt or mismatched entry is ignored and
 # recomputed (stderr says why); the cache goes to $XDG_CACHE_HOME/chs/references by default.
 wpc=(workprec --problem double-pendulum --configs dirac/erk:dp5 --tols 1e-4:1e-6:2 --repeats 1)
-if "$chs" "${wpc[@]}" --tf 1 --cache-dir "$tmp/rc" | head -1 | grep -q 'computed in .*est. error'; then ok; else bad "workprec reference computed"; fi
-if "$chs" "${wpc[@]}" --tf 1 --cache-dir "$tmp/rc" --json | grep -q '"reference_source": "cached"'; then ok; else bad "workprec reference cached"; fi
+if "$chs" "${wpc[@]}" --tf 1 --cache-dir "$tmp/rc" | head -1 | has 'computed in .*est. error'; then ok; else bad "workprec reference computed"; fi
+if "$chs" "${wpc[@]}" --tf 1 --cache-dir "$tmp/rc" --json | has '"reference_source": "cached"'; then ok; else bad "workprec reference cached"; fi
 p1=$(ls "$tmp"/rc/ref-*.txt)
 sed -i 's/^z -*[0-9]/z 7/' "$p1"
-if "$chs" "${wpc[@]}" --tf 1 --cache-dir "$tmp/rc" 2>"$tmp/err" | head -1 | grep -q computed && grep -q 'checksum mismatch' "$tmp/err"; then ok; else bad "corrupt reference cache entry"; fi
+if "$chs" "${wpc[@]}" --tf 1 --cache-dir "$tmp/rc" 2>"$tmp/err" | head -1 | has computed && grep -q 'checksum mismatch' "$tmp/err"; then ok; else bad "corrupt reference cache entry"; fi
 "$chs" "${wpc[@]}" --tf 2 --cache-dir "$tmp/rc" >/dev/null
 p2=$(ls "$tmp"/rc/ref-*.txt | grep -v "$p1")
 cp "$p1" "$p2"
-if "$chs" "${wpc[@]}" --tf 2 --cache-dir "$tmp/rc" 2>"$tmp/err" | head -1 | grep -q computed && grep -q 'key mismatch' "$tmp/err"; then ok; else bad "mismatched reference cache entry"; fi
-if ls "$tmp/rc" | grep -q '\.tmp\.'; then bad "temporary reference file left"; else ok; fi
+if "$chs" "${wpc[@]}" --tf 2 --cache-dir "$tmp/rc" 2>"$tmp/err" | head -1 | has computed && grep -q 'key mismatch' "$tmp/err"; then ok; else bad "mismatched reference cache entry"; fi
+if ls "$tmp/rc" | has '\.tmp\.'; then bad "temporary reference file left"; else ok; fi
 XDG_CACHE_HOME="$tmp/xdg" "$chs" "${wpc[@]}" --tf 1 >/dev/null
 if ls "$tmp"/xdg/chs/references/ref-*.txt >/dev/null 2>&1; then ok; else bad "reference cache in XDG_CACHE_HOME"; fi
-if XDG_CACHE_HOME="$tmp/xdg2" "$chs" "${wpc[@]}" --tf 1 --no-cache | head -1 | grep -q 'computed, est' && [[ ! -e $tmp/xdg2 ]]; then ok; else bad "workprec --no-cache"; fi
+if XDG_CACHE_HOME="$tmp/xdg2" "$chs" "${wpc[@]}" --tf 1 --no-cache | head -1 | has 'computed, est' && [[ ! -e $tmp/xdg2 ]]; then ok; else bad "workprec --no-cache"; fi
 
 # Failed runs (too much work) are marked points: FAILED in the table, "failed" rows with the work
 # spent in the CSV, and the plots are still drawn.
@@ -160,7 +163,7 @@ expect 2 "no analytic Jacobian" -- run --problem pendulum --formulation dirac --
 expect 2 "unknown parameter" -- run --problem pendulum --formulation dae-ggl --method ida:solver=klu --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "too large" -- run --problem pendulum-chain:N=3000 --formulation dae-ggl --method ida:ls=klu --rtol 1e-6 --atol 1e-6 --tf 1
 for m in cvode:bdf:ls=band cvode:bdf:ls=klu cvode:bdf:ls=spgmr; do
-  if "$chs" run --problem pendulum-chain:N=4 --formulation standard --method $m --rtol 1e-6 --atol 1e-6 --tf 1 --json | grep -q '"jac_evals"'; then ok; else bad "run $m"; fi
+  if "$chs" run --problem pendulum-chain:N=4 --formulation standard --method $m --rtol 1e-6 --atol 1e-6 --tf 1 --json | has '"jac_evals"'; then ok; else bad "run $m"; fi
 done
 if [[ $("$chs" compare --problem pendulum --formulations standard,dirac --method cvode:bdf:ls=klu --tols 1e-5:1e-7:3 --tf 2 --project both | grep -cE '^(standard|dirac) ') -eq 12 ]]; then ok; else bad "compare --tols with ls=klu"; fi
 
@@ -171,19 +174,19 @@ if [[ $("$chs" compare --problem pendulum --formulations standard,dirac --method
 expect 2 "nosuch" -- bench nosuch
 if [[ $("$chs" bench dae --json | grep -c '"target_error"') -eq 10 ]]; then ok; else bad "bench dae --json"; fi
 expect 2 "--evals" -- bench rhs --evals 0
-if "$chs" bench rhs --evals 200 --json | grep -c '"ratio_to_standard"' | grep -qx "$(( $("$chs" list formulations | grep -vc '^dae-') * $("$chs" list problems | sed "/^first-order/,\$d" | grep -c '^[a-z]') ))"; then ok; else bad "bench rhs --json"; fi
+if "$chs" bench rhs --evals 200 --json | grep -c '"ratio_to_standard"' | has -x "$(( $("$chs" list formulations | grep -vc '^dae-') * $("$chs" list problems | sed "/^first-order/,\$d" | grep -c '^[a-z]') ))"; then ok; else bad "bench rhs --json"; fi
 
 # Reproduction of seed 000 Sec. 6: JSON shape, Table 1 and the growth claims computed as holding,
 # plots written.
 expect 2 "nosuch" -- reproduce nosuch
-if "$chs" list experiments | grep -q '^seiler-dirac-pendulum'; then ok; else bad "list experiments"; fi
+if "$chs" list experiments | has '^seiler-dirac-pendulum'; then ok; else bad "list experiments"; fi
 "$chs" reproduce seiler-dirac-pendulum --json --plot-dir "$tmp/plots" >"$tmp/rep.json"
 for key in '"experiment": "seiler-dirac-pendulum"' '"rows": \[' '"claims": \[' '"quantity": ' '"paper": ' '"ours": '; do
   if grep -q "$key" "$tmp/rep.json"; then ok; else bad "reproduce JSON lacks $key"; fi
 done
 for claim in 'Table 1 is reproduced' 'only the Hamilton-Dirac integration stays meaningful' \
   'ham and dir: quadratic growth' 'dir: the constraint residuals grow linearly'; do
-  if grep -F "$claim" "$tmp/rep.json" | grep -q '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
+  if grep -F "$claim" "$tmp/rep.json" | has '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
 done
 if grep -qi '"ours": nan' "$tmp/rep.json"; then bad "NaN in reproduce JSON"; else ok; fi
 if [[ $(ls "$tmp/plots"/*.png 2>/dev/null | wc -l) -eq 4 ]]; then ok; else bad "reproduce wrote $(ls "$tmp/plots" | wc -l) files, want 4 PNG"; fi
@@ -191,45 +194,45 @@ if [[ $(ls "$tmp/plots"/*.png 2>/dev/null | wc -l) -eq 4 ]]; then ok; else bad "
 # Seed 003 Sec. 6 Table 1: the paper's own claims hold.
 "$chs" reproduce seiler-fj-pendulum --json >"$tmp/fj.json"
 for claim in 'the stabilising effect occurs at any step size' 'five orders of magnitude'; do
-  if grep -F "$claim" "$tmp/fj.json" | grep -q '"holds": true'; then ok; else bad "fj claim '$claim' does not hold"; fi
+  if grep -F "$claim" "$tmp/fj.json" | has '"holds": true'; then ok; else bad "fj claim '$claim' does not hold"; fi
 done
 
 # Seed 002 Sec. 3: saddle vs centre under the implicit midpoint rule.
 "$chs" reproduce leimkuhler-reich-stability --json >"$tmp/lr.json"
 for claim in "simplified system's (eta = 0) constraint residuals grow very rapidly" "keeps the residuals bounded"; do
-  if grep -F "$claim" "$tmp/lr.json" | grep -q '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
+  if grep -F "$claim" "$tmp/lr.json" | has '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
 done
 
 # Seed 001 Sec. 8: impetus growth at the rate (51) predicts.
 "$chs" reproduce seiler-impetus --json >"$tmp/imp.json"
 for claim in "n grows on average at the rate (51) predicts" "stays on its circle" "resetting the impetuses"; do
-  if grep -F "$claim" "$tmp/imp.json" | grep -q '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
+  if grep -F "$claim" "$tmp/imp.json" | has '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
 done
 
 # Seed 002 Sec. 2: canonical SSF, exact constraints, bounded energy in one chart.
 "$chs" reproduce leimkuhler-reich-ssf --json >"$tmp/ssf.json"
 for claim in "preserves the constraints exactly" "bounded energy error (one chart"; do
-  if grep -F "$claim" "$tmp/ssf.json" | grep -q '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
+  if grep -F "$claim" "$tmp/ssf.json" | has '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
 done
 
 # Seed 001 Sec. 8: momentum projections.
 "$chs" reproduce seiler-momentum-projection --json >"$tmp/mp.json"
 for claim in "only 155 momentum projections" "momentum projections reduce the energy error" "one spike at f = 1/T"; do
-  if grep -F "$claim" "$tmp/mp.json" | grep -q '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
+  if grep -F "$claim" "$tmp/mp.json" | has '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
 done
 
 # Seed 000 Sec. 11: dirac needs the fewest projections.
 "$chs" reproduce seiler-dirac-projections --json >"$tmp/dp.json"
-if grep -F "needs the fewest projections" "$tmp/dp.json" | grep -q '"holds": true'; then ok; else bad "dirac projections claim"; fi
+if grep -F "needs the fewest projections" "$tmp/dp.json" | has '"holds": true'; then ok; else bad "dirac projections claim"; fi
 
 # Seed 000 Sec. 7: the chain molecule.
 "$chs" reproduce seiler-dirac-chain --json >"$tmp/chain.json"
 for claim in "total linear momentum is preserved" "conserves the energy almost an order of magnitude better"; do
-  if grep -F "$claim" "$tmp/chain.json" | grep -q '"holds": true'; then ok; else bad "chain claim '$claim' does not hold"; fi
+  if grep -F "$claim" "$tmp/chain.json" | has '"holds": true'; then ok; else bad "chain claim '$claim' does not hold"; fi
 done
 
 # Seed 002 Sec. 4: midpoint projection is unstable, endpoint projection is not.
-if "$chs" reproduce leimkuhler-reich-projection --json | grep -F "midpoint projection shows an evident instability" | grep -q '"holds": true'; then ok; else bad "midpoint projection claim"; fi
+if "$chs" reproduce leimkuhler-reich-projection --json | grep -F "midpoint projection shows an evident instability" | has '"holds": true'; then ok; else bad "midpoint projection claim"; fi
 
 # JSON: every key of the contract; seed 000 Sec. 6 (RK4, h = 0.1, t in [0, 100]).
 keys="problem formulation method sundials_version t_final steps rhs_evals jac_evals proj_position
@@ -262,7 +265,7 @@ if grep -qi nan "$tmp/dirac.json" "$tmp/std.json"; then bad "NaN in JSON"; else 
 "$chs" "${run[@]}" --h 0.1 --tf 1 --out "$tmp/run.csv" >/dev/null
 rows=$(($(wc -l <"$tmp/run.csv") - 1))
 if [[ $rows -eq 11 ]]; then ok; else bad "CSV has $rows rows, want 11 (t = 0, 0.1, ..., 1)"; fi
-if head -1 "$tmp/run.csv" | grep -q '^t,q1,q2,p1,p2,energy,energy_err,pos_res,mom_res,int_err$'; then ok; else bad "CSV header"; fi
+if head -1 "$tmp/run.csv" | has '^t,q1,q2,p1,p2,energy,energy_err,pos_res,mom_res,int_err$'; then ok; else bad "CSV header"; fi
 
 # A run that fails numerically: exit 3, message, CSV with complete rows only, no NaN, no temp file.
 "$chs" run --problem pendulum --formulation standard --method erk:rk4 --h 2.5 --tf 1000 \
@@ -274,12 +277,12 @@ if [[ -f $tmp/fail.csv ]] && awk -F, 'NR == 1 { n = NF } NF != n { exit 1 }' "$t
   bad "failed run left an incomplete CSV"
 fi
 if grep -qiE 'nan|inf' "$tmp/fail.csv" "$tmp/out"; then bad "NaN/Inf written"; else ok; fi
-if ls "$tmp" | grep -q '\.tmp\.'; then bad "temporary CSV left behind"; else ok; fi
+if ls "$tmp" | has '\.tmp\.'; then bad "temporary CSV left behind"; else ok; fi
 # A damped problem (slider-crank: non-conservative force): formulations and methods built on the
 # Hamiltonian refuse it (exit 2, naming why); the others run it; bad parameters are named.
 expect 2 "non-conservative" -- run --problem slider-crank --formulation extended --method erk:dp5 --rtol 1e-8 --atol 1e-10 --tf 1
 expect 2 "rattle" -- run --problem slider-crank --formulation standard --method rattle --h 0.01 --tf 1
-if "$chs" run --problem slider-crank --formulation dirac --method erk:dp5 --rtol 1e-8 --atol 1e-10 --tf 1 --json | grep -qE '"pos_res_max": [0-9.]+e-(09|1[0-9])'; then ok; else bad "slider-crank dirac run"; fi
+if "$chs" run --problem slider-crank --formulation dirac --method erk:dp5 --rtol 1e-8 --atol 1e-10 --tf 1 --json | has -E '"pos_res_max": [0-9.]+e-(09|1[0-9])'; then ok; else bad "slider-crank dirac run"; fi
 expect 2 "non-conservative" -- run --problem slider-crank --formulation dae-ggl --method ida:jac=analytic --rtol 1e-6 --atol 1e-8 --tf 0.1
 for m in lobatto:3 alpha-prk:3 sprk:leapfrog_2_2; do
   expect 2 "non-conservative" -- run --problem slider-crank --formulation standard --method "$m" --h 0.01 --tf 0.1
@@ -306,8 +309,8 @@ expect 2 "" -- "${sp[@]}" --method sprk:leapfrog_2_2 --tf 1
 expect 2 "midpoint:bogus" -- "${sp[@]}" --method midpoint:bogus --h 0.1 --tf 1
 expect 0 "" -- "${sp[@]}" --method sprk:ARKODE_SPRK_YOSHIDA_6_8 --h 0.1 --tf 1
 expect 0 "" -- run --problem pendulum --formulation dirac --method midpoint:fixed:tol=1e-5 --h 0.1 --tf 1
-if "$chs" list methods | grep -q 'sprk:ARKODE_SPRK_SOFRONIOU_10_36'; then ok; else bad "list methods sprk"; fi
-if "$chs" list methods | grep -q 'midpoint:fixed'; then ok; else bad "list methods midpoint"; fi
+if "$chs" list methods | has 'sprk:ARKODE_SPRK_SOFRONIOU_10_36'; then ok; else bad "list methods sprk"; fi
+if "$chs" list methods | has 'midpoint:fixed'; then ok; else bad "list methods midpoint"; fi
 # --wedge: the key only when requested; fixed step only.
 expect 2 "--h" -- run --problem pendulum --formulation dirac --method erk:dp5 --rtol 1e-6 --atol 1e-6 --tf 1 --wedge
 "$chs" "${sp[@]}" --method rattle --h 0.01 --tf 1 --wedge --json >"$tmp/wedge.json" 2>"$tmp/err"
@@ -323,7 +326,7 @@ if "$chs" run --problem pendulum --formulation extended --method gauss:1:stage -
 # lobatto's dense stage Newton matrix: too large a system is refused with its size; the default
 # switches to the structured Newton there; a bad newton= value is named
 expect 2 "7998 unknowns" -- run --problem chain:N=1000 --formulation standard --method lobatto:3:newton=dense --h 0.005 --tf 0.01
-if "$chs" run --problem chain:N=1000 --formulation standard --method lobatto:3 --h 0.005 --tf 0.01 --json | grep -qE '"pos_res_max": [0-9.]+e-1[3-9]'; then ok; else bad "lobatto:3 on a 1000-atom chain (structured Newton)"; fi
+if "$chs" run --problem chain:N=1000 --formulation standard --method lobatto:3 --h 0.005 --tf 0.01 --json | has -E '"pos_res_max": [0-9.]+e-1[3-9]'; then ok; else bad "lobatto:3 on a 1000-atom chain (structured Newton)"; fi
 expect 2 "newton=lu" -- run --problem pendulum --formulation standard --method lobatto:3:newton=lu --h 0.01 --tf 0.1
 expect 2 "newton=lu" -- run --problem pendulum --formulation standard --method alpha-prk:3:newton=lu --h 0.01 --tf 0.1
 "$chs" "${sp[@]}" --method rattle --h 0.01 --tf 1 --json >"$tmp/nowedge.json"
@@ -337,7 +340,7 @@ done
 if [[ $(val "$tmp/ida.json" nonlin_iters) -ge $(val "$tmp/ida.json" steps) ]]; then ok; else bad "ida: fewer Newton iterations than steps"; fi
 
 # First-order Lagrangians (chs/first_order.h): fj-example, seed 003 (29)-(36).
-if "$chs" list problems | sed -n '/^first-order/,$p' | grep -q '^fj-example'; then ok; else bad "list problems: first-order section"; fi
+if "$chs" list problems | sed -n '/^first-order/,$p' | has '^fj-example'; then ok; else bad "list problems: first-order section"; fi
 fo=(run --problem fj-example --method erk:rk4)
 "$chs" "${fo[@]}" --h 0.1 --tf 10 --json >"$tmp/fo.json" 2>"$tmp/err"
 for k in $keys; do
@@ -397,18 +400,18 @@ fsz() {
 fsz 1 run --problem pendulum --formulation dirac --method erk:rk4 --h 0.01 --tf 10 --out "$tmp/big.csv"
 st=$?
 if [[ $st -eq 3 ]] && grep -qF "$tmp/big.csv" "$tmp/err"; then ok; else bad "CSV write error: exit $st: $(cat "$tmp/err")"; fi
-if [[ ! -e $tmp/big.csv ]] && ! ls "$tmp" | grep -q 'big\.csv\.tmp'; then ok; else bad "CSV write error left files"; fi
+if [[ ! -e $tmp/big.csv ]] && ! ls "$tmp" | has 'big\.csv\.tmp'; then ok; else bad "CSV write error left files"; fi
 # The same limit without ignoring SIGXFSZ: the signal ends chs, its temporary file is removed.
 { (ulimit -f 1; exec "$chs" run --problem pendulum --formulation dirac --method erk:rk4 --h 0.01 --tf 10 --out "$tmp/big2.csv") >/dev/null 2>&1; } 2>/dev/null
 st=$?
 if [[ $st -eq $((128 + $(kill -l XFSZ))) ]]; then ok; else bad "SIGXFSZ: exit $st"; fi
-if [[ ! -e $tmp/big2.csv ]] && ! ls "$tmp" | grep -q 'big2\.csv\.tmp'; then ok; else bad "SIGXFSZ left files"; fi
+if [[ ! -e $tmp/big2.csv ]] && ! ls "$tmp" | has 'big2\.csv\.tmp'; then ok; else bad "SIGXFSZ left files"; fi
 # Plots: the PNGs exceed the limit; gnuplot's truncated PNG is not taken for a plot.
 fsz 4 workprec --problem pendulum --configs dirac/erk:dp5 --tols 1e-4:1e-6:2 --tf 1 --repeats 1 --no-cache --out "$tmp/wpfull"
 st=$?
 if [[ $st -eq 3 ]] && grep -qF "$tmp/wpfull/workprec-evals.png" "$tmp/err"; then ok; else bad "PNG write error: exit $st: $(cat "$tmp/err")"; fi
 if [[ -s $tmp/wpfull/workprec.csv && ! -e $tmp/wpfull/workprec-evals.png && ! -e $tmp/wpfull/workprec-wall.png ]] &&
-  ! ls -A "$tmp/wpfull" | grep -q '\.tmp\.'; then ok; else bad "PNG write error left files: $(ls -A "$tmp/wpfull")"; fi
+  ! ls -A "$tmp/wpfull" | has '\.tmp\.'; then ok; else bad "PNG write error left files: $(ls -A "$tmp/wpfull")"; fi
 # No byte may be written: the CSV fails (exit 3, naming it), nothing is left.
 fsz 0 workprec --problem pendulum --configs dirac/erk:dp5 --tols 1e-4:1e-6:2 --tf 1 --repeats 1 --no-cache --out "$tmp/wp0"
 st=$?

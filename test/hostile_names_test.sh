@@ -6,6 +6,9 @@
 # Needs gnuplot (skipped with exit 77 otherwise).
 # usage: hostile_names_test.sh PATH_TO_CHS
 set -uo pipefail
+# grep that reads all its input: `grep -q` may exit before the writer is done, and under
+# pipefail the writer's SIGPIPE would then fail a pipeline whose grep matched.
+has() { grep "$@" >/dev/null; }
 chs=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # absolute: the test runs in its directory
 if ! command -v gnuplot >/dev/null 2>&1; then
   echo "hostile_names: gnuplot not installed, skipped"
@@ -48,7 +51,7 @@ for i in "${!names[@]}"; do
     bad "workprec --out name $i: outputs missing: $(ls -A "$d" 2>&1)"
   fi
   if injected; then bad "workprec --out name $i: injected command ran"; else ok; fi
-  if ls -A "$d" | grep -q '\.tmp\.'; then bad "workprec --out name $i: temporary file left"; else ok; fi
+  if ls -A "$d" | has '\.tmp\.'; then bad "workprec --out name $i: temporary file left"; else ok; fi
   # run --out: the CSV under the hostile file name.
   "$chs" run --problem pendulum --formulation dirac --method erk:rk4 --h 0.1 --tf 1 \
     --out "$d/run ${names[$i]}.csv" >/dev/null 2>"$tmp/err"
