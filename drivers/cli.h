@@ -119,6 +119,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_scale(int argc, char **argv);
+int cmd_bench_dae(int json);
 int cmd_reproduce(int argc, char **argv);
 int cmd_workprec(int argc, char **argv);
 int cmd_check(int argc, char **argv);
