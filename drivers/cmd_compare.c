@@ -2,7 +2,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
+#include "plot.h"
+#include "reproduce.h"
 
 #define MAX_FORMS 32
 
@@ -99,20 +102,55 @@ static void print_table(const cli_options *o, const cli_result *res, int count) 
 }
 
 /* Tolerance sweep (--tols HI:LO:N): every formulation without and, with --project KIND, with
- * projection; final errors per component against the reference, max |g|, steps, evaluations
- * and linear-solver setups. */
-typedef struct {
-  double z[64];
-  long n;
-} cmp_final;
-
-static int cmp_capture(const CHSRecord *rec, void *ctx) {
-  cmp_final *c = ctx;
-  for (long i = 0; i < c->n && 2 * i + 1 < 64; i++) {
-    c->z[i] = rec->q[i];
-    c->z[c->n + i] = rec->p[i];
+ * projection; final errors per component against the reference (the problem's, else a computed
+ * one as workprec's, cached the same way), max |g|, steps, evaluations and linear-solver setups.
+ * Text: one row per run; --json: one object with a "runs" array. */
+static const char *sweep_reference(CHSProblem prob, const cli_options *o, double *ref,
+                                   rep_reference_info *ri, char *buf, size_t len, CHSError *err) {
+  char cache_buf[4096];
+  const char *cache_dir = rep_default_cache_dir(cache_buf, sizeof cache_buf);
+  if (cache_dir && (make_dirs(cache_dir) != 0 || access(cache_dir, W_OK | X_OK) != 0)) {
+    cache_dir = NULL; /* an unwritable default cache only costs the reference run */
   }
-  return 0;
+  if (rep_reference_cached(prob, o->problem, o->tf, 1e-12, cache_dir, ref, ri, err) != 0) {
+    return NULL;
+  }
+  if (strcmp(ri->source, "problem") == 0) {
+    snprintf(buf, len, "the problem's reference solution");
+  } else {
+    snprintf(buf, len, "%s, %s, est. error %.1e", ri->command, ri->source, ri->est_error);
+  }
+  return buf;
+}
+
+static void sweep_json_row(const char *form, const char *project, double tol, int rc,
+                           const cli_result *res, const double *z, const double *ref, long n,
+                           int first) {
+  printf("%s\n    {\"formulation\": ", first ? "" : ",");
+  json_string(stdout, form);
+  printf(", \"project\": ");
+  json_string(stdout, project);
+  printf(", \"tol\": %.17g, \"status\": \"%s\", \"steps\": %ld, \"rhs_evals\": %ld", tol,
+         rc ? "failed" : "ok", res->sum.stats.steps, res->sum.rhs_evals);
+  if (rc) {
+    printf(", \"message\": ");
+    json_string(stdout, res->err.msg);
+    printf("}");
+    return;
+  }
+  printf(", \"lin_setups\": %ld", res->sum.stats.lin_setups);
+  for (int part = 0; part < 2; part++) {
+    printf(", \"%s\": [", part ? "err_p" : "err_q");
+    for (long i = 0; i < n; i++) {
+      double e = fabs(z[1 + part * n + i] - ref[1 + part * n + i]);
+      printf("%s", i ? ", " : "");
+      json_real(stdout, e, isfinite(e));
+    }
+    printf("]");
+  }
+  printf(", \"pos_res_max\": ");
+  json_real(stdout, res->sum.diag.pos_res_max, isfinite(res->sum.diag.pos_res_max));
+  printf("}");
 }
 
 static int compare_sweep(cli_options *o, char names[][128], int count) {
@@ -128,23 +166,49 @@ static int compare_sweep(cli_options *o, char names[][128], int count) {
     return cli_fail(&err);
   }
   long n = CHSProblem_GetDims(prob)->n;
-  double ref[64];
-  if (2 * n > 64 || CHSProblem_Reference(prob, o->tf, ref, ref + n) != 0) {
-    fprintf(stderr, "chs: compare --tols needs a problem with a reference solution and n <= 32\n");
+  double *ref = calloc(1 + 2 * (size_t)n, sizeof *ref), *z = calloc(1 + 2 * (size_t)n, sizeof *z);
+  if (!ref || !z) {
+    free(ref);
+    free(z);
     CHSProblem_Destroy(&prob);
-    return CHS_EXIT_USAGE;
+    fprintf(stderr, "chs: out of memory\n");
+    return CHS_EXIT_NUMERIC;
   }
+  ref[0] = z[0] = (double)n;
   int nproj = o->project ? 2 : 1, status = CHS_EXIT_OK;
-  printf("problem %s, method %s, t in [0, %g]; errors at the end against the reference\n\n",
-         o->problem, o->method, o->tf);
-  printf("%-12s %-9s %7s %7s %7s %6s", "formulation", "project", "tol", "steps", "evals", "setups");
-  for (long i = 0; i < n; i++) {
-    printf("   err q%-3ld", i + 1);
+  /* Every run's configuration is checked by the first run of the sweep; the reference comes
+   * first only when the problem has none (a computed one takes a while). */
+  rep_reference_info ri;
+  char how[4400];
+  if (!sweep_reference(prob, o, ref, &ri, how, sizeof how, &err)) {
+    fprintf(stderr, "chs: reference run failed: ");
+    cli_fputs_safe(stderr, err.msg);
+    fputc('\n', stderr);
+    status = CHSError_IsInput(err.code) ? CHS_EXIT_USAGE : CHS_EXIT_NUMERIC;
+    goto done;
   }
-  for (long i = 0; i < n; i++) {
-    printf("   err p%-3ld", i + 1);
+  if (o->json) {
+    printf("{\n  \"problem\": ");
+    json_string(stdout, o->problem);
+    printf(",\n  \"method\": ");
+    json_string(stdout, o->method);
+    printf(",\n  \"tf\": %.17g,\n  \"reference\": ", o->tf);
+    json_string(stdout, how);
+    printf(",\n  \"runs\": [");
+  } else {
+    printf("problem %s, method %s, t in [0, %g]; errors at the end against %s\n\n", o->problem,
+           o->method, o->tf, how);
+    printf("%-12s %-9s %7s %7s %7s %6s", "formulation", "project", "tol", "steps", "evals",
+           "setups");
+    for (long i = 0; i < n; i++) {
+      printf("   err q%-3ld", i + 1);
+    }
+    for (long i = 0; i < n; i++) {
+      printf("   err p%-3ld", i + 1);
+    }
+    printf(" %10s\n", "max|g|");
   }
-  printf(" %10s\n", "max|g|");
+  int first = 1;
   for (int f = 0; f < count; f++) {
     for (int k = 0; k < nproj; k++) {
       for (int t = 0; t < nt; t++) {
@@ -154,24 +218,39 @@ static int compare_sweep(cli_options *o, char names[][128], int count) {
         oo.rtol = oo.atol = tol;
         oo.every = 1000000000L;
         oo.project = k ? o->project : NULL;
-        cmp_final fin = {{0}, n};
         cli_result res;
-        int rc = cli_integrate(&oo, names[f], cmp_capture, &fin, prob, &res);
-        printf("%-12s %-9s %7.0e ", names[f], k ? o->project : "none", tol);
+        memset(&res, 0, sizeof res);
+        int rc = cli_integrate(&oo, names[f], rep_final_monitor, z, prob, &res);
         if (rc != 0) {
-          printf("FAILED: %s\n", res.err.msg);
           int st = cli_exit_status(rc);
           status = st > status ? st : status;
+        }
+        if (o->json) {
+          sweep_json_row(names[f], k ? o->project : "none", tol, rc, &res, z, ref, n, first);
+          first = 0;
+          continue;
+        }
+        printf("%-12s %-9s %7.0e ", names[f], k ? o->project : "none", tol);
+        if (rc != 0) {
+          printf("FAILED: ");
+          cli_fputs_safe(stdout, res.err.msg);
+          printf("\n");
           continue;
         }
         printf("%7ld %7ld %6ld", res.sum.stats.steps, res.sum.rhs_evals, res.sum.stats.lin_setups);
         for (long i = 0; i < 2 * n; i++) {
-          printf(" %10.2e", fabs(fin.z[i] - ref[i]));
+          printf(" %10.2e", fabs(z[1 + i] - ref[1 + i]));
         }
         printf(" %10.2e\n", res.sum.diag.pos_res_max);
       }
     }
   }
+  if (o->json) {
+    printf("\n  ]\n}\n");
+  }
+done:
+  free(ref);
+  free(z);
   CHSProblem_Destroy(&prob);
   return status;
 }

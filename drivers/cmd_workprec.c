@@ -185,10 +185,10 @@ static int write_csv(const char *out, const wp_config *cfg, int nc, int nt,
       const wp_point *p = &pts[c][t];
       bad = fprintf(f.fp, "%s,%.3g,%s", name, p->tol, p->ok ? "ok" : "failed") < 0;
       if (p->ok) {
-        bad = bad || fprintf(f.fp, ",%ld,%ld,%.6g,%.6g,%.6g,%.6g,%.6g\n", p->steps, p->evals,
+        bad = bad || fprintf(f.fp, ",%ld,%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", p->steps, p->evals,
                              p->err, p->g, p->psi, p->energy, p->wall) < 0;
       } else { /* the work spent until the failure, no errors */
-        bad = bad || fprintf(f.fp, ",%ld,%ld,,,,,%.6g\n", p->steps, p->evals, p->wall) < 0;
+        bad = bad || fprintf(f.fp, ",%ld,%ld,,,,,%.17g\n", p->steps, p->evals, p->wall) < 0;
       }
     }
   }
@@ -242,7 +242,7 @@ static int write_plots(const char *out, double tf, const wp_config *cfg, int nc,
   for (int c = 0; c < nc && !bad; c++) {
     for (int t = 0; t < nt && !bad; t++) {
       const wp_point *p = &pts[c][t];
-      bad = fprintf(f.fp, "%d %d %ld %.6g %.6g\n", c, p->ok, p->evals,
+      bad = fprintf(f.fp, "%d %d %ld %.17g %.17g\n", c, p->ok, p->evals,
                     isfinite(p->wall) ? p->wall : 0, p->ok && isfinite(p->err) ? p->err : 0) < 0;
     }
   }

@@ -44,6 +44,12 @@ const char *rep_default_cache_dir(char *buf, size_t len) {
   return buf;
 }
 
+/* Bytes an entry can take: the fixed lines, the key and the command (bounded by their buffers),
+ * and 2n values of at most 25 characters each (" -1.2345678901234567e-300"). */
+static size_t entry_cap(long n) {
+  return 4096 + 1024 + 26 * 2 * (size_t)n;
+}
+
 /* The body of an entry (everything the checksum covers). */
 static int format_body(char *buf, size_t len, const char *key, const char *command, long n,
                        double est, const double *z) {
@@ -71,7 +77,7 @@ static const char *read_entry(const char *path, const char *key, long n, double 
     close(fd);
     return "not a regular file";
   }
-  size_t cap = 4096 + 32 * (size_t)n, len = 0;
+  size_t cap = entry_cap(n), len = 0;
   char *buf = malloc(cap + 1);
   if (!buf) {
     fclose(fp);
@@ -136,7 +142,7 @@ static const char *read_entry(const char *path, const char *key, long n, double 
 /* Temporary file + rename (plot.h's out_file): a full disk or a signal leaves no partial entry. */
 static int write_entry(const char *dir, const char *path, const char *key, const char *command,
                        long n, double est, const double *z, CHSError *err) {
-  size_t cap = 4096 + 32 * (size_t)n;
+  size_t cap = entry_cap(n);
   char *buf = malloc(cap);
   if (!buf) {
     err->code = CHS_ERR_MEM;

@@ -168,6 +168,16 @@ done
 if [[ $("$chs" compare --problem pendulum --formulations standard,dirac --method cvode:bdf:ls=klu --tols 1e-5:1e-7:3 --tf 2 --project both | grep -cE '^(standard|dirac) ') -eq 12 ]]; then ok; else bad "compare --tols with ls=klu"; fi
 
 # compare --tols: a sweep table, rows for each formulation x projection x tolerance.
+# --json gives one object with a run per formulation x tolerance; a problem without a reference
+# solution gets a computed one (as workprec's); every size of problem.
+"$chs" compare --problem pendulum --formulations standard,dirac --method erk:dp5 --tols 1e-4:1e-6:2 --tf 1 --json >"$tmp/cmpsw.json"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["runs"]; assert len(r)==4 and all(x["status"]=="ok" and len(x["err_q"])==2 and max(x["err_q"]+x["err_p"])<1e-3 for x in r)' "$tmp/cmpsw.json"; then ok; else bad "compare --tols --json: $(head -c 300 "$tmp/cmpsw.json")"; fi
+if XDG_CACHE_HOME="$tmp/xdgc" "$chs" compare --problem double-pendulum --formulations dirac --method erk:dp5 --tols 1e-6:1e-6:1 --tf 1 | head -1 | has 'computed, est. error'; then ok; else bad "compare --tols computes a reference"; fi
+# The reference cache holds problems of any size (an entry for n = 402 used to overflow its buffer).
+XDG_CACHE_HOME="$tmp/xdgb" "$chs" workprec --problem chain:N=134 --configs dirac/erk:dp5 --tols 1e-5:1e-5:1 --tf 0.01 --repeats 1 --out "$tmp/wpbig" >/dev/null 2>"$tmp/err"
+if ls "$tmp"/xdgb/chs/references/ref-*.txt >/dev/null 2>&1 && ! grep -q 'not cached' "$tmp/err"; then ok; else bad "reference cache for n = 402: $(cat "$tmp/err")"; fi
+# CSV values in round-trip precision (17 significant digits), not %.6g.
+if awk -F, 'NR == 2 { exit !(length($6) > 12) }' "$tmp/wpbig/workprec.csv"; then ok; else bad "workprec CSV precision: $(sed -n 2p "$tmp/wpbig/workprec.csv")"; fi
 if [[ $("$chs" compare --problem pendulum --formulations standard,dirac --method cvode:bdf --tols 1e-5:1e-7:3 --tf 2 --project both | grep -cE '^(standard|dirac) ') -eq 12 ]]; then ok; else bad "compare --tols"; fi
 
 # Benchmarks: a bad name or option is an input error; the JSON names every formulation.
