@@ -33,6 +33,16 @@ cmake -S "$src/examples/erk_user" -B "$tmp/build" -DCMAKE_PREFIX_PATH="$tmp/pref
 cmake --build "$tmp/build" >"$tmp/build.log" || { cat "$tmp/build.log"; exit 1; }
 "$tmp/build/erk_user"
 
+# 2b. The same example built with pkg-config only (chs.pc), no CMake; the installed docs.
+PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --exists chs
+# shellcheck disable=SC2046
+cc -std=c11 $flags -o "$tmp/erk_user_pc" "$src/examples/erk_user/erk_user.c" \
+  $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs chs)
+LD_LIBRARY_PATH="$tmp/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/erk_user_pc"
+test -f "$tmp/prefix/share/doc/chs/README.md"
+test -f "$tmp/prefix/share/doc/chs/docs/mechanics.md"
+test -f "$tmp/prefix/share/doc/chs/examples/erk_user/erk_user.c"
+
 # 3. The example plugin problem, built against the installed package only, run by the installed
 #    chs through every formulation (the unstable total Hamiltonian over a shorter time).
 cmake -S "$src/problems/examples" -B "$tmp/plugin" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
