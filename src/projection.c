@@ -209,7 +209,16 @@ int chs_projector_now(CHSProjector pr, N_Vector y) {
 
 int CHSProjector_ARKPostprocess(sunrealtype t, N_Vector y, void *user_data) {
   CHSFormulation f = user_data;
-  return f && f->projector ? CHSProjector_Apply(f->projector, t, y) : 0;
+  if (!f) {
+    return CHS_ERR_ARG;
+  }
+  if (!f->projector) { /* set as a hook but nothing to project with: never a silent no-op */
+    return CHSFormulation_SetFailure(f, CHS_ERR_ARG,
+                                     "CHSProjector_ARKPostprocess: no projector is attached to "
+                                     "formulation '%s' (CHSProjector_Create)",
+                                     f->ops->name);
+  }
+  return CHSProjector_Apply(f->projector, t, y);
 }
 
 /* Linearised projection of an error vector (dq, dp) at y: the normal components removed,
@@ -236,14 +245,10 @@ static int chs_project_error(CHSProjector pr, const sunrealtype *y, sunrealtype 
   return 0;
 }
 
-int CHSProjector_CVodeProjFn(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps_proj,
-                             N_Vector err, void *user_data) {
-  (void)eps_proj;
-  CHSFormulation f = user_data;
-  CHSProjector pr = f ? f->projector : NULL;
-  if (!pr) {
-    N_VConst(0, corr);
-    return 0;
+int CHSProjector_CVodeProject(CHSProjector pr, sunrealtype t, N_Vector ycur, N_Vector corr,
+                              N_Vector err) {
+  if (!pr || !ycur || !corr) {
+    return CHS_ERR_ARG;
   }
   if (!pr->work && !(pr->work = N_VClone(ycur))) {
     return CHS_ERR_MEM;
@@ -258,6 +263,22 @@ int CHSProjector_CVodeProjFn(sunrealtype t, N_Vector ycur, N_Vector corr, sunrea
     CHS_CALL(chs_project_error(pr, N_VGetArrayPointer(pr->work), N_VGetArrayPointer(err)));
   }
   return 0;
+}
+
+int CHSProjector_CVodeProjFn(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps_proj,
+                             N_Vector err, void *user_data) {
+  (void)eps_proj;
+  CHSFormulation f = user_data;
+  if (!f) {
+    return CHS_ERR_ARG;
+  }
+  if (!f->projector) { /* CVODE would count projections that do nothing */
+    return CHSFormulation_SetFailure(f, CHS_ERR_ARG,
+                                     "CHSProjector_CVodeProjFn: no projector is attached to "
+                                     "formulation '%s' (CHSProjector_Create)",
+                                     f->ops->name);
+  }
+  return CHSProjector_CVodeProject(f->projector, t, ycur, corr, err);
 }
 
 CHSProjector CHSFormulation_GetProjector(CHSFormulation f) {

@@ -14,6 +14,7 @@
 #include "chs/wedge.h"
 #include "chs/first_order.h"
 #include "chs/check.h"
+#include "chs/sundials.h"
 
 #ifdef __cplusplus
 extern "C" {

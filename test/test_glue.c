@@ -1,0 +1,216 @@
+/* SUNDIALS glue for programs that keep their own user_data (src/chs/sundials.h):
+ *  - a CVODE BDF program whose user_data is its own structure calls CHSFormulation_Eval and
+ *    CHSProjector_CVodeProject from its own callbacks: the pendulum matches the reference and |g|
+ *    stays at round-off, and the program's own counters see every call;
+ *  - CHSProjector_CVodeProjFn and CHSProjector_ARKPostprocess without a projector fail loudly
+ *    (CVODE once counted 952 projections that did nothing);
+ *  - CHSFormulation_IDATolerances: atol on the differential components, CHS_IDA_ALGEBRAIC_ATOL on
+ *    the multipliers, and IDA with it integrates dae-ggl to the reference;
+ *  - CHSERKStep_FixLastStageReuse: classical RK4 in the user's own ERKStep converges with order 4
+ *    (on SUNDIALS 6.4 without the fix it is order 3). */
+#include <arkode/arkode_erkstep.h>
+#include <cvode/cvode.h>
+#include <cvode/cvode_proj.h>
+#include <ida/ida.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include "test_util.h"
+
+typedef struct {
+  CHSFormulation form;
+  CHSProjector proj;
+  long rhs_calls, proj_calls;
+} my_data;
+
+static int my_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
+  my_data *d = user_data;
+  d->rhs_calls++;
+  return CHSFormulation_Eval(d->form, t, y, ydot);
+}
+
+static int my_proj(sunrealtype t, N_Vector y, N_Vector corr, sunrealtype eps, N_Vector err,
+                   void *user_data) {
+  (void)eps;
+  my_data *d = user_data;
+  d->proj_calls++;
+  return CHSProjector_CVodeProject(d->proj, t, y, corr, err);
+}
+
+/* CVODE BDF on the standard formulation of the pendulum to t = 10; project: the caller's own
+ * projection function (1) or chs' CHSProjector_CVodeProjFn with the formulation as user_data and
+ * no projector attached (2). Returns CVode's flag; q, p the final physical state. */
+static int cvode_pendulum(int project, my_data *d, sunrealtype *q, sunrealtype *p,
+                          sunrealtype *tret) {
+  SUNContext ctx = test_context();
+  CHSProblem prob = new_problem("pendulum");
+  d->form = new_formulation("standard", prob, ctx);
+  d->proj = NULL;
+  if (project == 1) {
+    CHSError err;
+    assert_int_equal(CHSProjector_Create(d->form, CHS_PROJECT_BOTH, 0, &d->proj, &err), 0);
+  }
+  N_Vector y;
+  assert_int_equal(CHSFormulation_NewInitialState(d->form, &y, NULL), 0);
+  void *cv = CVodeCreate(CV_BDF, ctx);
+  SUNMatrix A = SUNDenseMatrix(4, 4, ctx);
+  SUNLinearSolver LS = SUNLinSol_Dense(y, A, ctx);
+  /* project == 2: the formulation as user_data with chs' own RHS and projection adapters */
+  assert_int_equal(CVodeInit(cv, project == 2 ? CHSFormulation_Rhs : my_rhs, 0, y), 0);
+  assert_int_equal(CVodeSetUserData(cv, project == 2 ? (void *)d->form : (void *)d), 0);
+  assert_int_equal(CVodeSStolerances(cv, 1e-8, 1e-8), 0);
+  assert_int_equal(CVodeSetLinearSolver(cv, LS, A), 0);
+  assert_int_equal(CVodeSetProjFn(cv, project == 2 ? CHSProjector_CVodeProjFn : my_proj), 0);
+  assert_int_equal(CVodeSetMaxNumSteps(cv, 100000), 0);
+  /* a stop time: the output is a projected step, not an interpolant (docs/sundials.md) */
+  assert_int_equal(CVodeSetStopTime(cv, 10), 0);
+  chs_context_silence(ctx);
+  int flag = CVode(cv, 10, y, tret, CV_NORMAL);
+  CHSFormulation_ToPhysical(d->form, y, q, p);
+  CVodeFree(&cv);
+  SUNLinSolFree(LS);
+  SUNMatDestroy(A);
+  N_VDestroy(y);
+  if (project != 2) {
+    CHSProjector_Destroy(&d->proj);
+    CHSFormulation_Destroy(&d->form);
+  }
+  CHSProblem_Destroy(&prob);
+  return flag;
+}
+
+static void test_caller_user_data(void **state) {
+  (void)state;
+  my_data d = {0};
+  sunrealtype q[2], p[2], qr[2], pr[2], t;
+  assert_true(cvode_pendulum(1, &d, q, p, &t) >= 0);
+  CHECK_NEAR(t, 10, 1e-12);
+  CHSProblem prob = new_problem("pendulum");
+  assert_int_equal(CHSProblem_Reference(prob, 10, qr, pr), 0);
+  CHSProblem_Destroy(&prob);
+  CHECK_LE(fabs(q[0] - qr[0]) + fabs(q[1] - qr[1]) + fabs(p[0] - pr[0]) + fabs(p[1] - pr[1]), 1e-4);
+  /* g = (x^2 + y^2 - 1) / 2 at round-off after the projected steps */
+  CHECK_LE(fabs(0.5 * (q[0] * q[0] + q[1] * q[1] - 1)), 1e-14);
+  CHECK_LE(fabs(q[0] * p[0] + q[1] * p[1]), 1e-13);
+  CHECK_GT(d.rhs_calls, 100);
+  CHECK_GT(d.proj_calls, 10);
+}
+
+static void test_projfn_without_projector_fails(void **state) {
+  (void)state;
+  my_data d = {0};
+  sunrealtype q[2], p[2], t;
+  assert_true(cvode_pendulum(2, &d, q, p, &t) < 0);
+  const CHSError *e = CHSFormulation_GetLastFailure(d.form);
+  assert_non_null(strstr(e->msg, "no projector is attached"));
+  CHSFormulation_Destroy(&d.form);
+  /* the ARKODE post-process hook likewise */
+  CHSProblem prob = new_problem("pendulum");
+  CHSFormulation f = new_formulation("standard", prob, test_context());
+  N_Vector y;
+  assert_int_equal(CHSFormulation_NewInitialState(f, &y, NULL), 0);
+  assert_true(CHSProjector_ARKPostprocess(0, y, f) < 0);
+  assert_non_null(strstr(CHSFormulation_GetLastFailure(f)->msg, "no projector is attached"));
+  N_VDestroy(y);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
+static void test_ida_tolerances(void **state) {
+  (void)state;
+  SUNContext ctx = test_context();
+  CHSProblem prob = new_problem("pendulum");
+  CHSFormulation f = new_formulation("dae-ggl", prob, ctx);
+  N_Vector y, yp;
+  assert_int_equal(CHSFormulation_NewInitialState(f, &y, NULL), 0);
+  yp = N_VClone(y);
+  N_Vector atol = N_VClone(y), id = N_VClone(y);
+  assert_int_equal(CHSFormulation_IDATolerances(f, 1e-9, atol), 0);
+  CHSFormulation_ComponentIds(f, id);
+  sunindextype N = N_VGetLength(y);
+  int algebraic = 0;
+  for (sunindextype i = 0; i < N; i++) {
+    double a = N_VGetArrayPointer(atol)[i], k = N_VGetArrayPointer(id)[i];
+    assert_true(k > 0 ? a == 1e-9 : a == CHS_IDA_ALGEBRAIC_ATOL);
+    algebraic += k == 0;
+  }
+  assert_int_equal(algebraic, 2); /* GGL: lambda and mu of the one constraint */
+  N_Vector shortv = N_VNew_Serial(N - 1, ctx);
+  assert_int_equal(CHSFormulation_IDATolerances(f, 1e-9, shortv), CHS_ERR_ARG);
+  assert_int_equal(CHSFormulation_IDATolerances(f, 0, atol), CHS_ERR_ARG);
+  N_VDestroy(shortv);
+  /* the caller's own IDA with these tolerances reaches the reference */
+  assert_int_equal(CHSFormulation_InitialDerivative(f, y, yp), 0);
+  void *ida = IDACreate(ctx);
+  SUNMatrix A = SUNDenseMatrix(N, N, ctx);
+  SUNLinearSolver LS = SUNLinSol_Dense(y, A, ctx);
+  assert_int_equal(IDAInit(ida, CHSFormulation_Residual, 0, y, yp), 0);
+  assert_int_equal(IDASetUserData(ida, f), 0);
+  assert_int_equal(IDASVtolerances(ida, 1e-9, atol), 0);
+  assert_int_equal(IDASetId(ida, id), 0);
+  assert_int_equal(IDASetLinearSolver(ida, LS, A), 0);
+  assert_int_equal(IDASetMaxNumSteps(ida, 100000), 0);
+  sunrealtype t, q[2], p[2], qr[2], pr[2];
+  assert_true(IDASolve(ida, 5, &t, y, yp, IDA_NORMAL) >= 0);
+  CHSFormulation_ToPhysical(f, y, q, p);
+  assert_int_equal(CHSProblem_Reference(prob, 5, qr, pr), 0);
+  CHECK_LE(fabs(q[0] - qr[0]) + fabs(q[1] - qr[1]), 1e-6);
+  IDAFree(&ida);
+  SUNLinSolFree(LS);
+  SUNMatDestroy(A);
+  N_VDestroy(y);
+  N_VDestroy(yp);
+  N_VDestroy(atol);
+  N_VDestroy(id);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
+/* The user's own ERKStep with classical RK4 at fixed h on the Hamilton-Dirac pendulum: final
+ * error against the reference at t = 2. */
+static double rk4_error(sunrealtype h) {
+  SUNContext ctx = test_context();
+  CHSProblem prob = new_problem("pendulum");
+  CHSFormulation f = new_formulation("dirac", prob, ctx);
+  N_Vector y;
+  assert_int_equal(CHSFormulation_NewInitialState(f, &y, NULL), 0);
+  const sunrealtype c[4] = {0, 0.5, 0.5, 1}, b[4] = {1. / 6, 1. / 3, 1. / 3, 1. / 6};
+  const sunrealtype A[16] = {0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 1, 0};
+  ARKodeButcherTable B = ARKodeButcherTable_Create(4, 4, 0, (sunrealtype *)c, (sunrealtype *)A,
+                                                   (sunrealtype *)b, NULL);
+  void *ark = ERKStepCreate(CHSFormulation_Rhs, 0, y, ctx);
+  assert_int_equal(ERKStepSetUserData(ark, f), 0);
+  assert_int_equal(ERKStepSetTable(ark, B), 0);
+  assert_int_equal(CHSERKStep_FixLastStageReuse(ark, B), 0);
+  assert_int_equal(ERKStepSetFixedStep(ark, h), 0);
+  assert_int_equal(ERKStepSetMaxNumSteps(ark, 1000000), 0);
+  assert_int_equal(ERKStepSetStopTime(ark, 2), 0);
+  sunrealtype t, q[2], p[2], qr[2], pr[2];
+  assert_true(ERKStepEvolve(ark, 2, y, &t, ARK_NORMAL) >= 0);
+  CHSFormulation_ToPhysical(f, y, q, p);
+  assert_int_equal(CHSProblem_Reference(prob, 2, qr, pr), 0);
+  double e = hypot(hypot(q[0] - qr[0], q[1] - qr[1]), hypot(p[0] - pr[0], p[1] - pr[1]));
+  ERKStepFree(&ark);
+  ARKodeButcherTable_Free(B);
+  N_VDestroy(y);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+  return e;
+}
+
+static void test_rk4_order(void **state) {
+  (void)state;
+  double e1 = rk4_error(0.02), e2 = rk4_error(0.01);
+  double order = log2(e1 / e2);
+  CHECK_NEAR(order, 4, 0.3);
+  assert_int_equal(CHSERKStep_FixLastStageReuse(NULL, NULL), CHS_ERR_ARG);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_caller_user_data),
+      cmocka_unit_test(test_projfn_without_projector_fails),
+      cmocka_unit_test(test_ida_tolerances),
+      cmocka_unit_test(test_rk4_order),
+  };
+  return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
