@@ -210,8 +210,8 @@ static int write_csv(const char *out, const wp_config *cfg, int nc, int nt,
  * DIR/workprec-plot.dat (columns: configuration index, 1 ok / 0 failed, evaluations, wall time,
  * error); the script selects by those numbers and names only files chs chose, and the
  * configuration names appear only as plot_label titles. 0 or CHS_EXIT_NUMERIC (message). */
-static int write_plots(const char *out, double tf, const wp_config *cfg, int nc, int nt,
-                       wp_point (*pts)[WP_MAX_TOLS]) {
+static int write_plots(const char *out, const char *problem, double tf, const wp_config *cfg,
+                       int nc, int nt, wp_point (*pts)[WP_MAX_TOLS]) {
   double emax = 0;
   int nfail = 0, nok = 0;
   for (int c = 0; c < nc; c++) {
@@ -257,12 +257,21 @@ static int write_plots(const char *out, double tf, const wp_config *cfg, int nc,
     return CHS_EXIT_NUMERIC;
   }
   int status = 0;
+  char title[400];
+  plot_label(title, sizeof title, problem);
   for (int kind = 0; kind < 2; kind++) {
     char script[16384];
-    int len = snprintf(script, sizeof script,
-                       "set logscale xy\nset format y '10^{%%L}'\nset xlabel '%s'\n"
-                       "set ylabel 'error at t = %g'\nset key outside noenhanced\nplot ",
-                       kind ? "wall time (s)" : "RHS / residual evaluations", tf);
+    /* the key below the frame in as many columns as fit: the plot keeps the full width */
+    int len = snprintf(
+        script, sizeof script,
+        "set logscale xy\nset autoscale fix\nset format y '10^{%%L}'\nset format x '10^{%%L}'\n"
+        "set title 'work-precision: %s, t_f = %g' noenhanced\nset xlabel '%s'\n"
+        "set ylabel 'final error |(q,p)(t_f) - reference|_2' noenhanced\n"
+        "set key below maxrows %d\nset offsets graph 0.02, graph 0.02, graph 0.05, "
+        "graph 0.05\nplot ",
+        title, tf,
+        kind ? "wall time (s, median of the repeats)" : "right-hand side / residual evaluations",
+        nc + (nfail > 0) > 8 ? 4 : 2);
     for (int c = 0; c < nc; c++) {
       char name[300], label[300];
       config_name(name, sizeof name, &cfg[c]);
@@ -274,7 +283,7 @@ static int write_plots(const char *out, double tf, const wp_config *cfg, int nc,
     if (nfail > 0) {
       len += snprintf(script + len, sizeof script - (size_t)len,
                       ", 'workprec-plot.dat' u ($2 == 0 && $3 > 0 ? $%d : NaN):(%g) w p pt 2 ps 2 "
-                      "lc rgb 'red' t 'failed (work until the failure)'",
+                      "lc rgb '#000000' t 'failed (work until the failure)'",
                       kind ? 4 : 3, emax);
     }
     if (len >= (int)sizeof script) { /* 16 configurations of <= 300 characters fit */
@@ -516,7 +525,7 @@ int cmd_workprec(int argc, char **argv) {
   if (out) {
     int st = write_csv(out, cfg, nc, nt, pts);
     if (st == 0) {
-      st = write_plots(out, tf, cfg, nc, nt, pts);
+      st = write_plots(out, problem, tf, cfg, nc, nt, pts);
     }
     status = st ? st : status;
   }

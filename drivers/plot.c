@@ -382,6 +382,21 @@ static int png_complete(const char *path) {
   return ok;
 }
 
+/* The house style of every chs plot: the Okabe-Ito colour-blind-safe palette, each colour with
+ * its own marker (distinguishable in grey too), a light grid, and the key inside the frame (the
+ * scripts move it below when there are many curves). */
+static const char plot_style[] = "set linetype 1 lc rgb '#0072B2' lw 2 pt 7 ps 1.2\n"
+                                 "set linetype 2 lc rgb '#D55E00' lw 2 pt 5 ps 1.2\n"
+                                 "set linetype 3 lc rgb '#009E73' lw 2 pt 9 ps 1.4\n"
+                                 "set linetype 4 lc rgb '#CC79A7' lw 2 pt 11 ps 1.4\n"
+                                 "set linetype 5 lc rgb '#E69F00' lw 2 pt 13 ps 1.4\n"
+                                 "set linetype 6 lc rgb '#56B4E9' lw 2 pt 4 ps 1.2\n"
+                                 "set linetype 7 lc rgb '#000000' lw 2 pt 6 ps 1.2\n"
+                                 "set linetype 8 lc rgb '#F0E442' lw 2 pt 8 ps 1.4\n"
+                                 "set linetype cycle 8\n"
+                                 "set grid lc rgb '#d0d0d0' lw 1\n"
+                                 "set key noenhanced\n";
+
 int plot_run(const char *dir, const char *png_name, int width, int height, const char *script) {
   char final[4096], tmpname[512], tmppath[4400];
   int slot = -1;
@@ -394,7 +409,7 @@ int plot_run(const char *dir, const char *png_name, int width, int height, const
     fprintf(stderr, "chs: cannot write %s: %s\n", final, strerror(errno));
     return -1;
   }
-  size_t cap = strlen(script) + 1024;
+  size_t cap = strlen(script) + 2048;
   char *text = malloc(cap);
   if (!text) {
     tmp_file_release(slot, tmppath, 1);
@@ -402,8 +417,9 @@ int plot_run(const char *dir, const char *png_name, int width, int height, const
     return -1;
   }
   /* tmpname is PNG_NAME.tmp.PID.N: plot_safe_name's characters only. */
-  snprintf(text, cap, "set terminal pngcairo size %d,%d\nset output '%s'\n%s\nunset output\n",
-           width, height, tmpname, script);
+  snprintf(text, cap,
+           "set terminal pngcairo size %d,%d font ',11'\nset output '%s'\n%s%s\nunset output\n",
+           width, height, tmpname, plot_style, script);
   int status = 0;
   int started = run_gnuplot(dir, text, &status) == 0;
   free(text);
