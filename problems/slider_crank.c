@@ -70,7 +70,10 @@ typedef struct {
   sunrealtype k, s0, c, f, gravity;
   sunrealtype phi, omega;
   sunrealtype mass[SC_N];
+  int set; /* 0: body coordinates (n = 9); 1: SUNDIALS' idaSlCrank_dns model (n = 3) */
 } slider;
+
+static int scs_create(CHSParams kv, slider *S, CHSProblemDims *dims, CHSError *err);
 
 static int sc_create(CHSParams kv, void **data, CHSProblemDims *dims, CHSError *err) {
   slider *S = calloc(1, sizeof *S);
@@ -78,6 +81,11 @@ static int sc_create(CHSParams kv, void **data, CHSProblemDims *dims, CHSError *
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
   *data = S;
+  static const char *const sets[] = {"body", "sundials", NULL};
+  CHS_CALL(CHSParams_GetChoice(kv, "set", sets, 0, &S->set, err));
+  if (S->set == 1) {
+    return scs_create(kv, S, dims, err);
+  }
   CHS_CALL(CHSParams_GetRealMin(kv, "r", 1, 0, 1, &S->r, err));
   CHS_CALL(CHSParams_GetRealMin(kv, "l", 3, 0, 1, &S->l, err));
   CHS_CALL(CHSParams_GetReal(kv, "e", 0, &S->e, err));
@@ -129,8 +137,153 @@ static int sc_spring(const sunrealtype *q, sunrealtype *d, sunrealtype *ex, sunr
   return 0;
 }
 
+/* ------------------------------------------------------------------ set=sundials
+ * The model of SUNDIALS' example idaSlCrank_dns (examples/ida/serial; Radu Serban), written here
+ * for chs from its equations: n = 3 generalised coordinates q = (phi, x, beta) (crank angle,
+ * slider position, rod angle), M = diag(J1, m2, J2), m = 2 constraints (crank tip a (cos phi,
+ * sin phi) on the rod of length 1 from the slider (x, 0) to (x - cos beta, -sin beta)):
+ *   g1 = x - cos beta - a cos phi,   g2 = -sin beta - a sin phi.
+ * A spring-damper (stiffness k, rest length l0, damping c) between the crank's midpoint
+ * a/2 (cos phi, sin phi) and the rod's midpoint (x - cos beta / 2, -sin beta / 2), of length l,
+ *   l^2 = x^2 - x (cos beta + a cos phi) + (1 + a^2)/4 + a/2 cos(beta - phi),
+ * and a constant force f whose generalised force is (0, f, -f sin beta), i.e. V_f = -f (x + cos
+ * beta) (the example's Q; conservative):
+ *   V = k/2 (l - l0)^2 - f (x + cos beta),   Fnc = -c l' grad l,   l' = grad l . v.
+ * Initial state (the example's setIC): phi = pi/2, beta = asin(-a), x = cos beta, v = 0. The
+ * example's multipliers enter as chs's (M v' = Q - G^T lambda). Its GGL residual on (q, v) and
+ * chs's dae-ggl on (q, p = M v) are the same DAE. */
+#define SCS_N 3
+
+static int scs_create(CHSParams kv, slider *S, CHSProblemDims *dims, CHSError *err) {
+  CHS_CALL(CHSParams_GetRealMin(kv, "a", 0.5, 0, 1, &S->a, err));
+  CHS_CALL(CHSParams_GetRealMin(kv, "J1", 1, 0, 1, &S->J1, err));
+  CHS_CALL(CHSParams_GetRealMin(kv, "m2", 1, 0, 1, &S->m2, err));
+  CHS_CALL(CHSParams_GetRealMin(kv, "J2", 2, 0, 1, &S->J2, err));
+  CHS_CALL(CHSParams_GetRealMin(kv, "k", 1, 0, 0, &S->k, err));
+  CHS_CALL(CHSParams_GetRealMin(kv, "c", 1, 0, 0, &S->c, err));
+  CHS_CALL(CHSParams_GetRealMin(kv, "l0", 1, 0, 0, &S->s0, err));
+  CHS_CALL(CHSParams_GetReal(kv, "f", 1, &S->f, err));
+  if (!(S->a < 1)) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "slider-crank:set=sundials: the crank a = %g must be shorter than the "
+                         "rod (length 1)",
+                         (double)S->a);
+  }
+  const sunrealtype mass[SCS_N] = {S->J1, S->m2, S->J2};
+  memcpy(S->mass, mass, sizeof mass);
+  dims->n = SCS_N;
+  dims->m = 2;
+  dims->mass_kind = CHS_MASS_DIAGONAL;
+  dims->mass = S->mass;
+  dims->jac_kind = CHS_JAC_DENSE;
+  dims->declares = 0;
+  return CHS_SUCCESS;
+}
+
+/* l, grad l and (optionally) the Hessian of l^2 at q. */
+static int scs_spring(const slider *S, const sunrealtype *q, sunrealtype *l, sunrealtype dl[3],
+                      sunrealtype h2[9]) {
+  sunrealtype a = S->a, x = q[1], c1 = cos(q[0]), s1 = sin(q[0]), c2 = cos(q[2]), s2 = sin(q[2]);
+  sunrealtype s21 = sin(q[2] - q[0]), c21 = cos(q[2] - q[0]);
+  sunrealtype l2 = x * x - x * (c2 + a * c1) + (1 + a * a) / 4 + a / 2 * c21;
+  if (!(l2 > 0)) {
+    return 1; /* coincident midpoints */
+  }
+  *l = sqrt(l2);
+  dl[0] = a * (x * s1 + s21 / 2) / (2 * *l);
+  dl[1] = (2 * x - c2 - a * c1) / (2 * *l);
+  dl[2] = (x * s2 - a / 2 * s21) / (2 * *l);
+  if (h2) {
+    const sunrealtype h[9] = {
+        a * x * c1 - a / 2 * c21, a * s1, a / 2 * c21, a * s1, 2, s2, a / 2 * c21, s2,
+        x * c2 - a / 2 * c21};
+    memcpy(h2, h, sizeof h);
+  }
+  return 0;
+}
+
+static int scs_potential(const slider *S, const sunrealtype *q, sunrealtype *V) {
+  sunrealtype l, dl[3];
+  if (scs_spring(S, q, &l, dl, NULL) != 0) {
+    return 1;
+  }
+  *V = S->k / 2 * (l - S->s0) * (l - S->s0) - S->f * (q[1] + cos(q[2]));
+  return 0;
+}
+
+static int scs_force(const slider *S, const sunrealtype *q, sunrealtype *F) {
+  sunrealtype l, dl[3];
+  if (scs_spring(S, q, &l, dl, NULL) != 0) {
+    return 1;
+  }
+  sunrealtype T = S->k * (l - S->s0);
+  F[0] = -T * dl[0];
+  F[1] = -T * dl[1] + S->f;
+  F[2] = -T * dl[2] - S->f * sin(q[2]);
+  return 0;
+}
+
+/* hess V = k (grad l grad l^T + (l - l0) hess l) + f cos beta e3 e3^T, with
+ * hess l = (hess l^2 / 2 - grad l grad l^T) / l. */
+static int scs_hessian(const slider *S, const sunrealtype *q, const sunrealtype *u,
+                       sunrealtype *Hu) {
+  sunrealtype l, dl[3], h2[9];
+  if (scs_spring(S, q, &l, dl, h2) != 0) {
+    return 1;
+  }
+  sunrealtype du = dl[0] * u[0] + dl[1] * u[1] + dl[2] * u[2], s = (l - S->s0) / l;
+  for (int i = 0; i < SCS_N; i++) {
+    sunrealtype hu = h2[3 * i] * u[0] + h2[3 * i + 1] * u[1] + h2[3 * i + 2] * u[2];
+    Hu[i] = S->k * (dl[i] * du + s * (hu / 2 - dl[i] * du));
+  }
+  Hu[2] += S->f * cos(q[2]) * u[2];
+  return 0;
+}
+
+static int scs_damper(const slider *S, const sunrealtype *q, const sunrealtype *v,
+                      sunrealtype *Fnc) {
+  sunrealtype l, dl[3];
+  if (scs_spring(S, q, &l, dl, NULL) != 0) {
+    return 1;
+  }
+  sunrealtype rate = dl[0] * v[0] + dl[1] * v[1] + dl[2] * v[2];
+  for (int i = 0; i < SCS_N; i++) {
+    Fnc[i] = -S->c * rate * dl[i];
+  }
+  return 0;
+}
+
+static void scs_constraint(const slider *S, const sunrealtype *q, sunrealtype *g) {
+  g[0] = q[1] - cos(q[2]) - S->a * cos(q[0]);
+  g[1] = -sin(q[2]) - S->a * sin(q[0]);
+}
+
+static void scs_jacobian(const slider *S, const sunrealtype *q, sunrealtype *G) {
+  sunrealtype a = S->a;
+  const sunrealtype g[6] = {a * sin(q[0]), 1, sin(q[2]), -a * cos(q[0]), 0, -cos(q[2])};
+  memcpy(G, g, sizeof g);
+}
+
+static void scs_jacobian_dot(const slider *S, const sunrealtype *q, const sunrealtype *u,
+                             sunrealtype *G) {
+  sunrealtype a = S->a;
+  const sunrealtype g[6] = {a * cos(q[0]) * u[0], 0, cos(q[2]) * u[2],
+                            a * sin(q[0]) * u[0], 0, sin(q[2]) * u[2]};
+  memcpy(G, g, sizeof g);
+}
+
+static void scs_initial(const slider *S, sunrealtype *q, sunrealtype *p) {
+  q[0] = M_PI / 2;
+  q[2] = asin(-S->a);
+  q[1] = cos(q[2]);
+  p[0] = p[1] = p[2] = 0;
+}
+
 static int sc_potential(void *data, const sunrealtype *q, sunrealtype *V) {
   const slider *S = data;
+  if (S->set) {
+    return scs_potential(S, q, V);
+  }
   sunrealtype d = hypot(q[3] - q[0], q[4] - q[1]);
   *V = S->k / 2 * (d - S->s0) * (d - S->s0) - S->f * q[3] +
        S->gravity * (S->m1 * q[1] + S->m2 * q[4] + S->m3 * q[7]);
@@ -139,6 +292,9 @@ static int sc_potential(void *data, const sunrealtype *q, sunrealtype *V) {
 
 static int sc_force(void *data, const sunrealtype *q, sunrealtype *F) {
   const slider *S = data;
+  if (S->set) {
+    return scs_force(S, q, F);
+  }
   sunrealtype d, ex, ey;
   if (sc_spring(q, &d, &ex, &ey) != 0) {
     return 1;
@@ -157,6 +313,9 @@ static int sc_force(void *data, const sunrealtype *q, sunrealtype *F) {
  * (I - e e^T) du / d. Gravity and f are linear in q. */
 static int sc_hessian(void *data, const sunrealtype *q, const sunrealtype *u, sunrealtype *Hu) {
   const slider *S = data;
+  if (S->set) {
+    return scs_hessian(S, q, u, Hu);
+  }
   sunrealtype d, ex, ey;
   if (sc_spring(q, &d, &ex, &ey) != 0) {
     return 1;
@@ -176,6 +335,9 @@ static int sc_hessian(void *data, const sunrealtype *q, const sunrealtype *u, su
 /* Damper: Fnc = -c d' grad d, d' = e . (v2 - v1). */
 static int sc_damper(void *data, const sunrealtype *q, const sunrealtype *v, sunrealtype *Fnc) {
   const slider *S = data;
+  if (S->set) {
+    return scs_damper(S, q, v, Fnc);
+  }
   sunrealtype d, ex, ey;
   if (sc_spring(q, &d, &ex, &ey) != 0) {
     return 1;
@@ -191,6 +353,10 @@ static int sc_damper(void *data, const sunrealtype *q, const sunrealtype *v, sun
 
 static int sc_constraint(void *data, const sunrealtype *q, sunrealtype *g) {
   const slider *S = data;
+  if (S->set) {
+    scs_constraint(S, q, g);
+    return 0;
+  }
   sunrealtype c1 = cos(q[2]), s1 = sin(q[2]), c2 = cos(q[5]), s2 = sin(q[5]);
   g[0] = q[0] - S->a * c1;
   g[1] = q[1] - S->a * s1;
@@ -207,6 +373,10 @@ static int sc_constraint(void *data, const sunrealtype *q, sunrealtype *g) {
 
 static int sc_jacobian(void *data, const sunrealtype *q, sunrealtype *G) {
   const slider *S = data;
+  if (S->set) {
+    scs_jacobian(S, q, G);
+    return 0;
+  }
   sunrealtype a = S->a, b = S->b;
   sunrealtype c1 = cos(q[2]), s1 = sin(q[2]), c2 = cos(q[5]), s2 = sin(q[5]);
   memset(G, 0, SC_M * SC_N * sizeof *G);
@@ -235,6 +405,10 @@ static int sc_jacobian(void *data, const sunrealtype *q, sunrealtype *G) {
 
 static int sc_jacobian_dot(void *data, const sunrealtype *q, const sunrealtype *u, sunrealtype *G) {
   const slider *S = data;
+  if (S->set) {
+    scs_jacobian_dot(S, q, u, G);
+    return 0;
+  }
   sunrealtype aw = S->a * u[2], bw = S->b * u[5];
   sunrealtype c1 = cos(q[2]), s1 = sin(q[2]), c2 = cos(q[5]), s2 = sin(q[5]);
   memset(G, 0, SC_M * SC_N * sizeof *G);
@@ -253,6 +427,10 @@ static int sc_jacobian_dot(void *data, const sunrealtype *q, const sunrealtype *
 
 static int sc_initial(void *data, sunrealtype *q, sunrealtype *p) {
   const slider *S = data;
+  if (S->set) {
+    scs_initial(S, q, p);
+    return 0;
+  }
   sunrealtype r = S->r, l = S->l, a = S->a, b = S->b, w = S->omega;
   sunrealtype cp = cos(S->phi), sp = sin(S->phi);
   sunrealtype s2 = (S->e - r * sp) / l, c2 = sqrt(1 - s2 * s2), th2 = asin(s2);
@@ -292,7 +470,9 @@ const CHSProblemOps chs_problem_slider_crank = {
                   "centres of mass; k=10 spring stiffness; s0=1.5 spring rest length; c=0.5 "
                   "damping (spring-damper between the centres of crank and rod); f=1 horizontal "
                   "force on the rod; gravity=0 (along -y); phi=pi/4 crank angle; omega=3 crank "
-                  "angular velocity",
+                  "angular velocity | set=sundials: the 3-coordinate model of SUNDIALS' "
+                  "idaSlCrank_dns (a=0.5 crank; J1=1 m2=1 J2=2; k=1 c=1 l0=1 spring-damper; f=1 "
+                  "force)",
     .create = sc_create,
     .destroy = sc_destroy,
     .potential = sc_potential,

@@ -240,6 +240,14 @@ int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, voi
   sum->proj_position = sum->proj_momentum = -1;
   sum->stats.jac_evals = -1;
   CHS_CALL(chs_check_options(opt, err));
+  /* a problem's initial state is its state at t = 0: with explicit time dependence it is not a
+   * consistent state at any other t0 (g(q, t0) != 0), so such a run would be silently wrong */
+  if (opt->t0 != 0 && f->sys.time_bits) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "problem %s depends on t explicitly and its initial state is given at "
+                         "t = 0: t0 = %g is not supported",
+                         CHSProblem_GetName(CHSFormulation_GetProblem(f)), (double)opt->t0);
+  }
   N_Vector y = NULL;
   CHSIntegrator it = NULL;
   chs_observer ob = {NULL, monitor, ctx, 0, 0};

@@ -182,7 +182,7 @@ if [[ $("$chs" compare --problem pendulum --formulations standard,dirac --method
 
 # Benchmarks: a bad name or option is an input error; the JSON names every formulation.
 expect 2 "nosuch" -- bench nosuch
-if [[ $("$chs" bench dae --json | grep -c '"target_error"') -eq 10 ]]; then ok; else bad "bench dae --json"; fi
+if [[ $("$chs" bench dae --json | grep -c '"target_error"') -eq 20 ]]; then ok; else bad "bench dae --json"; fi
 expect 2 "--evals" -- bench rhs --evals 0
 if "$chs" bench rhs --evals 200 --json | grep -c '"ratio_to_standard"' | has -x "$(( $("$chs" list formulations | grep -vc '^dae-') * $("$chs" list problems | sed "/^first-order/,\$d" | grep -c '^[a-z]') ))"; then ok; else bad "bench rhs --json"; fi
 

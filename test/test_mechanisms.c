@@ -328,6 +328,33 @@ static void test_andrews_runs(void **state) {
   assert_int_equal(fs.nref, 1);
 }
 
+/* Reproducer: dae-index3 + ida on andrews did not finish (IDA crept: 50000 steps reached
+ * t < 0.009 at rtol = atol = 1e-6 .. 1e-10) while the index-2 momenta had an absolute tolerance
+ * of 1e6, i.e. took no part in IDA's Newton convergence test (src/integrate/ida.c). Now it
+ * finishes at 1e-10 in ~2100 steps; its q error (index 3: p and lambda are not error-controlled)
+ * is ~2e-5 relative (measured 1.6e-5). */
+static void test_andrews_index3(void **state) {
+  (void)state;
+  final_state fs;
+  CHSProblem prob = new_problem("andrews");
+  CHSFormulation f = new_formulation("dae-index3", prob, test_context());
+  CHSRunOptions o = run_options("ida", 0, 0.03);
+  o.ctl.rtol = o.ctl.atol = 1e-10;
+  o.ctl.max_steps = 20000;
+  o.every = 100000;
+  fs.n = AN;
+  fs.nref = 0;
+  CHSRunSummary s = run_monitored_ok(f, &o, keep_final, &fs);
+  double eq = rel_err(fs.q, an_qref, AN);
+  print_message("andrews dae-index3 ida 1e-10: |q-qref|/|qref| = %.2e  steps = %ld  evals = %ld\n",
+                eq, (long)s.stats.steps, s.rhs_evals);
+  CHECK_NEAR(fs.t, 0.03, 1e-14);
+  CHECK_LE(s.stats.steps, 5000);
+  CHECK_LE(eq, 5e-5);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
 /* ------------------------------------------------------------------ car axis */
 
 static const double ca_k = 5e-4;
@@ -469,11 +496,45 @@ static void test_car_axis_runs(void **state) {
   }
 }
 
+/* Reproducer: a run from t0 != 0 (CHSRunOptions.t0; `chs run` has no --t0 and always starts at
+ * 0). The problem's initial state is its state at t = 0, and the time-dependent constraint
+ * g1 = xb(t) xl + yb(t) yl does not vanish there at t0 = 0.1: the run used to complete silently
+ * wrong (|g| = 4.9e-2 from the start). Now refused (CHS_ERR_ARG) naming t0; an autonomous problem
+ * still runs from t0 != 0 (a shift of time). */
+static void test_car_axis_t0(void **state) {
+  (void)state;
+  CHSProblem prob = new_problem("car-axis");
+  CHSFormulation f = new_formulation("dae-index1", prob, test_context());
+  CHSRunOptions o = run_options("ida", 0, 0.5);
+  o.ctl.rtol = o.ctl.atol = 1e-8;
+  o.t0 = 0.1;
+  CHSRunSummary s;
+  CHSError err;
+  CHSError_Clear(&err);
+  assert_int_equal(CHSRun(f, &o, NULL, NULL, &s, &err), CHS_ERR_ARG);
+  assert_non_null(strstr(err.msg, "t0 = 0.1"));
+  assert_int_equal(s.completed, 0);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+  prob = new_problem("andrews");
+  f = new_formulation("standard", prob, test_context());
+  o = run_options("cvode:bdf", 0, 0.11);
+  o.ctl.rtol = 1e-8;
+  o.ctl.atol = 1e-10;
+  o.t0 = 0.1;
+  s = run_ok(f, &o);
+  CHECK_NEAR(s.diag.t_final, 0.11, 1e-14);
+  CHECK_LE(s.diag.pos_res_max, 1e-6);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_andrews_testset_rhs), cmocka_unit_test(test_andrews_derivatives),
       cmocka_unit_test(test_andrews_reference),   cmocka_unit_test(test_andrews_runs),
       cmocka_unit_test(test_car_axis_callbacks),  cmocka_unit_test(test_car_axis_runs),
+      cmocka_unit_test(test_andrews_index3),      cmocka_unit_test(test_car_axis_t0),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
