@@ -134,6 +134,27 @@ static void test_ida_tolerances(void **state) {
     algebraic += k == 0;
   }
   assert_int_equal(algebraic, 2); /* GGL: lambda and mu of the one constraint */
+  /* the index-3 form: its momenta are algebraic too, with the momentum floor */
+  CHSFormulation f3 = new_formulation("dae-index3", prob, ctx);
+  N_Vector y3, a3, id3;
+  assert_int_equal(CHSFormulation_NewInitialState(f3, &y3, NULL), 0);
+  a3 = N_VClone(y3);
+  id3 = N_VClone(y3);
+  assert_int_equal(CHSFormulation_IDATolerances(f3, 1e-9, a3), 0);
+  CHSFormulation_ComponentIds(f3, id3);
+  int floors = 0;
+  for (sunindextype i = 0; i < N_VGetLength(y3); i++) {
+    double a = N_VGetArrayPointer(a3)[i], k = N_VGetArrayPointer(id3)[i];
+    if (k == 0 && i < 4) {
+      assert_true(a == CHS_IDA_MOMENTUM_ATOL);
+      floors++;
+    }
+  }
+  assert_int_equal(floors, 2);
+  N_VDestroy(y3);
+  N_VDestroy(a3);
+  N_VDestroy(id3);
+  CHSFormulation_Destroy(&f3);
   N_Vector shortv = N_VNew_Serial(N - 1, ctx);
   assert_int_equal(CHSFormulation_IDATolerances(f, 1e-9, shortv), CHS_ERR_ARG);
   assert_int_equal(CHSFormulation_IDATolerances(f, 0, atol), CHS_ERR_ARG);

@@ -39,16 +39,17 @@ int CHSFormulation_EvalResidual(CHSFormulation f, sunrealtype t, N_Vector y, N_V
 int CHSProjector_CVodeProject(CHSProjector proj, sunrealtype t, N_Vector ycur, N_Vector corr,
                               N_Vector err);
 
-/* Absolute tolerances for IDA (IDASVtolerances) on the formulation's state: atol on the
- * differential components; on the algebraic ones (multipliers: CHSFormulation_ComponentIds = 0)
- * CHS_IDA_ALGEBRAIC_ATOL, which takes them out of the error test in effect. The index-3 and GGL
- * residuals determine the multipliers only through the Newton iteration, with an error of the
- * order of the step-size-scaled residual: testing them makes IDA reject its first steps and fail
- * at t = 0 at tight tolerances (as SUNDIALS' own idaSlCrank_dns, which tests them, does below
- * tolerance 1e-9), while their error is controlled through the positions and momenta they
- * enforce.
+/* Absolute tolerances for IDA (IDASVtolerances) on the formulation's state (q, p, multipliers):
+ * atol on the differential components; on the algebraic ones (CHSFormulation_ComponentIds = 0)
+ * CHS_IDA_MOMENTUM_ATOL for momenta (the index-3 form's) and CHS_IDA_ALGEBRAIC_ATOL for the
+ * multipliers, which takes them out of the error test in effect. The index-3 and GGL residuals
+ * determine the multipliers only through the Newton iteration: testing their error makes IDA
+ * reject its first steps and fail at t = 0 at tight tolerances (as SUNDIALS' own idaSlCrank_dns,
+ * which tests them, does below tolerance 1e-9), while their error is controlled through the
+ * positions and momenta they enforce; src/glue.c says how the two floors were measured.
  * atol_vec must have the formulation's state size. Call IDASetId with the component ids too. */
 #define CHS_IDA_ALGEBRAIC_ATOL 1e6
+#define CHS_IDA_MOMENTUM_ATOL 1.0
 int CHSFormulation_IDATolerances(CHSFormulation f, sunrealtype atol, N_Vector atol_vec);
 
 /* SUNDIALS 6.4's ERKStep reuses the last stage as f(t_{n+1}, y_{n+1}) whenever c_s = 1, also for

@@ -122,32 +122,16 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   if (rc == 0) {
     rc = IDASetUserData(d->ida, f);
   }
-  /* Tolerances: atol for the error-controlled components; for the ones excluded from the error
-   * test (id = 0: multipliers, and the index-2 momenta of the index-3 form) an absolute
-   * tolerance so large that they do not take part in the Newton convergence test either:
-   * otherwise the O(h^-2) and O(h^-1) amplification of their Newton corrections forces IDA into
-   * ever smaller steps at tight tolerances (seen: dae-index3 stuck at t ~ 1e-8 with 1e-10).
-   * Not so large that they drop out of it: with 1e6, andrews' momenta (|p| ~ 1e-2) were never
-   * checked, IDA accepted Newton iterates with wrong p and crept (dae-index3 at rtol 1e-6 ..
-   * 1e-10: 50000 steps reached t < 0.009 of 0.03). So the index-2 momenta (components n .. 2n-1)
-   * get an absolute floor of 1 (plus rtol |y|), the multipliers keep 1e6 (with 1 for them too,
-   * the spherical-pendulum plugin's dae-index3 failed at t ~ 7e-9 at 1e-10); measured on
-   * pendulum, double-pendulum, car-axis, andrews at 1e-6 .. 1e-10 and the install test's plugin. */
+  /* Tolerances: atol on the error-controlled components, larger floors on the algebraic ones
+   * (CHSFormulation_IDATolerances, src/glue.c: why). */
   if (rc == 0) {
     CHSFormulation_ComponentIds(f, d->id);
     N_Vector atol = N_VClone(y0);
-    if (!atol) {
-      rc = -1;
-    } else {
-      const sunrealtype *id = N_VGetArrayPointer(d->id);
-      sunrealtype *a = N_VGetArrayPointer(atol);
-      sunindextype np = 2 * CHSProblem_GetDims(CHSFormulation_GetProblem(f))->n;
-      for (sunindextype i = 0; i < n; i++) {
-        a[i] = id[i] > 0 ? ctl->atol : i < np ? 1 : 1e6;
-      }
+    rc = atol ? CHSFormulation_IDATolerances(f, ctl->atol, atol) : -1;
+    if (rc == 0) {
       rc = IDASVtolerances(d->ida, ctl->rtol, atol);
-      N_VDestroy(atol);
     }
+    N_VDestroy(atol);
   }
   if (rc == 0) {
     rc = IDASetLinearSolver(d->ida, d->LS, d->A);
