@@ -56,8 +56,8 @@ int CHSIntegrator_Create(const char *method, CHSFormulation f, N_Vector y0, sunr
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
                          "method '%s' needs a separable H (constant mass matrix) and an "
                          "autonomous problem; "
-                         "problem '%s' has %s (docs/mechanics.md): use erk, dirk, gauss, cvode or "
-                         "ida",
+                         "problem '%s' has %s (docs/mechanics.md): use rattle, lobatto, erk, dirk, "
+                         "gauss, cvode or ida",
                          method, CHSProblem_GetName(prob),
                          dims->mass_kind == CHS_MASS_CONFIG
                              ? "a configuration-dependent mass matrix M(q)"
