@@ -118,6 +118,42 @@ static void test_sprk_refuses_mass(void **state) {
   assert_non_null(strstr(err.msg, "M(q)"));
 }
 
+/* M(q): no exact tangent map (it would need second derivatives of M): refused before any step,
+ * so the integrator's next step is that of a fresh one (bit for bit). */
+static void test_mass_tangent_refused(void **state) {
+  (void)state;
+  const char *methods[] = {"rattle", "lobatto:3", "alpha-prk:3"};
+  for (int k = 0; k < 3; k++) {
+    CHSProblem prob = sm_make(&offset_polar_pendulum_ops, "");
+    CHSFormulation f = new_formulation("standard", prob, test_context());
+    N_Vector y = NULL, y2 = NULL;
+    CHSError err;
+    CHSError_Clear(&err);
+    assert_int_equal(CHSFormulation_NewInitialState(f, &y, &err), 0);
+    y2 = N_VClone(y);
+    N_VScale(1, y, y2);
+    CHSStepControl ctl = {.h = 0.05};
+    CHSIntegrator a = NULL, b = NULL;
+    assert_int_equal(CHSIntegrator_Create(methods[k], f, y, 0, &ctl, &a, &err), 0);
+    assert_int_equal(CHSIntegrator_Create(methods[k], f, y2, 0, &ctl, &b, &err), 0);
+    double dz[8] = {0.1, 0.2, 0.3, 0.4, 0, 0, 0, 0}, tr;
+    assert_int_equal(CHSIntegrator_TangentStep(a, 0.05, 2, dz, y, &err), CHS_ERR_UNSUPPORTED);
+    print_message("%s: %s\n", methods[k], err.msg);
+    assert_non_null(strstr(err.msg, "M(q)"));
+    assert_int_equal(CHSIntegrator_Evolve(a, 0.05, y, &tr, &err), 0);
+    assert_int_equal(CHSIntegrator_Evolve(b, 0.05, y2, &tr, &err), 0);
+    for (int i = 0; i < 4; i++) {
+      assert_true(N_VGetArrayPointer(y)[i] == N_VGetArrayPointer(y2)[i]);
+    }
+    CHSIntegrator_Destroy(&a);
+    CHSIntegrator_Destroy(&b);
+    N_VDestroy(y);
+    N_VDestroy(y2);
+    CHSFormulation_Destroy(&f);
+    CHSProblem_Destroy(&prob);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_order),
@@ -127,6 +163,7 @@ int main(void) {
       cmocka_unit_test(test_mass_energy_bounded),
       cmocka_unit_test(test_moving_constraint),
       cmocka_unit_test(test_sprk_refuses_mass),
+      cmocka_unit_test(test_mass_tangent_refused),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
