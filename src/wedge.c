@@ -14,18 +14,21 @@
 #define WEDGE_LEVELS 6
 #define WEDGE_EPS0 0.4
 
-int CHSWedge_TangentProject(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
-                            sunrealtype *dq, sunrealtype *dp, CHSError *err) {
-  if (f->sys.time_bits) { /* the tangent space of psi = G v + g_t = 0 moves with t */
-    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "wedge product: problem '%s' has explicit time dependence (not supported)",
-                         CHSProblem_GetName(f->prob));
-  }
+/* CHSWedge_TangentProject at time t (time-dependent problems: G(q, t), and psi's linearisation
+ * gains G_t dq). */
+static int wedge_project_at(CHSFormulation f, sunrealtype t, const sunrealtype *q,
+                            const sunrealtype *p, sunrealtype *dq, sunrealtype *dp, CHSError *err) {
   CHSSystem s;
   CHS_CALL(chs_system_init(&s, f->prob, f->sunctx, chs_gram_kind(f->sys.gram), err));
   sunindextype n = s.n;
   sunrealtype *a = s.wm[0], *b = s.wm[1], *t1 = s.wn[0], *t2 = s.wn[1], *v = s.wn[2];
-  int rc = chs_system_gram_at(&s, q);
+  int rc = chs_system_set_time(&s, t);
+  if (rc == 0) {
+    rc = chs_system_time_terms(&s, q);
+  }
+  if (rc == 0) {
+    rc = chs_system_gram_at(&s, q);
+  }
   if (rc == 0) {
     chs_jac_mv(&s, s.G, dq, a); /* dq -= M^{-1} G^T Q^{-1} G dq */
     rc = chs_gram_solve(s.gram, a, b);
@@ -55,6 +58,12 @@ int CHSWedge_TangentProject(CHSFormulation f, const sunrealtype *q, const sunrea
     for (sunindextype j = 0; j < s.m; j++) {
       a[j] += b[j];
     }
+    if (s.Gt) { /* + G_t dq */
+      chs_jac_mv(&s, s.Gt, dq, b);
+      for (sunindextype j = 0; j < s.m; j++) {
+        a[j] += b[j];
+      }
+    }
   }
   if (rc == 0) {
     rc = chs_gram_solve(s.gram, a, b);
@@ -69,6 +78,17 @@ int CHSWedge_TangentProject(CHSFormulation f, const sunrealtype *q, const sunrea
   return rc == 0 ? 0
                  : chs_error_set(err, CHS_ERR_SOLVER,
                                  "wedge: tangent projection failed (singular Gram matrix)");
+}
+
+int CHSWedge_TangentProject(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
+                            sunrealtype *dq, sunrealtype *dp, CHSError *err) {
+  if (f->sys.time_bits) { /* the tangent space of psi = G v + g_t = 0 moves with t */
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "wedge product: problem '%s' has explicit time dependence: its tangent "
+                         "space depends on t (CHSWedge_Run projects at its t0)",
+                         CHSProblem_GetName(f->prob));
+  }
+  return wedge_project_at(f, 0, q, p, dq, dp, err);
 }
 
 typedef struct {
@@ -169,14 +189,14 @@ static int wedge_mass_apply(const CHSSystem *s, const sunrealtype *q, const sunr
 /* Two tangents with omega(dz1, dz2) = 1 at z: dz1 = (a, b) with a an M-unit direction in ker G
  * and b completing it to a tangent; dz2 = (0, M a), tangent since G M^{-1} M a = G a = 0, and
  * omega(dz1, dz2) = a^T M a = 1. */
-static int wedge_initial_tangents(CHSFormulation f, const sunrealtype *z, sunindextype n,
-                                  sunrealtype *d1, sunrealtype *d2, CHSError *err) {
+static int wedge_initial_tangents(CHSFormulation f, sunrealtype t0, const sunrealtype *z,
+                                  sunindextype n, sunrealtype *d1, sunrealtype *d2, CHSError *err) {
   CHSSystem *s = &f->sys;
   for (int trial = 0; trial < 8; trial++) {
     for (sunindextype i = 0; i < 2 * n; i++) {
       d1[i] = i < n ? sin(1.3 + 0.7 * (double)i + trial) : 0;
     }
-    CHS_CALL(CHSWedge_TangentProject(f, z, z + n, d1, d1 + n, err));
+    CHS_CALL(wedge_project_at(f, t0, z, z + n, d1, d1 + n, err));
     /* d2 = (0, M a): M a from M^{-1} by solving would need M; use the mass callback's data */
     sunrealtype *Ma = d2 + n;
     memset(d2, 0, (size_t)n * sizeof *d2);
@@ -246,7 +266,7 @@ int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn m
     rc = chs_error_set(err, CHS_ERR_SOLVER, "wedge: cannot map the initial state");
   }
   if (rc == 0) {
-    rc = wedge_initial_tangents(f, z, n, d1, d2, err);
+    rc = wedge_initial_tangents(f, opt->t0, z, n, d1, d2, err);
   }
   sunrealtype t = opt->t0, h = opt->ctl.h;
   sum->omega0 = rc == 0 ? wedge_omega(n, d1, d2) : 0;
