@@ -54,9 +54,10 @@ int CHSIntegrator_Create(const char *method, CHSFormulation f, N_Vector y0, sunr
   const CHSProblemDims *dims = CHSProblem_GetDims(prob);
   if (ops->needs_constant_mass && (dims->mass_kind == CHS_MASS_CONFIG || dims->time_dependent)) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "method '%s' needs a constant mass matrix and an autonomous problem; "
-                         "problem '%s' has %s (docs/mechanics.md): use erk, dirk, gauss, cvode or "
-                         "ida",
+                         "method '%s' needs a separable H (constant mass matrix) and an "
+                         "autonomous problem; "
+                         "problem '%s' has %s (docs/mechanics.md): use rattle, lobatto, erk, dirk, "
+                         "gauss, cvode or ida",
                          method, CHSProblem_GetName(prob),
                          dims->mass_kind == CHS_MASS_CONFIG
                              ? "a configuration-dependent mass matrix M(q)"

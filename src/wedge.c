@@ -14,19 +14,21 @@
 #define WEDGE_LEVELS 6
 #define WEDGE_EPS0 0.4
 
-int CHSWedge_TangentProject(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
-                            sunrealtype *dq, sunrealtype *dp, CHSError *err) {
-  if (f->sys.general) { /* the tangent space of psi = 0 needs J_psi (and d/dt) there */
-    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "wedge product: problem '%s' has a configuration-dependent mass matrix "
-                         "or explicit time dependence (not supported)",
-                         CHSProblem_GetName(f->prob));
-  }
+/* CHSWedge_TangentProject at time t (time-dependent problems: G(q, t), and psi's linearisation
+ * gains G_t dq). */
+static int wedge_project_at(CHSFormulation f, sunrealtype t, const sunrealtype *q,
+                            const sunrealtype *p, sunrealtype *dq, sunrealtype *dp, CHSError *err) {
   CHSSystem s;
   CHS_CALL(chs_system_init(&s, f->prob, f->sunctx, chs_gram_kind(f->sys.gram), err));
   sunindextype n = s.n;
   sunrealtype *a = s.wm[0], *b = s.wm[1], *t1 = s.wn[0], *t2 = s.wn[1], *v = s.wn[2];
-  int rc = chs_system_gram_at(&s, q);
+  int rc = chs_system_set_time(&s, t);
+  if (rc == 0) {
+    rc = chs_system_time_terms(&s, q);
+  }
+  if (rc == 0) {
+    rc = chs_system_gram_at(&s, q);
+  }
   if (rc == 0) {
     chs_jac_mv(&s, s.G, dq, a); /* dq -= M^{-1} G^T Q^{-1} G dq */
     rc = chs_gram_solve(s.gram, a, b);
@@ -40,13 +42,30 @@ int CHSWedge_TangentProject(CHSFormulation f, const sunrealtype *q, const sunrea
     rc = s.ops->jacobian_dot(s.data, q, dq, s.Gd);
   }
   if (rc == 0) {
-    chs_mass_inv(&s, p, v); /* dp -= G^T Q^{-1} (G M^{-1} dp + Gdot(q, dq) v) */
+    /* dp -= G^T Q^{-1} (G M^{-1} dp + J_psi dq), J_psi dq = Gdot(q, dq) v - G M^{-1} M'(q; dq) v
+     * (docs/mechanics.md; the last term only for M(q)) */
+    chs_mass_inv(&s, p, v);
     chs_jac_mv(&s, s.Gd, v, a);
     chs_mass_inv(&s, dp, t1);
+    if (s.mass_kind == CHS_MASS_CONFIG) {
+      rc = s.ops->mass_dir(s.data, q, dq, v, t2);
+      chs_mass_inv(&s, t2, s.wn[3]);
+      for (sunindextype i = 0; i < n; i++) {
+        t1[i] -= s.wn[3][i];
+      }
+    }
     chs_jac_mv(&s, s.G, t1, b);
     for (sunindextype j = 0; j < s.m; j++) {
       a[j] += b[j];
     }
+    if (s.Gt) { /* + G_t dq */
+      chs_jac_mv(&s, s.Gt, dq, b);
+      for (sunindextype j = 0; j < s.m; j++) {
+        a[j] += b[j];
+      }
+    }
+  }
+  if (rc == 0) {
     rc = chs_gram_solve(s.gram, a, b);
   }
   if (rc == 0) {
@@ -59,6 +78,17 @@ int CHSWedge_TangentProject(CHSFormulation f, const sunrealtype *q, const sunrea
   return rc == 0 ? 0
                  : chs_error_set(err, CHS_ERR_SOLVER,
                                  "wedge: tangent projection failed (singular Gram matrix)");
+}
+
+int CHSWedge_TangentProject(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
+                            sunrealtype *dq, sunrealtype *dp, CHSError *err) {
+  if (f->sys.time_bits) { /* the tangent space of psi = G v + g_t = 0 moves with t */
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "wedge product: problem '%s' has explicit time dependence: its tangent "
+                         "space depends on t (CHSWedge_Run projects at its t0)",
+                         CHSProblem_GetName(f->prob));
+  }
+  return wedge_project_at(f, 0, q, p, dq, dp, err);
 }
 
 typedef struct {
@@ -129,22 +159,53 @@ static sunrealtype wedge_omega(sunindextype n, const sunrealtype *d1, const sunr
   return w;
 }
 
+/* out = M(q) a for a configuration-dependent mass matrix (dense, or a CSR pattern). */
+static int wedge_mass_apply(const CHSSystem *s, const sunrealtype *q, const sunrealtype *a,
+                            sunrealtype *out, CHSError *err) {
+  const CHSProblemDims *d = CHSProblem_GetDims(s->prob);
+  sunindextype n = s->n;
+  size_t len = d->mass_nnz > 0 ? (size_t)d->mass_nnz : (size_t)n * (size_t)n;
+  sunrealtype *M = malloc(len * sizeof *M);
+  if (!M) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  int rc = s->ops->mass_matrix(s->data, q, M);
+  for (sunindextype i = 0; rc == 0 && i < n; i++) {
+    out[i] = 0;
+    if (d->mass_nnz > 0) {
+      for (sunindextype k = d->mass_rowptr[i]; k < d->mass_rowptr[i + 1]; k++) {
+        out[i] += M[k] * a[d->mass_colind[k]];
+      }
+    } else {
+      for (sunindextype j = 0; j < n; j++) {
+        out[i] += M[i * n + j] * a[j];
+      }
+    }
+  }
+  free(M);
+  return rc == 0 ? 0 : chs_error_set(err, CHS_ERR_SOLVER, "wedge: mass matrix failed");
+}
+
 /* Two tangents with omega(dz1, dz2) = 1 at z: dz1 = (a, b) with a an M-unit direction in ker G
  * and b completing it to a tangent; dz2 = (0, M a), tangent since G M^{-1} M a = G a = 0, and
  * omega(dz1, dz2) = a^T M a = 1. */
-static int wedge_initial_tangents(CHSFormulation f, const sunrealtype *z, sunindextype n,
-                                  sunrealtype *d1, sunrealtype *d2, CHSError *err) {
+static int wedge_initial_tangents(CHSFormulation f, sunrealtype t0, const sunrealtype *z,
+                                  sunindextype n, sunrealtype *d1, sunrealtype *d2, CHSError *err) {
   CHSSystem *s = &f->sys;
   for (int trial = 0; trial < 8; trial++) {
     for (sunindextype i = 0; i < 2 * n; i++) {
       d1[i] = i < n ? sin(1.3 + 0.7 * (double)i + trial) : 0;
     }
-    CHS_CALL(CHSWedge_TangentProject(f, z, z + n, d1, d1 + n, err));
+    CHS_CALL(wedge_project_at(f, t0, z, z + n, d1, d1 + n, err));
     /* d2 = (0, M a): M a from M^{-1} by solving would need M; use the mass callback's data */
     sunrealtype *Ma = d2 + n;
     memset(d2, 0, (size_t)n * sizeof *d2);
-    const sunrealtype *mass = CHSProblem_GetDims(f->prob)->mass;
-    for (sunindextype i = 0; i < n; i++) {
+    const CHSProblemDims *dims = CHSProblem_GetDims(f->prob);
+    const sunrealtype *mass = dims->mass;
+    if (s->mass_kind == CHS_MASS_CONFIG) { /* M(q) a: through the mass factorisation's storage */
+      CHS_CALL(wedge_mass_apply(s, z, d1, Ma, err));
+    }
+    for (sunindextype i = 0; i < n && s->mass_kind != CHS_MASS_CONFIG; i++) {
       if (s->mass_kind == CHS_MASS_IDENTITY || !mass) {
         Ma[i] = d1[i];
       } else if (s->mass_kind == CHS_MASS_DIAGONAL) {
@@ -205,7 +266,7 @@ int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn m
     rc = chs_error_set(err, CHS_ERR_SOLVER, "wedge: cannot map the initial state");
   }
   if (rc == 0) {
-    rc = wedge_initial_tangents(f, z, n, d1, d2, err);
+    rc = wedge_initial_tangents(f, opt->t0, z, n, d1, d2, err);
   }
   sunrealtype t = opt->t0, h = opt->ctl.h;
   sum->omega0 = rc == 0 ? wedge_omega(n, d1, d2) : 0;

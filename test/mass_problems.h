@@ -245,4 +245,103 @@ static const CHSProblemOps moving_circle_ops = {
     .constraint_dt = mc_constraint_dt,
 };
 
+/* ------------------------------------------------------------------ offset polar pendulum
+ * (appended for the symplectic methods' tests, test/symplectic_mass.h) The same pendulum in polar
+ * coordinates q = (r, th) about the origin while its pivot is at (a, b) (default (0.5, 2), outside
+ * the circle the mass describes, so that r stays in [|(a, b)| - 1, |(a, b)| + 1] and M(q) =
+ * diag(1, r^2) really varies along the motion; in polar-pendulum r = 1 and M is constant on the
+ * manifold): x = r sin th, y = -r cos th, V = y,
+ *   g = ((x - a)^2 + (y - b)^2 - 1) / 2 = (r^2 - 2 r s + a^2 + b^2 - 1) / 2,
+ *   s = a sin th - b cos th, c = ds/dth = a cos th + b sin th,  G = (r - s, -r c),
+ *   Gdot(q, u) = (u_r - c u_th, -c u_r + r s u_th),
+ *   grad_q (w^T Gdot(q, u) u) = w (s u_th^2, 2 s u_r u_th + r c u_th^2).
+ * Start: the built-in pendulum's (1, 0, 0, -2) relative to the pivot (it rotates), mapped. */
+
+typedef struct {
+  sunrealtype a, b;
+} op_data;
+
+static int op_create(CHSParams params, void **data, CHSProblemDims *d, CHSError *err) {
+  op_data *P = calloc(1, sizeof *P);
+  if (!P) {
+    return CHS_ERR_MEM;
+  }
+  *data = P;
+  int rc = CHSParams_GetReal(params, "a", 0.5, &P->a, err);
+  rc = rc ? rc : CHSParams_GetReal(params, "b", 2, &P->b, err);
+  if (rc != 0) {
+    return rc;
+  }
+  d->n = 2;
+  d->m = 1;
+  d->mass_kind = CHS_MASS_CONFIG;
+  d->jac_kind = CHS_JAC_DENSE;
+  return 0;
+}
+static void op_sc(const op_data *P, sunrealtype th, sunrealtype *s, sunrealtype *c) {
+  *s = P->a * sin(th) - P->b * cos(th);
+  *c = P->a * cos(th) + P->b * sin(th);
+}
+static int op_constraint(void *data, const sunrealtype *q, sunrealtype *g) {
+  const op_data *P = data;
+  sunrealtype s, c;
+  op_sc(P, q[1], &s, &c);
+  g[0] = (q[0] * q[0] - 2 * q[0] * s + P->a * P->a + P->b * P->b - 1) / 2;
+  return 0;
+}
+static int op_jacobian(void *data, const sunrealtype *q, sunrealtype *G) {
+  sunrealtype s, c;
+  op_sc(data, q[1], &s, &c);
+  G[0] = q[0] - s;
+  G[1] = -q[0] * c;
+  return 0;
+}
+static int op_jacobian_dot(void *data, const sunrealtype *q, const sunrealtype *u,
+                           sunrealtype *Gd) {
+  sunrealtype s, c;
+  op_sc(data, q[1], &s, &c);
+  Gd[0] = u[0] - c * u[1];
+  Gd[1] = -c * u[0] + q[0] * s * u[1];
+  return 0;
+}
+static int op_constraint_third(void *data, const sunrealtype *q, const sunrealtype *u,
+                               const sunrealtype *w, sunrealtype *out) {
+  sunrealtype s, c;
+  op_sc(data, q[1], &s, &c);
+  out[0] = w[0] * s * u[1] * u[1];
+  out[1] = w[0] * (2 * s * u[0] * u[1] + q[0] * c * u[1] * u[1]);
+  return 0;
+}
+static int op_initial(void *data, sunrealtype *q, sunrealtype *p) {
+  const op_data *P = data;
+  sunrealtype X = P->a + 1, Y = P->b, px = 0, py = -2;
+  sunrealtype r = sqrt(X * X + Y * Y), th = atan2(X, -Y);
+  q[0] = r;
+  q[1] = th;
+  p[0] = sin(th) * px - cos(th) * py; /* J^T p_cart, J = d(x, y)/d(r, th) */
+  p[1] = r * cos(th) * px + r * sin(th) * py;
+  return 0;
+}
+
+static const CHSProblemOps offset_polar_pendulum_ops = {
+    .abi_version = CHS_PROBLEM_ABI_VERSION,
+    .name = "offset-polar-pendulum",
+    .summary = "pendulum with pivot (a, b) in polar coordinates about the origin, M(q) = "
+               "diag(1, r^2)",
+    .params_doc = "a=0.5 pivot x; b=2 pivot y",
+    .create = op_create,
+    .destroy = mc_destroy,
+    .potential = pp_potential,
+    .force = pp_force,
+    .constraint = op_constraint,
+    .jacobian = op_jacobian,
+    .jacobian_dot = op_jacobian_dot,
+    .hessian_potential = pp_hess,
+    .constraint_third = op_constraint_third,
+    .initial_state = op_initial,
+    .mass_matrix = pp_mass,
+    .mass_dir = pp_mass_dir,
+    .mass_grad = pp_mass_grad,
+};
+
 #endif

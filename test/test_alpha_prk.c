@@ -11,8 +11,11 @@
  *     step and with a fixed alpha = 0.3, while RK4 on the Dirac equations is not;
  *   - alpha -> 0 as h -> 0 (measured rate), order 4 against the pendulum's exact reference;
  *   - |g| and |psi| at the Newton tolerance over 10^4 steps (double pendulum);
- *   - alpha-prk:2 and bad options refused. */
-#include "test_util.h"
+ *   - alpha-prk:2 and bad options refused;
+ *   - M(q) (offset polar pendulum): the energy conserved to the solver tolerance where lobatto:3
+ *     is not, order 4 against the Cartesian pendulum's reference, g and psi at round-off;
+ *     explicit time dependence refused (H is not conserved there). */
+#include "symplectic_mass.h"
 #include "integrate/cprk.h"
 
 #define TOL (8 * SUN_UNIT_ROUNDOFF)
@@ -192,6 +195,40 @@ static void test_refused(void **state) {
   CHSProblem_Destroy(&prob);
 }
 
+static void test_mass_matrix(void **state) {
+  (void)state;
+  double e[3], el;
+  CHSRunSummary l = sm_polar("lobatto:3", 0.1, 20, &el);
+  for (int k = 0; k < 3; k++) {
+    CHSRunSummary s = sm_polar("alpha-prk:3", 0.1 / (1 << k), 20, &e[k]);
+    print_message("alpha-prk:3, offset polar pendulum h = %g: |Cartesian image - reference| "
+                  "%.3e, max |H - H0| %.2e (lobatto:3 at h = 0.1: %.2e), max |alpha| %.2e, max "
+                  "|g| %.2e, |psi| %.2e\n",
+                  0.1 / (1 << k), e[k], s.diag.energy_err_max, l.diag.energy_err_max,
+                  s.stats.alpha_max, s.diag.pos_res_max, s.diag.mom_res_max);
+    CHECK_LE(s.diag.energy_err_max, 100 * TOL);
+    CHECK_LE(s.diag.pos_res_max, 1e-13);
+    CHECK_LE(s.diag.mom_res_max, 1e-13);
+    if (k == 0) {
+      CHECK_GT(l.diag.energy_err_max, 1e4 * s.diag.energy_err_max);
+      CHECK_GT(s.stats.alpha_max, 0);
+    }
+  }
+  CHECK_NEAR(log2(e[1] / e[2]), 4, 0.3);
+  CHSError err;
+  CHSProblem prob = sm_make(&moving_circle_ops, "");
+  CHSFormulation f = new_formulation("standard", prob, test_context());
+  CHSRunOptions o = run_options("alpha-prk:3", 0.1, 1);
+  CHSRunSummary sum;
+  CHSError_Clear(&err);
+  assert_int_equal(CHSRun(f, &o, NULL, NULL, &sum, &err), CHS_ERR_UNSUPPORTED);
+  print_message("alpha-prk on the moving circle: %s\n", err.msg);
+  assert_non_null(strstr(err.msg, "time dependence"));
+  assert_non_null(strstr(err.msg, "alpha-prk"));
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_coefficients),
@@ -201,6 +238,7 @@ int main(void) {
       cmocka_unit_test(test_alpha_rate_and_order),
       cmocka_unit_test(test_constraints),
       cmocka_unit_test(test_refused),
+      cmocka_unit_test(test_mass_matrix),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -7,8 +7,11 @@
  *     lobatto:3 -> 4, lobatto:4 -> 6) and on the double pendulum against a Verner 8(5,6) run of
  *     the Hamilton-Dirac equations at tolerance 1e-13;
  *   - |g| and |psi| at the Newton tolerance over 10^4 steps (double pendulum, unequal masses);
- *   - variable steps refused. */
-#include "test_util.h"
+ *   - variable steps refused;
+ *   - M(q) (offset polar pendulum against the Cartesian pendulum's reference) and a moving
+ *     constraint g(q, t) (moving circle against the moving-frame model): orders 2s - 2, g and psi
+ *     at round-off, lobatto:2 = rattle, the energy error bounded. */
+#include "symplectic_mass.h"
 #include "integrate/cprk.h"
 
 typedef struct {
@@ -302,13 +305,75 @@ static void test_newton_option(void **state) {
   CHSProblem_Destroy(&prob);
 }
 
+/* M(q): observed orders 2, 4, 6 on the offset polar pendulum; lobatto:2 is rattle's trajectory. */
+static void test_mass_orders(void **state) {
+  (void)state;
+  const struct {
+    const char *method;
+    double h0, order;
+  } cfg[] = {{"lobatto:2", 0.05, 2}, {"lobatto:3", 0.1, 4}, {"lobatto:4", 0.1, 6}};
+  for (int c = 0; c < 3; c++) {
+    double e[3];
+    for (int k = 0; k < 3; k++) {
+      CHSRunSummary s = sm_polar(cfg[c].method, cfg[c].h0 / (1 << k), 5, &e[k]);
+      CHECK_LE(s.diag.pos_res_max, 1e-13);
+      CHECK_LE(s.diag.mom_res_max, 1e-13);
+    }
+    double p1 = log2(e[0] / e[1]), p2 = log2(e[1] / e[2]);
+    print_message("%s, offset polar pendulum vs Cartesian reference: errors %.3e %.3e %.3e, "
+                  "orders %.3f %.3f\n",
+                  cfg[c].method, e[0], e[1], e[2], p1, p2);
+    CHECK_NEAR(p2, cfg[c].order, 0.3);
+    CHECK_GT(p1, cfg[c].order - 0.5);
+  }
+  double er, el;
+  sm_polar("rattle", 0.05, 5, &er);
+  sm_polar("lobatto:2", 0.05, 5, &el);
+  print_message("rattle and lobatto:2 on M(q): errors %.17g %.17g\n", er, el);
+  CHECK_NEAR(er, el, 1e-9 * er); /* the same map, to round-off (an O(h^2) change: 1e-2) */
+}
+
+/* M(q): energy bounded without drift (2 10^3 and 2 10^4 steps of h = 0.1). */
+static void test_mass_energy(void **state) {
+  (void)state;
+  double e;
+  CHSRunSummary a = sm_polar("lobatto:3", 0.1, 200, &e), b = sm_polar("lobatto:3", 0.1, 2000, &e);
+  print_message("lobatto:3, offset polar pendulum h = 0.1: max energy error %.3e (2e3 steps), "
+                "%.3e (2e4 steps); max |g| %.2e, |psi| %.2e\n",
+                a.diag.energy_err_max, b.diag.energy_err_max, b.diag.pos_res_max,
+                b.diag.mom_res_max);
+  CHECK_LE(b.diag.energy_err_max, 1.2 * a.diag.energy_err_max);
+  CHECK_LE(b.diag.energy_err_max, 1e-4);
+  CHECK_LE(b.diag.pos_res_max, 1e-13);
+  CHECK_LE(b.diag.mom_res_max, 1e-13);
+}
+
+/* g(q, t): the moving circle against the moving-frame model, order 4 (lobatto:3); g and
+ * psi = G v + g_t at round-off. */
+static void test_moving_constraint(void **state) {
+  (void)state;
+  double e[3];
+  for (int k = 0; k < 3; k++) {
+    CHSRunSummary s = sm_circle("lobatto:3", 0.1 / (1 << k), 8, &e[k]);
+    print_message("lobatto:3, moving circle h = %g: |state - model| %.3e, max |g| %.2e, |psi| "
+                  "%.2e\n",
+                  0.1 / (1 << k), e[k], s.diag.pos_res_max, s.diag.mom_res_max);
+    CHECK_LE(s.diag.pos_res_max, 1e-14);
+    CHECK_LE(s.diag.mom_res_max, 1e-14);
+  }
+  CHECK_NEAR(log2(e[1] / e[2]), 4, 0.3);
+  CHECK_GT(log2(e[0] / e[1]), 3.5);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_newton_option),   cmocka_unit_test(test_small_steps),
-      cmocka_unit_test(test_coefficients),    cmocka_unit_test(test_rattle_equivalence),
-      cmocka_unit_test(test_orders_pendulum), cmocka_unit_test(test_orders_double_pendulum),
-      cmocka_unit_test(test_constraints),     cmocka_unit_test(test_refuses_adaptive),
-      cmocka_unit_test(test_chain_stages),    cmocka_unit_test(test_structured_newton),
+      cmocka_unit_test(test_newton_option),     cmocka_unit_test(test_small_steps),
+      cmocka_unit_test(test_coefficients),      cmocka_unit_test(test_rattle_equivalence),
+      cmocka_unit_test(test_orders_pendulum),   cmocka_unit_test(test_orders_double_pendulum),
+      cmocka_unit_test(test_constraints),       cmocka_unit_test(test_refuses_adaptive),
+      cmocka_unit_test(test_chain_stages),      cmocka_unit_test(test_structured_newton),
+      cmocka_unit_test(test_mass_orders),       cmocka_unit_test(test_mass_energy),
+      cmocka_unit_test(test_moving_constraint),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -8,7 +8,7 @@
  *     differences of ARKODE's step map), whose error (2e-8) is more than 1e4 times larger, nor by
  *     alpha-prk with alpha chosen per step (1e-9 at h = 0.01, 1.7e-10 at h = 0.005);
  *   - the tangent maps agree with central differences of the step maps. */
-#include "test_util.h"
+#include "symplectic_mass.h"
 #include "../src/impl.h"
 
 static CHSWedgeSummary wedge(const char *problem, const char *form, const char *method, double h,
@@ -264,11 +264,107 @@ static void test_tangent_vs_differences(void **state) {
   print_message("tangent maps vs central differences: worst %.2e\n", worst);
 }
 
+/* M(q) (offset polar pendulum, M = diag(1, r^2) with r in [1.06, 3.06]): the projected tangents
+ * are tangent to {g = 0, psi = G M(q)^{-1} p = 0} (central differences of g and psi along them),
+ * and rattle and lobatto:3 keep omega (their step maps linearised by extrapolated differences: the
+ * exact tangent maps would need second derivatives of M) while erk:rk4 does not. */
+static CHSWedgeSummary wedge_ops(const CHSProblemOps *ops, const char *method, double h,
+                                 double tf) {
+  CHSProblem prob = sm_make(ops, "");
+  CHSFormulation f = new_formulation("standard", prob, test_context());
+  CHSRunOptions o = run_options(method, h, tf);
+  CHSWedgeSummary s;
+  CHSError err;
+  CHSError_Clear(&err);
+  int rc = CHSWedge_Run(f, &o, NULL, NULL, &s, &err);
+  if (rc != 0) {
+    print_error("CHSWedge_Run(%s): %s\n", method, err.msg);
+  }
+  assert_int_equal(rc, 0);
+  print_message("%s %-10s h = %g, %ld steps: omega0 %.3f, max |omega - omega0| %.3e (exact "
+                "tangents %d)\n",
+                ops->name, method, h, s.steps, (double)s.omega0, (double)s.err_max,
+                s.exact_tangents);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+  return s;
+}
+
+static void test_mass_matrix(void **state) {
+  (void)state;
+  CHSProblem prob = sm_make(&offset_polar_pendulum_ops, "");
+  CHSFormulation f = new_formulation("standard", prob, test_context());
+  const CHSProblemOps *ops = &offset_polar_pendulum_ops;
+  void *data = CHSProblem_GetData(prob);
+  double z[4], dq[2] = {0.3, -0.7}, dp[2] = {0.4, 1.1};
+  CHSError err;
+  CHSError_Clear(&err);
+  /* a consistent state with p_r != 0: (r, th) on the pivot's circle, G M^{-1} p = 0 */
+  double G[2];
+  z[1] = 2.9;
+  double s = 0.5 * sin(z[1]) - 2 * cos(z[1]);
+  z[0] = s + sqrt(s * s - (0.25 + 4 - 1)); /* g = 0: r^2 - 2 r s + a^2 + b^2 - 1 = 0 */
+  assert_int_equal(ops->jacobian(data, z, G), 0);
+  z[2] = -1.3 * G[1] / (z[0] * z[0]); /* G_r p_r + G_th p_th / r^2 = 0 */
+  z[3] = 1.3 * G[0];
+  double g0;
+  assert_int_equal(ops->constraint(data, z, &g0), 0);
+  CHECK_LE(fabs(g0), 1e-14);
+  assert_int_equal(CHSWedge_TangentProject(f, z, z + 2, dq, dp, &err), 0);
+  /* g and psi along z + e (dq, dp) by central differences */
+  double dg = 0, dpsi = 0, e = 1e-5;
+  for (int sg = -1; sg <= 1; sg += 2) {
+    double y[4], g, Gy[2];
+    for (int i = 0; i < 2; i++) {
+      y[i] = z[i] + sg * e * dq[i];
+      y[2 + i] = z[2 + i] + sg * e * dp[i];
+    }
+    assert_int_equal(ops->constraint(data, y, &g), 0);
+    assert_int_equal(ops->jacobian(data, y, Gy), 0);
+    double psi = Gy[0] * y[2] + Gy[1] * y[3] / (y[0] * y[0]);
+    dg += sg * g / (2 * e);
+    dpsi += sg * psi / (2 * e);
+  }
+  print_message("M(q) tangent projection: dg %.2e, dpsi %.2e (|dq| %.2f, |dp| %.2f)\n", dg, dpsi,
+                norm2(dq, 2), norm2(dp, 2));
+  CHECK_LE(fabs(dg), 1e-9);
+  CHECK_LE(fabs(dpsi), 1e-9);
+  CHECK_GT(norm2(dp, 2), 0.1);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+
+  CHSWedgeSummary r = wedge_ops(&offset_polar_pendulum_ops, "rattle", 0.01, 3);
+  CHSWedgeSummary l = wedge_ops(&offset_polar_pendulum_ops, "lobatto:3", 0.01, 3);
+  CHSWedgeSummary k = wedge_ops(&offset_polar_pendulum_ops, "erk:rk4", 0.01, 3);
+  assert_int_equal(l.exact_tangents, 0);
+  CHECK_LE(l.err_max, 1e-11);
+  assert_int_equal(r.steps, 300);
+  assert_int_equal(r.exact_tangents, 0);
+  CHECK_NEAR(r.omega0, 1, 1e-14);
+  CHECK_LE(r.err_max, 1e-11);
+  CHECK_GT(k.err_max, 1e2 * fmax(fmax(r.err_max, l.err_max), 1e-12));
+}
+
+/* g(q, t) (moving circle): the step maps of rattle and lobatto:3 between the constraint manifolds
+ * at t and t + h keep omega (differences of the step maps; the initial tangents projected at t0
+ * with psi = G v + g_t linearised), erk:rk4 does not. */
+static void test_moving_constraint(void **state) {
+  (void)state;
+  CHSWedgeSummary r = wedge_ops(&moving_circle_ops, "rattle", 0.01, 3);
+  CHSWedgeSummary l = wedge_ops(&moving_circle_ops, "lobatto:3", 0.01, 3);
+  CHSWedgeSummary k = wedge_ops(&moving_circle_ops, "erk:rk4", 0.01, 3);
+  assert_int_equal(r.steps, 300);
+  CHECK_NEAR(r.omega0, 1, 1e-14);
+  CHECK_LE(r.err_max, 1e-11);
+  CHECK_LE(l.err_max, 1e-11);
+  CHECK_GT(k.err_max, 1e2 * fmax(fmax(r.err_max, l.err_max), 1e-12));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_tangent_project),
-      cmocka_unit_test(test_conserved),
-      cmocka_unit_test(test_tangent_vs_differences),
+      cmocka_unit_test(test_tangent_project),        cmocka_unit_test(test_conserved),
+      cmocka_unit_test(test_tangent_vs_differences), cmocka_unit_test(test_mass_matrix),
+      cmocka_unit_test(test_moving_constraint),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

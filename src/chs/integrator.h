@@ -63,9 +63,10 @@ typedef struct CHSIntegratorOps {
    * linearised step equations solved to round-off; y receives the new state. Returns
    * CHS_ERR_UNSUPPORTED, before any change, where the configuration has no tangent map. */
   int (*tangent_step)(void *mem, sunrealtype h, int k, sunrealtype *dz, N_Vector y, CHSError *err);
-  /* 1: the method needs a constant mass matrix and an autonomous problem (explicit in p, or a
-   * separable H); it refuses a configuration-dependent M(q) and explicit time dependence
-   * (CHS_ERR_UNSUPPORTED; docs/mechanics.md). */
+  /* 1: the method needs a separable H (constant mass matrix) and an autonomous problem, like the
+   * explicit sprk tables; it refuses a configuration-dependent M(q) and explicit time dependence
+   * (CHS_ERR_UNSUPPORTED; docs/mechanics.md). rattle, lobatto and alpha-prk do not set it (their
+   * stage equations become implicit in p instead). */
   int needs_constant_mass;
 } CHSIntegratorOps;
 

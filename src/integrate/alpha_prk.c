@@ -198,6 +198,13 @@ static int alpha_create(const char *options, CHSFormulation f, N_Vector y0, sunr
                          "optionally :alpha=VALUE)",
                          o);
   }
+  if (f->sys.time_bits) { /* docs/mechanics.md "Symplectic methods for M(q) and g(q,t)" */
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method 'alpha-prk:%d' chooses alpha so that each step conserves H, and "
+                         "problem '%s' has explicit time dependence (H is not conserved): use "
+                         "lobatto:%d, which is alpha-prk:%d with alpha = 0",
+                         s, CHSProblem_GetName(f->prob), s, s);
+  }
   alpha_mem *a = calloc(1, sizeof *a);
   if (!a) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
@@ -404,6 +411,7 @@ static int alpha_tangent_step(void *mem, sunrealtype h, int k, sunrealtype *dz, 
   chs_cprk *c = a->c;
   sunindextype n = c->n;
   CHS_CALL(chs_tangent_need_solved(c->tol, 8 * SUN_UNIT_ROUNDOFF, a->who, err));
+  CHS_CALL(chs_cprk_tangent_need_constant(c, err));
   int dir;
   CHS_CALL(alpha_solve(a, h, &dir, err));
   CHS_CALL(chs_cprk_tangent_setup(c, &a->cur, h, err));
@@ -480,8 +488,7 @@ const CHSIntegratorOps chs_integrator_alpha_prk = {
     .create = alpha_create,
     .evolve = alpha_evolve,
     .get_stats = alpha_stats,
-    .needs_hamiltonian = 1, /* kicks with F(q) = -grad V only */
-    .needs_constant_mass = 1,
+    .needs_hamiltonian = 1, /* kicks with -H_q only; time dependence refused in create */
     .destroy = alpha_destroy,
     .tangent_step = alpha_tangent_step,
 };

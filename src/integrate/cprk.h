@@ -44,7 +44,12 @@ typedef struct {
   sunrealtype Cinv[CHS_CPRK_SMAX][CHS_CPRK_SMAX]; /* its (s-1) x (s-1) C^{-1} */
   sunrealtype *ws;                                /* its work: 2 (s-1) m + n */
   sunrealtype *tbuf; /* tangent map: 3 s n + 2 n + m, allocated on first use */
-  void *tw;          /* its chs_tangent_work */
+  /* M(q) or explicit time dependence (sys->general; docs/mechanics.md "Symplectic methods for
+   * M(q) and g(q,t)"): the stage positions Q_j are iterated with the unknowns (Q_i = q_n +
+   * h sum_j a_ij M(Q_j)^{-1} P_j), the stage forces are Fh(Q_j, P_j) = -H_q at t_n + c_j h */
+  sunrealtype *gen;    /* 2 n: a velocity and the work of chs_fixed_step_hforce */
+  sunrealtype dq_last; /* the last sweep's largest change of a stage position */
+  void *tw;            /* its chs_tangent_work */
 } chs_cprk;
 
 /* The stage Newton iteration: exact dense Jacobian (N <= 3000 unknowns), or structured (any
@@ -67,6 +72,8 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
  * plus dalpha times the derivative along the tableau direction dtb (A, Ah: dA/dalpha,
  * dAh/dalpha; b fixed; NULL: none), into (dq1, dp1) in place. 0 or CHS_ERR_SOLVER. */
 int chs_cprk_tangent_setup(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, CHSError *err);
+/* CHS_ERR_UNSUPPORTED (before any step) for M(q) or time dependence: no exact tangent map. */
+int chs_cprk_tangent_need_constant(const chs_cprk *c, CHSError *err);
 int chs_cprk_tangent_apply(chs_cprk *c, const chs_cprk_tableau *tb, const chs_cprk_tableau *dtb,
                            sunrealtype dalpha, sunrealtype h, sunrealtype *dq, sunrealtype *dp,
                            CHSError *err);

@@ -134,4 +134,26 @@ static inline void chs_fixed_step_stats(CHSIntegratorStats *st, long steps, long
   st->lin_setups = lin_setups;
 }
 
+/* The generalised force of H = 1/2 p^T M(q)^{-1} p + V(q, t) at (q, p) and the system's current
+ * time (chs_system_set_time first): Fh = -H_q = F(q, t) + F_M, F_M = 1/2 grad_q (v^T M(q) v) at
+ * fixed v = M(q)^{-1} p (docs/mechanics.md), and v. M(q) is factored at q on return
+ * (chs_system_mass_at); for a constant mass matrix F_M = 0. work: n. 0, or the first nonzero code
+ * of a callback or of the factorisation. */
+static inline int chs_fixed_step_hforce(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
+                                        sunrealtype *Fh, sunrealtype *v, sunrealtype *work) {
+  int rc = chs_system_mass_at(s, q);
+  if (rc != 0) {
+    return rc;
+  }
+  chs_mass_inv(s, p, v);
+  rc = s->ops->force(s->data, q, Fh);
+  if (rc == 0 && s->mass_kind == CHS_MASS_CONFIG) {
+    rc = s->ops->mass_grad(s->data, q, v, v, work);
+    for (sunindextype i = 0; rc == 0 && i < s->n; i++) {
+      Fh[i] += work[i] / 2;
+    }
+  }
+  return rc != 0 ? rc : (chs_all_finite(Fh, s->n) ? 0 : CHS_RECOVERABLE);
+}
+
 #endif

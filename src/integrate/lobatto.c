@@ -145,6 +145,7 @@ sunrealtype chs_cprk_symplectic_defect(const chs_cprk_tableau *t) {
 void chs_cprk_destroy(chs_cprk *c) {
   if (c) {
     free(c->q);
+    free(c->gen);
     if (c->J) {
       SUNDlsMat_destroyMat(c->J);
     }
@@ -219,7 +220,15 @@ int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype 
                          "GB, O(N^3) per factorisation) is limited to %d: use newton=structured",
                          who, N, (double)N * (double)N * 8e-9, CPRK_DENSE_MAX);
   }
-  c->structured = newton == CHS_CPRK_NEWTON_STRUCTURED ||
+  if (f->sys.general && newton == CHS_CPRK_NEWTON_DENSE) {
+    free(c);
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "%s: newton=dense needs a constant mass matrix and an autonomous problem "
+                         "(its exact Jacobian needs second derivatives of M(q)): use "
+                         "newton=structured, the default for M(q) and time dependence",
+                         who);
+  }
+  c->structured = newton == CHS_CPRK_NEWTON_STRUCTURED || f->sys.general ||
                   (newton == CHS_CPRK_NEWTON_AUTO && N > CPRK_DENSE_MAX);
   size_t dense = c->structured ? 0 : S * n * n, work = 2 * (S - 1) * m + n;
   size_t total = 8 * n + 2 * N + 3 * S * n + S * gs + dense + gs + 3 * m + work;
@@ -228,7 +237,10 @@ int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype 
     c->J = SUNDlsMat_newDenseMat(c->N, c->N);
     c->piv = malloc(N * sizeof *c->piv);
   }
-  if (!c->q || (!c->structured && (!c->J || !c->piv))) {
+  if (f->sys.general) {
+    c->gen = malloc(2 * n * sizeof *c->gen);
+  }
+  if (!c->q || (!c->structured && (!c->J || !c->piv)) || (f->sys.general && !c->gen)) {
     chs_cprk_destroy(c);
     return chs_error_set(err, CHS_ERR_MEM, "out of memory (%s: %zu unknowns)", who, N);
   }
@@ -255,6 +267,64 @@ int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype 
   chs_fixed_step_load(y0, (sunindextype)n, c->q, c->p);
   *out = c;
   return CHS_SUCCESS;
+}
+
+/* M(q): V_j = M(Q_j)^{-1} P_j at the current stage positions, then the positions from their
+ * equations (one sweep of the fixed-point iteration, contracting by O(h), run along with the
+ * Newton iteration of the unknowns); c->dq_last: the sweep's largest change. 0 or 1. */
+static int cprk_positions_general(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h) {
+  sunindextype n = c->n;
+  int s = c->s;
+  for (int j = 0; j < s; j++) {
+    if (chs_system_mass_at(c->sys, c->Qs + j * n) != 0) {
+      return 1;
+    }
+    chs_mass_inv(c->sys, c->X + j * n, c->Vs + j * n);
+  }
+  sunrealtype dq = 0;
+  for (int i = 1; i < s; i++) {
+    sunrealtype *Q = c->Qs + i * n;
+    for (sunindextype k = 0; k < n; k++) {
+      sunrealtype v = c->q[k];
+      for (int j = 0; j < s; j++) {
+        v += h * tb->A[i][j] * c->Vs[j * n + k];
+      }
+      dq = fmax(dq, fabs(v - Q[k]));
+      Q[k] = v;
+    }
+  }
+  memcpy(c->Qs, c->q, (size_t)n * sizeof *c->Qs); /* a_1j = 0 */
+  c->dq_last = dq;
+  return 0;
+}
+
+/* The stage forces Fc_j = Fh(Q_j, P_j) - G(Q_j)^T Lambda_j (j < s) and G(Q_j) (j > 0) at the
+ * stage times t_n + c_j h, for sys->general. 0 or 1. */
+static int cprk_stage_forces_general(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h) {
+  CHSSystem *sys = c->sys;
+  sunindextype n = c->n, m = c->m, gs = c->gs;
+  int s = c->s;
+  const sunrealtype *Lam = c->X + s * n;
+  for (int j = 0; j < s; j++) {
+    const sunrealtype *Q = c->Qs + j * n;
+    if (chs_system_set_time(sys, c->t + tb->c[j] * h) != 0 ||
+        (j > 0 && sys->ops->jacobian(sys->data, Q, c->Gs + j * gs) != 0)) {
+      return 1;
+    }
+    if (j == s - 1) {
+      break;
+    }
+    sunrealtype *Fc = c->Fc + j * n;
+    if (chs_fixed_step_hforce(sys, Q, c->X + j * n, Fc, c->gen, c->gen + n) != 0) {
+      return 1;
+    }
+    c->force_evals++;
+    chs_jac_tmv(sys, c->Gs + j * gs, Lam + j * m, c->wn1);
+    for (sunindextype k = 0; k < n; k++) {
+      Fc[k] -= c->wn1[k];
+    }
+  }
+  return 0;
 }
 
 /* Stage positions Q_i and velocities V_j = M^{-1} P_j from the unknowns X. */
@@ -285,9 +355,15 @@ static int cprk_residual(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h)
   const CHSProblemOps *ops = sys->ops;
   sunindextype n = c->n, m = c->m, gs = c->gs;
   int s = c->s;
-  cprk_positions(c, tb, h);
   const sunrealtype *Lam = c->X + s * n;
-  for (int j = 0; j < s; j++) {
+  if (sys->general) {
+    if (cprk_positions_general(c, tb, h) != 0 || cprk_stage_forces_general(c, tb, h) != 0) {
+      return 1;
+    }
+  } else {
+    cprk_positions(c, tb, h);
+  }
+  for (int j = 0; j < s && !sys->general; j++) {
     const sunrealtype *Q = c->Qs + j * n;
     if (j > 0 && ops->jacobian(sys->data, Q, c->Gs + j * gs) != 0) {
       return 1;
@@ -321,7 +397,8 @@ static int cprk_residual(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h)
   }
   for (int i = 1; i < s; i++) {
     sunrealtype *Ri = R + s * n + (i - 1) * m;
-    if (ops->constraint(sys->data, c->Qs + i * n, Ri) != 0) {
+    if (chs_system_set_time(sys, c->t + tb->c[i] * h) != 0 ||
+        ops->constraint(sys->data, c->Qs + i * n, Ri) != 0) {
       return 1;
     }
     for (sunindextype k = 0; k < m; k++) {
@@ -460,6 +537,9 @@ static int cprk_structured_solve(chs_cprk *c, const chs_cprk_tableau *tb, sunrea
   sunindextype n = c->n, m = c->m;
   int s = c->s;
   sunrealtype *R = c->dX, *b = c->ws, *z = b + (s - 1) * m, *u = z + (s - 1) * m;
+  if (chs_system_mass_at(sys, c->q) != 0) { /* M(q_n) (no-op for a constant M) */
+    return 1;
+  }
   for (int i = 1; i < s; i++) {
     memset(u, 0, (size_t)n * sizeof *u);
     for (int k = 0; k < s; k++) {
@@ -514,6 +594,14 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
   const CHSProblemOps *ops = sys->ops;
   sunindextype n = c->n, m = c->m, gs = c->gs;
   int s = c->s;
+  if (sys->general) { /* F0 = Fh(q_n, p_n) at t_n for the predictor (it depends on p) */
+    if (chs_system_set_time(sys, c->t) != 0 ||
+        chs_fixed_step_hforce(sys, c->q, c->p, c->F0, c->gen, c->gen + n) != 0) {
+      return chs_error_set(err, CHS_ERR_SOLVER, "%s: force failed at t = %g", c->who, (double)c->t);
+    }
+    c->force_evals++;
+    c->have_force = 1;
+  }
   if (!c->have_force) {
     if (ops->force(sys->data, c->q, c->F0) != 0) {
       return chs_error_set(err, CHS_ERR_SOLVER, "%s: force failed at t = %g", c->who, (double)c->t);
@@ -539,6 +627,9 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
     }
     for (int j = 0; j < s - 1; j++) {
       memcpy(c->X + s * n + j * m, c->lam, (size_t)m * sizeof *c->lam);
+    }
+    for (int j = 0; j < s && sys->general; j++) { /* the stage positions' first iterate */
+      memcpy(c->Qs + j * n, c->q, (size_t)n * sizeof *c->Qs);
     }
   }
   if (c->structured && (chs_system_gram_at(sys, c->q) != 0 || cprk_structured_setup(c, tb) != 0)) {
@@ -586,6 +677,9 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
       dl += c->dX[k] * c->dX[k];
     }
     e = (sqrt(dp) + h * sqrt(dl)) / pscale;
+    if (sys->general) { /* and the stage positions' sweep, relative to their scale */
+      e = fmax(e, c->dq_last / sqrt(chs_fixed_step_gscale(c->q, n)));
+    }
     c->newton_iters++;
     if (!isfinite(e)) {
       failed = 1;
@@ -610,7 +704,9 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
     stalls = e < best ? 0 : stalls + 1;
     best = fmin(best, e);
     int gok = gres <= 2 * gbest || stalls >= 6;
-    if (e <= c->tol || (it > 0 && e >= 0.5 * prev && e <= 1e3 * c->tol) ||
+    /* (M(q): the stage positions' sweep contracts slowly near its rounding level, where a
+     * halving rate does not yet mean noise: not taken as convergence) */
+    if (e <= c->tol || (!sys->general && it > 0 && e >= 0.5 * prev && e <= 1e3 * c->tol) ||
         (gok && stalls >= 2 && e <= 4 * floor) ||
         (gok && stalls >= 3 && best <= fmax(CPRK_NOISE_MAX, 1e3 * floor))) {
       converged = 1; /* X (with its stage forces) is the solution; the last increment is noise */
@@ -652,7 +748,10 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
   }
   /* q_{n+1} = Q_s; p~ = p_n + h sum_{j<s} b_j Fc_j + h b_s F(q_{n+1}); psi = 0 by Lambda_s. */
   memcpy(c->q1, c->Qs + (s - 1) * n, (size_t)n * sizeof *c->q1);
-  if (ops->force(sys->data, c->q1, c->F1) != 0) {
+  if (sys->general ? chs_system_set_time(sys, c->t + h) != 0 ||
+                         chs_fixed_step_hforce(sys, c->q1, c->X + (s - 1) * n, c->F1, c->gen,
+                                               c->gen + n) != 0
+                   : ops->force(sys->data, c->q1, c->F1) != 0) {
     return chs_error_set(err, CHS_ERR_SOLVER, "%s: force failed at t = %g", c->who,
                          (double)(c->t + h));
   }
@@ -664,12 +763,12 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
     }
     c->p1[k] = v;
   }
-  if (chs_system_gram_at(sys, c->q1) != 0) {
+  if (chs_system_gram_at(sys, c->q1) != 0 || chs_system_time_terms(sys, c->q1) != 0) {
     return chs_error_set(err, CHS_ERR_SOLVER, "%s: singular Gram matrix at t = %g", c->who,
                          (double)(c->t + h));
   }
   chs_mass_inv(sys, c->p1, c->wn1);
-  chs_jac_mv(sys, sys->G, c->wn1, c->wm1);
+  chs_system_psi(sys, c->wn1, c->wm1); /* G M^{-1} p + g_t */
   CHS_CALL(chs_gram_solve(sys->gram, c->wm1, c->wm1));
   chs_jac_tmv(sys, sys->G, c->wm1, c->wn1);
   for (sunindextype k = 0; k < n; k++) {
@@ -794,6 +893,14 @@ static int cprk_structured_exact(chs_cprk *c, const chs_cprk_tableau *tb, sunrea
     rc = 1;
   }
   return rc;
+}
+
+int chs_cprk_tangent_need_constant(const chs_cprk *c, CHSError *err) {
+  return c->sys->general ? chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                                         "%s: no exact tangent map for M(q) or explicit time "
+                                         "dependence (it needs second derivatives of M(q))",
+                                         c->who)
+                         : 0;
 }
 
 int chs_cprk_tangent_setup(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, CHSError *err) {
@@ -991,6 +1098,7 @@ static int lobatto_tangent_step(void *mem, sunrealtype h, int k, sunrealtype *dz
                                 CHSError *err) {
   lobatto_mem *l = mem;
   CHS_CALL(chs_tangent_need_solved(l->c->tol, 8 * SUN_UNIT_ROUNDOFF, l->c->who, err));
+  CHS_CALL(chs_cprk_tangent_need_constant(l->c, err));
   CHS_CALL(chs_cprk_trial(l->c, &l->tb, h, 0, err));
   CHS_CALL(chs_cprk_tangent_setup(l->c, &l->tb, h, err));
   for (int j = 0; j < k; j++) {
@@ -1027,8 +1135,7 @@ const CHSIntegratorOps chs_integrator_lobatto = {
     .create = lobatto_create,
     .evolve = lobatto_evolve,
     .get_stats = lobatto_stats,
-    .needs_hamiltonian = 1, /* kicks with F(q) = -grad V only */
-    .needs_constant_mass = 1,
+    .needs_hamiltonian = 1, /* kicks with -H_q only (no non-conservative force) */
     .destroy = lobatto_destroy,
     .tangent_step = lobatto_tangent_step,
 };
