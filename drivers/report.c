@@ -61,10 +61,10 @@ static void json_event_name(FILE *out, const cli_result *r, int k) {
   }
 }
 
-/* Exactly the keys of DESIGN's `run` contract, in its order; then invariant_err_max (an object
- * name -> largest drift) for problems with extra invariants only; the energy balance keys for
+/* Exactly the keys of DESIGN's `run` contract, in its order; then the energy balance keys for
  * problems that track it; events, events_total, stopped_at when events were located; q_final and
- * p_final (run). */
+ * p_final (run); last, invariant_err_max (an object name -> largest drift) for problems with extra
+ * invariants only. */
 void json_run_object(FILE *out, const cli_result *r, const char *indent) {
   const CHSRunSummary *s = &r->sum;
   const CHSDiagnosticsSummary *d = &s->diag;
@@ -128,17 +128,6 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
     fprintf(out, ",\n%s  \"wedge_linearisation\": \"%s\"", indent,
             r->wedge_exact ? "tangent-map" : "finite-differences");
   }
-  /* Only for problems that declare extra invariants: their largest absolute drift. */
-  if (d->n_invariants > 0) {
-    fprintf(out, ",\n%s  \"invariant_err_max\": {", indent);
-    for (int i = 0; i < d->n_invariants; i++) {
-      fprintf(out, "%s", i ? ", " : "");
-      json_string(out, d->invariant_names[i]);
-      fprintf(out, ": ");
-      json_real(out, d->invariant_err_max[i], 1);
-    }
-    fprintf(out, "}");
-  }
   /* Problems with explicit time dependence or a non-conservative force: the energy balance
    * (docs/mechanics.md "Energy balance"): |H - H0 - W| / |H0| and the work W at t_final. */
   if (d->balance_tracked) {
@@ -179,6 +168,17 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
       }
       fprintf(out, "]");
     }
+  }
+  /* Only for problems that declare extra invariants: their largest absolute drift. */
+  if (d->n_invariants > 0) {
+    fprintf(out, ",\n%s  \"invariant_err_max\": {", indent);
+    for (int i = 0; i < d->n_invariants; i++) {
+      fprintf(out, "%s", i ? ", " : "");
+      json_string(out, d->invariant_names[i]);
+      fprintf(out, ": ");
+      json_real(out, d->invariant_err_max[i], 1);
+    }
+    fprintf(out, "}");
   }
   fprintf(out, "\n%s}", indent);
 }
