@@ -378,6 +378,7 @@ void cli_run_options(const cli_options *o, CHSRunOptions *ro) {
   ro->project_tol = o->project_tol;
   ro->project_every = o->project_every;
   ro->project_newton_tol = o->project_newton_tol;
+  ro->stop_at = o->stop_at;
 }
 
 int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor, void *ctx,

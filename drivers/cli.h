@@ -31,6 +31,7 @@ typedef struct {
   int json, help;
   int wedge; /* run --wedge: the wedge product diagnostic (chs/wedge.h) */
   int have_h, have_rtol, have_atol, have_tf;
+  const char *stop_at; /* run --stop-at (set by cmd_run): CHSRunOptions.stop_at */
 } cli_options;
 
 /* Parse argv[1..] into o; `formulation_flag` is "--formulation" or "--formulations".
@@ -80,6 +81,11 @@ typedef struct {
   int wedge_exact;          /* the method's tangent map (1) or finite differences (0) */
   int rc;
   CHSError err;
+  /* run only (set by cmd_run after the run): the final physical state (JSON q_final, p_final;
+   * NULL: not printed) and the problem's event names (the summary's events index them) */
+  const sunrealtype *q_final, *p_final;
+  sunindextype n_final;
+  const char *event_names[CHS_MAX_EVENTS];
 } cli_result;
 int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor, void *ctx,
                   CHSProblem prob, cli_result *res);

@@ -53,8 +53,18 @@ void json_long(FILE *out, long x, int valid) {
   }
 }
 
-/* Exactly the keys of DESIGN's `run` contract, in its order; then invariant_err_max (an object
- * name -> largest drift) for problems with extra invariants only. */
+static void json_event_name(FILE *out, const cli_result *r, int k) {
+  if (k >= 0 && k < CHS_MAX_EVENTS && r->event_names[k]) {
+    json_string(out, r->event_names[k]);
+  } else {
+    fprintf(out, "\"event %d\"", k);
+  }
+}
+
+/* Exactly the keys of DESIGN's `run` contract, in its order; then the energy balance keys for
+ * problems that track it; events, events_total, stopped_at when events were located; q_final and
+ * p_final (run); last, invariant_err_max (an object name -> largest drift) for problems with extra
+ * invariants only. */
 void json_run_object(FILE *out, const cli_result *r, const char *indent) {
   const CHSRunSummary *s = &r->sum;
   const CHSDiagnosticsSummary *d = &s->diag;
@@ -117,6 +127,47 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
     json_real(out, r->wedge_rel_err_max, 1);
     fprintf(out, ",\n%s  \"wedge_linearisation\": \"%s\"", indent,
             r->wedge_exact ? "tangent-map" : "finite-differences");
+  }
+  /* Problems with explicit time dependence or a non-conservative force: the energy balance
+   * (docs/mechanics.md "Energy balance"): |H - H0 - W| / |H0| and the work W at t_final. */
+  if (d->balance_tracked) {
+    fprintf(out, ",\n%s  \"energy_balance_err_max\": ", indent);
+    json_real(out, d->balance_err_max, 1);
+    fprintf(out, ",\n%s  \"energy_balance_err_final\": ", indent);
+    json_real(out, d->balance_err_final, 1);
+    fprintf(out, ",\n%s  \"energy_balance_work\": ", indent);
+    json_real(out, d->work_final, 1);
+  }
+  /* Events located (run --stop-at): each occurrence up to the end, the total, the stop. */
+  if (s->events_located) {
+    fprintf(out, ",\n%s  \"events\": [", indent);
+    for (int i = 0; i < s->n_event_records; i++) {
+      const CHSEventRecord *e = &s->events[i];
+      fprintf(out, "%s{\"name\": ", i ? ", " : "");
+      json_event_name(out, r, e->index);
+      fprintf(out, ", \"t\": ");
+      json_real(out, e->t, 1);
+      fprintf(out, ", \"direction\": \"%s\"}", e->direction > 0 ? "rising" : "falling");
+    }
+    fprintf(out, "],\n%s  \"events_total\": %ld,\n%s  \"stopped_at\": ", indent, s->n_events,
+            indent);
+    if (s->stopped) {
+      json_event_name(out, r, s->stop_event);
+    } else {
+      fputs("null", out);
+    }
+  }
+  /* run: the final physical state (the last record's: the stop event's with --stop-at) */
+  if (r->q_final && r->p_final) {
+    const sunrealtype *v[2] = {r->q_final, r->p_final};
+    for (int k = 0; k < 2; k++) {
+      fprintf(out, ",\n%s  \"%s\": [", indent, k ? "p_final" : "q_final");
+      for (sunindextype i = 0; i < r->n_final; i++) {
+        fprintf(out, "%s", i ? ", " : "");
+        json_real(out, v[k][i], 1);
+      }
+      fprintf(out, "]");
+    }
   }
   /* Only for problems that declare extra invariants: their largest absolute drift. */
   if (d->n_invariants > 0) {

@@ -23,7 +23,14 @@
  * 4 K(k) / w, rotation T = 2 K(1/k) / (k w), w^2 = gravity/length, k^2 = (e + w^2) / (2 w^2), e =
  * theta'^2/2 - w^2 cos theta. The reference at t integrates only from 0 to t mod T, so its error
  * does not grow with t beyond the (round-off) error of T times the number of periods. Near the
- * separatrix (|k - 1| < 1e-6) the full interval is integrated. */
+ * separatrix (|k - 1| < 1e-6) the full interval is integrated.
+ *
+ * Events (`chs run --stop-at`): x_zero, e = x (the bob passes the vertical through the
+ * pivot, under or over it), and vy_zero, e = p_y (the bob's height is extremal:
+ * the turning points of a swing, the lowest and highest points). Started at the bottom with
+ * speed v < 2 sqrt(gravity length) (x = 0, y = -length, px = mass v), the swing is a libration
+ * with k = v / (2 sqrt(gravity length)): vy_zero first at the turning point T/4 = K(k) / w, x_zero
+ * back at the bottom at T/2 = 2 K(k) / w. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +263,18 @@ static int pendulum_reference(void *data, sunrealtype t, sunrealtype *q, sunreal
   return 0;
 }
 
+static int pendulum_events(void *data, sunrealtype t, const sunrealtype *q, const sunrealtype *p,
+                           sunrealtype *e) {
+  const pendulum *P = data;
+  (void)t;
+  (void)P;
+  e[0] = q[0]; /* as examples/symbolic/pendulum.py's event "vertical" (test/gen_test.sh) */
+  e[1] = p[1];
+  return 0;
+}
+
+static const char *const pendulum_event_names[] = {"x_zero", "vy_zero", NULL};
+
 const CHSProblemOps chs_problem_pendulum = {
     .abi_version = CHS_PROBLEM_ABI_VERSION,
     .name = "pendulum",
@@ -272,4 +291,6 @@ const CHSProblemOps chs_problem_pendulum = {
     .initial_state = pendulum_initial,
     .reference = pendulum_reference,
     .kinetic_scale = pendulum_kinetic_scale,
+    .event_names = pendulum_event_names,
+    .events = pendulum_events,
 };

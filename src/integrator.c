@@ -119,6 +119,51 @@ void CHSIntegrator_Destroy(CHSIntegrator *it) {
   }
 }
 
+int CHSIntegrator_EventRootFn(sunrealtype t, N_Vector y, sunrealtype *e, void *user_data) {
+  CHSFormulation f = user_data;
+  const CHSProblemOps *ops = f->prob->ops;
+  size_t n = (size_t)f->sys.n;
+  if (!ops->events) {
+    return -1;
+  }
+  /* the physical state of any formulation: scratch of its own (root functions run between the
+   * integrator's steps and may not disturb the formulation's) */
+  sunrealtype *q = malloc(2 * n * sizeof *q);
+  if (!q) {
+    return -1;
+  }
+  int rc = CHSFormulation_ToPhysical(f, y, q, q + n);
+  if (rc == 0) {
+    rc = ops->events(f->prob->data, t, q, q + n, e);
+  }
+  free(q);
+  return rc == 0 ? 0 : -1;
+}
+
+int CHSIntegrator_EventResRootFn(sunrealtype t, N_Vector y, N_Vector yp, sunrealtype *e,
+                                 void *user_data) {
+  (void)yp;
+  return CHSIntegrator_EventRootFn(t, y, e, user_data);
+}
+
+int CHSIntegrator_RootInit(CHSIntegrator it, int nev, CHSError *err) {
+  if (!it->ops->root_init) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method family %s has no root finding: it cannot locate events with "
+                         "adaptive steps (give a fixed step --h)",
+                         it->ops->family);
+  }
+  return it->ops->root_init(it->mem, nev, err);
+}
+
+int CHSIntegrator_RootInfo(CHSIntegrator it, int *dirs) {
+  return it->ops->root_info ? it->ops->root_info(it->mem, dirs) : CHS_ERR_UNSUPPORTED;
+}
+
+int CHSIntegrator_HasRootFinding(CHSIntegrator it) {
+  return it->ops->root_init != NULL && it->ops->root_info != NULL;
+}
+
 void chs_arkode_capture_error(int code, const char *module, const char *function, char *msg,
                               void *data) {
   (void)code;

@@ -187,10 +187,328 @@ static int chs_check_initial(CHSFormulation f, const CHSRunOptions *o, N_Vector 
   return CHS_SUCCESS;
 }
 
+/* ------------------------------------------------------------------------------------ events */
+
+int CHSProblem_GetNumEvents(CHSProblem prob) {
+  const CHSProblemOps *ops = CHSProblem_GetOps(prob);
+  int n = 0;
+  if (ops->events && ops->event_names) {
+    while (n <= CHS_MAX_EVENTS && ops->event_names[n]) {
+      n++;
+    }
+  }
+  return n;
+}
+
+typedef struct {
+  CHSFormulation f;
+  const CHSRunOptions *opt;
+  CHSRunSummary *sum;
+  int nev;
+  int stop[CHS_MAX_EVENTS]; /* 1: the run stops at this event */
+  int fixed;                /* located on the step map (fixed step), else by root finding */
+  /* fixed step: the last step's start (ta, ya, ea), the end's values eb, trial steps from ya on
+   * an integrator of their own (aux), the state of the earliest stop event (ystop) */
+  CHSIntegrator aux;
+  N_Vector ya, ytrial, yhi, ystop;
+  sunrealtype ta, ea[CHS_MAX_EVENTS], eb[CHS_MAX_EVENTS], em[CHS_MAX_EVENTS];
+} chs_events;
+
+static void chs_events_free(chs_events *ev) {
+  CHSIntegrator_Destroy(&ev->aux);
+  N_Vector *v[] = {&ev->ya, &ev->ytrial, &ev->yhi, &ev->ystop};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    if (*v[i]) {
+      N_VDestroy(*v[i]);
+      *v[i] = NULL;
+    }
+  }
+}
+
+/* The problem's event names, ", "-separated, into buf (for messages). */
+static void chs_events_list(const CHSProblemOps *ops, int nev, char *buf, size_t len) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int k = 0; k < nev && used < len; k++) {
+    int w = snprintf(buf + used, len - used, "%s%.60s", k ? ", " : "", ops->event_names[k]);
+    used += w > 0 ? (size_t)w : 0;
+  }
+}
+
+/* stop_at ("all" or a comma-separated list of the problem's event names) into ev->stop; an
+ * unknown or empty name is an input error naming it and the problem's events. */
+static int chs_events_parse(chs_events *ev, CHSProblem prob, const char *list, CHSError *err) {
+  const CHSProblemOps *ops = CHSProblem_GetOps(prob);
+  const char *pname = CHSProblem_GetName(prob);
+  char names[CHS_MAX_EVENTS * 64 + 16];
+  chs_events_list(ops, ev->nev, names, sizeof names);
+  if (ev->nev == 0) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "cannot stop at event '%.100s': problem %s declares no events", list,
+                         pname);
+  }
+  const char *s = list;
+  for (;;) {
+    const char *end = strchr(s, ',');
+    size_t len = end ? (size_t)(end - s) : strlen(s);
+    int found = -1;
+    if (len == 3 && strncmp(s, "all", 3) == 0) {
+      for (int k = 0; k < ev->nev; k++) {
+        ev->stop[k] = 1;
+      }
+      found = ev->nev;
+    }
+    for (int k = 0; k < ev->nev && found < 0; k++) {
+      if (strlen(ops->event_names[k]) == len && strncmp(ops->event_names[k], s, len) == 0) {
+        ev->stop[k] = 1;
+        found = k;
+      }
+    }
+    if (found < 0 && len == 0) {
+      return chs_error_set(err, CHS_ERR_ARG,
+                           "empty event name in the events to stop at '%.100s' (problem %s has "
+                           "events: %s; or all)",
+                           list, pname, names);
+    }
+    if (found < 0) {
+      return chs_error_set(err, CHS_ERR_ARG,
+                           "unknown event '%.*s' to stop at (problem %s has events: %s; or all)",
+                           (int)(len > 100 ? 100 : len), s, pname, names);
+    }
+    if (!end) {
+      break;
+    }
+    s = end + 1;
+  }
+  return CHS_SUCCESS;
+}
+
+int CHSProblem_CheckStopAt(CHSProblem prob, const char *stop_at, CHSError *err) {
+  chs_events ev;
+  memset(&ev, 0, sizeof ev);
+  ev.nev = CHSProblem_GetNumEvents(prob);
+  if (ev.nev > CHS_MAX_EVENTS) {
+    return chs_error_set(err, CHS_ERR_ARG, "problem %s declares more than %d events",
+                         CHSProblem_GetName(prob), CHS_MAX_EVENTS);
+  }
+  return stop_at ? chs_events_parse(&ev, prob, stop_at, err) : CHS_SUCCESS;
+}
+
+/* Validation before any work: the problem's events, and the names to stop at. */
+static int chs_events_setup(chs_events *ev, CHSFormulation f, const CHSRunOptions *o,
+                            CHSRunSummary *sum, CHSError *err) {
+  memset(ev, 0, sizeof *ev);
+  ev->f = f;
+  ev->opt = o;
+  ev->sum = sum;
+  ev->fixed = o->ctl.h > 0;
+  if (!o->stop_at && !o->locate_events) {
+    return CHS_SUCCESS;
+  }
+  CHSProblem prob = CHSFormulation_GetProblem(f);
+  const CHSProblemOps *ops = CHSProblem_GetOps(prob);
+  ev->nev = CHSProblem_GetNumEvents(prob);
+  if (ev->nev > CHS_MAX_EVENTS) {
+    return chs_error_set(err, CHS_ERR_ARG, "problem %s declares more than %d events",
+                         CHSProblem_GetName(prob), CHS_MAX_EVENTS);
+  }
+  if (ops->event_names && ops->event_names[0] && !ops->events) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "problem %s names events but has no events callback to evaluate them",
+                         CHSProblem_GetName(prob));
+  }
+  if (o->stop_at) {
+    CHS_CALL(chs_events_parse(ev, prob, o->stop_at, err));
+  }
+  sum->events_located = 1;
+  return CHS_SUCCESS;
+}
+
+static void chs_events_record(chs_events *ev, int k, sunrealtype t, int direction) {
+  CHSRunSummary *s = ev->sum;
+  if (s->n_event_records < CHS_RUN_MAX_EVENT_RECORDS) {
+    CHSEventRecord *r = &s->events[s->n_event_records++];
+    r->index = k;
+    r->t = t;
+    r->direction = direction;
+  }
+  s->n_events++;
+}
+
+static int chs_events_eval(chs_events *ev, sunrealtype t, N_Vector y, sunrealtype *e,
+                           CHSError *err) {
+  if (CHSIntegrator_EventRootFn(t, y, e, ev->f) != 0 || !chs_all_finite(e, ev->nev)) {
+    return chs_error_set(err, CHS_ERR_CALLBACK,
+                         "the events of problem %s cannot be evaluated at t = %g (callback failed "
+                         "or not finite)",
+                         CHSProblem_GetName(CHSFormulation_GetProblem(ev->f)), (double)t);
+  }
+  return CHS_SUCCESS;
+}
+
+/* The start of the next step (fixed step): its time, state and event values. */
+static int chs_events_save(chs_events *ev, sunrealtype t, N_Vector y, const sunrealtype *e,
+                           CHSError *err) {
+  ev->ta = t;
+  N_VScale(1, y, ev->ya);
+  if (e) {
+    memcpy(ev->ea, e, (size_t)ev->nev * sizeof *e);
+    return CHS_SUCCESS;
+  }
+  return chs_events_eval(ev, t, y, ev->ea, err);
+}
+
+/* Before the first step: root finding (adaptive) or the fixed-step workspace. */
+static int chs_events_start(chs_events *ev, CHSIntegrator it, sunrealtype t0, N_Vector y0,
+                            CHSError *err) {
+  if (ev->nev == 0) {
+    return CHS_SUCCESS;
+  }
+  if (!ev->fixed) {
+    return CHSIntegrator_RootInit(it, ev->nev, err);
+  }
+  ev->ya = N_VClone(y0);
+  ev->ytrial = N_VClone(y0);
+  ev->yhi = N_VClone(y0);
+  ev->ystop = N_VClone(y0);
+  if (!ev->ya || !ev->ytrial || !ev->yhi || !ev->ystop) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  return chs_events_save(ev, t0, y0, NULL, err);
+}
+
+/* One step of the method from the last step's start (ta, ya) to t1 (t1 - ta <= h) into y: on an
+ * integrator of its own, restarted (or, for families that cannot restart, created) at ta. */
+static int chs_events_trial(chs_events *ev, sunrealtype t1, N_Vector y, CHSError *err) {
+  N_VScale(1, ev->ya, y);
+  if (!ev->aux || CHSIntegrator_Reinit(ev->aux, ev->ta, y) != 0) {
+    CHSIntegrator_Destroy(&ev->aux);
+    CHSStepControl ctl = ev->opt->ctl;
+    ctl.max_steps = chs_run_max_steps(ev->opt);
+    CHS_CALL(CHSIntegrator_Create(ev->opt->method, ev->f, y, ev->ta, &ctl, &ev->aux, err));
+  }
+  sunrealtype tret = ev->ta;
+  int rc = CHSIntegrator_Evolve(ev->aux, t1, y, &tret, err);
+  return rc < 0 ? rc : CHS_SUCCESS;
+}
+
+/* Event k changed sign over the step (ta, tb]: its time to round-off in t, by Illinois' regula
+ * falsi on the step map (bisection when the bracket does not halve); *troot is the bracket's
+ * upper end (the first time found past the event), yroot the state there. */
+static int chs_events_locate(chs_events *ev, int k, sunrealtype tb, N_Vector yb, sunrealtype *troot,
+                             N_Vector yroot, CHSError *err) {
+  sunrealtype tlo = ev->ta, thi = tb, elo = ev->ea[k], ehi = ev->eb[k];
+  N_VScale(1, yb, yroot);
+  int side = 0, slow = 0;
+  for (int iter = 0; iter < 300 && ehi != 0; iter++) {
+    sunrealtype width = thi - tlo, tm = thi - ehi * (thi - tlo) / (ehi - elo);
+    if (slow >= 2 || !(tm > tlo && tm < thi)) {
+      tm = tlo + (thi - tlo) / 2;
+      slow = 0;
+    }
+    if (!(tm > tlo && tm < thi)) {
+      break; /* no time between tlo and thi: located to round-off */
+    }
+    CHS_CALL(chs_events_trial(ev, tm, ev->ytrial, err));
+    CHS_CALL(chs_events_eval(ev, tm, ev->ytrial, ev->em, err));
+    sunrealtype e = ev->em[k];
+    if (e == 0 || (e > 0) == (ehi > 0)) {
+      thi = tm;
+      ehi = e;
+      N_VScale(1, ev->ytrial, yroot);
+      if (side == 1) {
+        elo /= 2; /* Illinois: the end kept twice weighs half */
+      }
+      side = 1;
+    } else {
+      tlo = tm;
+      elo = e;
+      if (side == -1) {
+        ehi /= 2;
+      }
+      side = -1;
+    }
+    slow = thi - tlo > width / 2 ? slow + 1 : 0;
+  }
+  *troot = thi;
+  return CHS_SUCCESS;
+}
+
+/* After a fixed step to (tb, yb): locate the events whose functions changed sign, record them in
+ * time order up to the earliest one to stop at; *stop: then (*t, y) become its time and state. */
+static int chs_events_step(chs_events *ev, sunrealtype *t, N_Vector y, int *stop, double *wall,
+                           CHSError *err) {
+  *stop = 0;
+  if (ev->nev == 0 || !ev->fixed) {
+    return CHS_SUCCESS;
+  }
+  sunrealtype tb = *t;
+  CHS_CALL(chs_events_eval(ev, tb, y, ev->eb, err));
+  int idx[CHS_MAX_EVENTS], nf = 0, first_stop = -1;
+  sunrealtype troot[CHS_MAX_EVENTS];
+  double w0 = chs_wall_time();
+  for (int k = 0; k < ev->nev; k++) {
+    sunrealtype ea = ev->ea[k], eb = ev->eb[k];
+    if (ea == 0 || (eb != 0 && (ea > 0) == (eb > 0))) {
+      continue;
+    }
+    CHS_CALL(chs_events_locate(ev, k, tb, y, &troot[k], ev->yhi, err));
+    int j = nf++;
+    for (; j > 0 && troot[idx[j - 1]] > troot[k]; j--) {
+      idx[j] = idx[j - 1];
+    }
+    idx[j] = k;
+    if (ev->stop[k] && (first_stop < 0 || troot[k] < troot[first_stop])) {
+      first_stop = k;
+      N_VScale(1, ev->yhi, ev->ystop);
+    }
+  }
+  *wall += chs_wall_time() - w0;
+  for (int j = 0; j < nf; j++) {
+    int k = idx[j];
+    if (first_stop >= 0 && troot[k] > troot[first_stop]) {
+      break;
+    }
+    chs_events_record(ev, k, troot[k], ev->ea[k] < 0 ? 1 : -1);
+  }
+  if (first_stop >= 0) {
+    *stop = 1;
+    ev->sum->stopped = 1;
+    ev->sum->stop_event = first_stop;
+    *t = troot[first_stop];
+    N_VScale(1, ev->ystop, y);
+    return CHS_SUCCESS;
+  }
+  return chs_events_save(ev, tb, y, ev->eb, err);
+}
+
+/* After the integrator stopped at a root (adaptive): record the events found there. */
+static int chs_events_root(chs_events *ev, CHSIntegrator it, sunrealtype t, int *stop,
+                           CHSError *err) {
+  int dirs[CHS_MAX_EVENTS] = {0};
+  *stop = 0;
+  if (CHSIntegrator_RootInfo(it, dirs) != 0) {
+    return chs_error_set(err, CHS_ERR_SOLVER, "root finding: no event information at t = %g",
+                         (double)t);
+  }
+  for (int k = 0; k < ev->nev; k++) {
+    if (dirs[k] != 0) {
+      chs_events_record(ev, k, t, dirs[k] > 0 ? 1 : -1);
+      if (ev->stop[k] && !*stop) {
+        *stop = 1;
+        ev->sum->stopped = 1;
+        ev->sum->stop_event = k;
+      }
+    }
+  }
+  return CHS_SUCCESS;
+}
+
 static int chs_integrate(CHSFormulation f, CHSIntegrator it, const CHSRunOptions *o, N_Vector y,
-                         chs_observer *ob, CHSError *err) {
+                         chs_observer *ob, chs_events *ev, CHSError *err) {
   sunrealtype t = o->t0;
   int charted = f->ops->rechart != NULL; /* then step by step, re-charting after each step */
+  int watch = ev->nev > 0 && ev->fixed;  /* events on the step map: step by step too */
   long max_steps = chs_run_max_steps(o);
   if (o->ctl.h > 0) {
     sunrealtype dt = (sunrealtype)o->every * o->ctl.h;
@@ -199,10 +517,20 @@ static int chs_integrate(CHSFormulation f, CHSIntegrator it, const CHSRunOptions
       if (tout > o->tf - 1e-9 * o->ctl.h) {
         tout = o->tf;
       }
-      if (charted) {
+      if (charted || watch) {
         while (t < tout - 1e-9 * o->ctl.h) {
           CHS_CALL(chs_advance(it, tout, 1, y, &t, ob, err));
-          CHS_CALL(chs_rechart(f, it, t, y, err));
+          int stop = 0;
+          CHS_CALL(chs_events_step(ev, &t, y, &stop, &ob->wall, err));
+          if (stop) { /* the final time and state are the event's */
+            return chs_observe(ob, t, y, err);
+          }
+          if (charted) {
+            CHS_CALL(chs_rechart(f, it, t, y, err));
+            if (watch) {
+              N_VScale(1, y, ev->ya); /* the new chart's coordinates of the same state */
+            }
+          }
         }
       } else {
         CHS_CALL(chs_advance(it, tout, 0, y, &t, ob, err));
@@ -223,7 +551,16 @@ static int chs_integrate(CHSFormulation f, CHSIntegrator it, const CHSRunOptions
     if (steps >= max_steps) {
       return chs_too_much_work(err, steps, t, o->tf);
     }
-    CHS_CALL(chs_advance(it, o->tf, 1, y, &t, ob, err));
+    int rc = chs_advance(it, o->tf, 1, y, &t, ob, err);
+    if (rc == CHS_INTEGRATOR_ROOT) { /* y is the state at the root t (interpolated) */
+      int stop = 0;
+      CHS_CALL(chs_events_root(ev, it, t, &stop, err));
+      if (stop || t >= o->tf) {
+        return chs_observe(ob, t, y, err);
+      }
+      continue; /* the next call returns the step's end */
+    }
+    CHS_CALL(rc);
     if (charted) {
       CHS_CALL(chs_rechart(f, it, t, y, err));
     }
@@ -248,6 +585,8 @@ int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, voi
                          "t = 0: t0 = %g is not supported",
                          CHSProblem_GetName(CHSFormulation_GetProblem(f)), (double)opt->t0);
   }
+  chs_events ev;
+  CHS_CALL(chs_events_setup(&ev, f, opt, sum, err)); /* names checked before any work */
   N_Vector y = NULL;
   CHSIntegrator it = NULL;
   chs_observer ob = {NULL, monitor, ctx, 0, 0};
@@ -277,9 +616,12 @@ int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, voi
     ctl.max_steps = chs_run_max_steps(opt);
     rc = CHSIntegrator_Create(opt->method, f, y, opt->t0, &ctl, &it, err);
   }
+  if (rc == 0) {
+    rc = chs_events_start(&ev, it, opt->t0, y, err);
+  }
   CHSFormulation_ResetCounters(f);
   if (rc == 0) {
-    rc = chs_integrate(f, it, opt, y, &ob, err);
+    rc = chs_integrate(f, it, opt, y, &ob, &ev, err);
     sum->completed = rc == 0;
   }
   sum->wall_s = ob.wall;
@@ -298,6 +640,7 @@ int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, voi
     sum->proj_momentum = CHSProjector_GetNumMomentum(proj);
   }
   CHSIntegrator_Destroy(&it);
+  chs_events_free(&ev);
   CHSProjector_Destroy(&proj);
   CHSDiagnostics_Destroy(&ob.diag);
   if (y) {

@@ -254,7 +254,7 @@ for k in $keys; do
   if [[ $(grep -c "\"$k\":" "$tmp/dirac.json") -eq 1 ]]; then ok; else bad "JSON key $k"; fi
 done
 nkeys=$(grep -c '^  "[a-z_]*":' "$tmp/dirac.json")
-if [[ $nkeys -eq 19 ]]; then ok; else bad "JSON has $nkeys keys, the contract has 19"; fi
+if [[ $nkeys -eq 21 ]]; then ok; else bad "JSON has $nkeys keys, the contract has 21 (with q_final, p_final)"; fi
 val() { sed -n "s/^  \"$2\": \\(.*\\),\\{0,1\\}\$/\\1/p" "$1" | tr -d ','; }
 ed=$(val "$tmp/dirac.json" int_err_final)
 es=$(val "$tmp/std.json" int_err_final)

@@ -68,7 +68,18 @@ typedef struct CHSIntegratorOps {
    * (CHS_ERR_UNSUPPORTED; docs/mechanics.md). rattle, lobatto and alpha-prk do not set it (their
    * stage equations become implicit in p instead). */
   int needs_constant_mass;
+  /* Optional (adaptive SUNDIALS families): root finding on the problem's nev event functions
+   * (CHSIntegrator_EventRootFn, called with the formulation as user data). After root_init,
+   * evolve stops at a root: it returns CHS_INTEGRATOR_ROOT with *tret the root and y the
+   * (interpolated) state there; a later evolve continues. root_info sets dirs[k] = +1 (event k
+   * rose through 0), -1 (fell), 0 (not at this root). Fixed-step runs locate events without it
+   * (src/run.c: bisection on the step map). */
+  int (*root_init)(void *mem, int nev, CHSError *err);
+  int (*root_info)(void *mem, int *dirs);
 } CHSIntegratorOps;
+
+/* Positive return of evolve (CHSIntegrator_Evolve, _OneStep) that stopped at an event root. */
+#define CHS_INTEGRATOR_ROOT 2
 
 typedef struct CHSIntegrator_ *CHSIntegrator;
 
@@ -87,6 +98,19 @@ void *CHSIntegrator_GetSundialsMem(CHSIntegrator it);
 int CHSIntegrator_TangentStep(CHSIntegrator it, sunrealtype h, int k, sunrealtype *dz, N_Vector y,
                               CHSError *err);
 void CHSIntegrator_Destroy(CHSIntegrator *it);
+
+/* Events (problem.h: event_names, events). The values e_k(t, q, p) of the problem's events at the
+ * formulation's state y (mapped to the physical (q, p) as the diagnostics do), one per event:
+ * 0, or -1 when the problem cannot evaluate them there. Its signature is SUNDIALS' ARKRootFn and
+ * CVRootFn, with the formulation f as user data; the IDA variant takes y' as well. */
+int CHSIntegrator_EventRootFn(sunrealtype t, N_Vector y, sunrealtype *e, void *f);
+int CHSIntegrator_EventResRootFn(sunrealtype t, N_Vector y, N_Vector yp, sunrealtype *e, void *f);
+/* Root finding on the nev events of the formulation's problem (ops.root_init); CHS_ERR_UNSUPPORTED
+ * for families without it. CHSIntegrator_RootInfo: the directions after a CHS_INTEGRATOR_ROOT. */
+int CHSIntegrator_RootInit(CHSIntegrator it, int nev, CHSError *err);
+int CHSIntegrator_RootInfo(CHSIntegrator it, int *dirs);
+/* 1 when the family can locate events with adaptive steps (it has root finding). */
+int CHSIntegrator_HasRootFinding(CHSIntegrator it);
 
 int CHSIntegratorRegistry_Count(void);
 const CHSIntegratorOps *CHSIntegratorRegistry_Get(int i);

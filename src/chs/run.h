@@ -28,7 +28,31 @@ typedef struct CHSRunOptions {
   sunrealtype project_tol; /* project a kind when its residual exceeds this (0: every step) */
   long project_every;      /* project only every k-th step (0 or 1: every step) */
   sunrealtype project_newton_tol; /* position Newton stops at |g| <= this (0: round-off) */
+  /* Events (the problem's event_names and events, chs/problem.h): NULL (default) or a
+   * comma-separated list of event names, or "all": the run stops at the first occurrence of one
+   * of them, and its final time and state are the event's. An unknown name is refused before any
+   * work (CHS_ERR_ARG, naming it and the problem's events). */
+  const char *stop_at;
+  /* 1: locate and report the problem's events also when stop_at is NULL (then none stops). */
+  int locate_events;
 } CHSRunOptions;
+
+/* Event location (stop_at or locate_events). Adaptive runs use the integrator's root finding
+ * (ARKODE, CVODE, IDA: CHSIntegratorOps.root_init; other families refuse before any work,
+ * CHS_ERR_UNSUPPORTED). Fixed-step runs watch the sign of every event function after each step;
+ * when one changes sign, the event is located within the step by bracketing (Illinois' regula
+ * falsi, bisection when it stalls) on the step map: from the state at the step's start, one step
+ * of the method of the trial length, to round-off in t. The run then continues from the regular
+ * step (the grid of steps is unchanged) or stops there. An event function exactly 0 at a step's
+ * start counts from its next sign. Events of more than one sign change within one step (or one
+ * step of the adaptive integrator) are seen as none or one. */
+typedef struct CHSEventRecord {
+  int index;     /* into the problem's event_names */
+  sunrealtype t; /* located time */
+  int direction; /* +1: the event function rose through 0; -1: it fell */
+} CHSEventRecord;
+/* The summary keeps the first this many events (CHSRunSummary.n_events counts them all). */
+#define CHS_RUN_MAX_EVENT_RECORDS 64
 
 /* Called at t0 and at every output time; a nonzero return stops the run: a negative return is
  * passed on as the run's code, a positive one becomes CHS_ERR_IO (output failed). */
@@ -41,7 +65,15 @@ typedef struct CHSRunSummary {
   long proj_position; /* -1: no projector */
   long proj_momentum; /* -1: no projector */
   double wall_s;      /* time inside the integrator only (diagnostics and output excluded) */
-  int completed;      /* 1 when tf was reached */
+  int completed;      /* 1 when tf was reached, or the stop event (stop_at) */
+  /* Events (when located: stop_at or locate_events): every occurrence up to the end of the run,
+   * in time order; the first CHS_RUN_MAX_EVENT_RECORDS are kept. */
+  int events_located; /* 1 when events were located */
+  long n_events;      /* occurrences */
+  int n_event_records;
+  CHSEventRecord events[CHS_RUN_MAX_EVENT_RECORDS];
+  int stopped;    /* 1 when the run stopped at an event of stop_at (t_final is its time) */
+  int stop_event; /* then its index into the problem's event_names */
 } CHSRunSummary;
 
 void CHSRunOptions_Default(CHSRunOptions *opt);
@@ -50,6 +82,11 @@ void CHSRunOptions_Default(CHSRunOptions *opt);
  * CHS_ERR_ARG naming the problem (parameters so large that the forces overflow). */
 int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, void *ctx,
            CHSRunSummary *summary, CHSError *err);
+/* The number of events the problem declares (0: none); names in its ops' event_names. */
+int CHSProblem_GetNumEvents(CHSProblem prob);
+/* The check CHSRun makes of CHSRunOptions.stop_at, on its own (e.g. before opening outputs):
+ * CHS_ERR_ARG naming an unknown or empty name and the problem's events. */
+int CHSProblem_CheckStopAt(CHSProblem prob, const char *stop_at, CHSError *err);
 
 #ifdef __cplusplus
 }

@@ -138,7 +138,23 @@ static int cvode_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tr
   if (rc < 0) {
     return chs_arkode_failure(err, "CVODE", CVodeGetReturnFlagName(rc), *tret, c->f, c->arkode_msg);
   }
-  return CHS_SUCCESS;
+  return rc == CV_ROOT_RETURN ? CHS_INTEGRATOR_ROOT : CHS_SUCCESS;
+}
+
+/* Events: CVODE's root finding on the problem's event functions (chs/integrator.h). */
+static int cvode_root_init(void *mem, int nev, CHSError *err) {
+  cvode_mem *c = mem;
+  int rc = CVodeRootInit(c->cvode, nev, CHSIntegrator_EventRootFn);
+  if (rc == 0) {
+    rc = CVodeSetNoInactiveRootWarn(c->cvode);
+  }
+  return rc == 0
+             ? 0
+             : chs_error_set(err, CHS_ERR_SOLVER, "CVODE root finding set-up failed (flag %d)", rc);
+}
+
+static int cvode_root_info(void *mem, int *dirs) {
+  return CVodeGetRootInfo(((cvode_mem *)mem)->cvode, dirs) == 0 ? 0 : CHS_ERR_SOLVER;
 }
 
 static int cvode_stats(void *mem, CHSIntegratorStats *st) {
@@ -184,4 +200,6 @@ const CHSIntegratorOps chs_integrator_cvode = {
     .sundials_mem = cvode_sundials_mem,
     .reinit = cvode_reinit,
     .destroy = cvode_destroy,
+    .root_init = cvode_root_init,
+    .root_info = cvode_root_info,
 };

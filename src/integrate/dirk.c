@@ -213,7 +213,34 @@ static int dirk_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tre
     return chs_arkode_failure(err, "ARKStep", chs_ark_get_return_flag_name(rc), *tret, d->f,
                               d->arkode_msg);
   }
-  return CHS_SUCCESS;
+  return rc == ARK_ROOT_RETURN ? CHS_INTEGRATOR_ROOT : CHS_SUCCESS;
+}
+
+/* Events: ARKODE's root finding on the problem's event functions (chs/integrator.h). */
+static int dirk_root_init(void *mem, int nev, CHSError *err) {
+  dirk_mem *d = mem;
+#if CHS_SUNDIALS_AT_LEAST(7, 1)
+  int rc = ARKodeRootInit(d->arkode, nev, CHSIntegrator_EventRootFn);
+  if (rc == 0) {
+    rc = ARKodeSetNoInactiveRootWarn(d->arkode);
+  }
+#else
+  int rc = ARKStepRootInit(d->arkode, nev, CHSIntegrator_EventRootFn);
+  if (rc == 0) {
+    rc = ARKStepSetNoInactiveRootWarn(d->arkode);
+  }
+#endif
+  return rc == 0 ? 0
+                 : chs_error_set(err, CHS_ERR_SOLVER,
+                                 "ARKStep root finding set-up failed (flag %d)", rc);
+}
+
+static int dirk_root_info(void *mem, int *dirs) {
+#if CHS_SUNDIALS_AT_LEAST(7, 1)
+  return ARKodeGetRootInfo(((dirk_mem *)mem)->arkode, dirs) == 0 ? 0 : CHS_ERR_SOLVER;
+#else
+  return ARKStepGetRootInfo(((dirk_mem *)mem)->arkode, dirs) == 0 ? 0 : CHS_ERR_SOLVER;
+#endif
 }
 
 static int dirk_stats(void *mem, CHSIntegratorStats *st) {
@@ -261,4 +288,6 @@ const CHSIntegratorOps chs_integrator_dirk = {
     .sundials_mem = dirk_sundials_mem,
     .reinit = dirk_reinit,
     .destroy = dirk_destroy,
+    .root_init = dirk_root_init,
+    .root_info = dirk_root_info,
 };

@@ -215,7 +215,34 @@ static int erk_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret
     return chs_arkode_failure(err, "ERKStep", chs_erk_get_return_flag_name(rc), *tret, e->f,
                               e->arkode_msg);
   }
-  return CHS_SUCCESS;
+  return rc == ARK_ROOT_RETURN ? CHS_INTEGRATOR_ROOT : CHS_SUCCESS;
+}
+
+/* Events: ARKODE's root finding on the problem's event functions (chs/integrator.h). */
+static int erk_root_init(void *mem, int nev, CHSError *err) {
+  erk_mem *e = mem;
+#if CHS_SUNDIALS_AT_LEAST(7, 1)
+  int rc = ARKodeRootInit(e->arkode, nev, CHSIntegrator_EventRootFn);
+  if (rc == 0) {
+    rc = ARKodeSetNoInactiveRootWarn(e->arkode);
+  }
+#else
+  int rc = ERKStepRootInit(e->arkode, nev, CHSIntegrator_EventRootFn);
+  if (rc == 0) {
+    rc = ERKStepSetNoInactiveRootWarn(e->arkode);
+  }
+#endif
+  return rc == 0 ? 0
+                 : chs_error_set(err, CHS_ERR_SOLVER,
+                                 "ERKStep root finding set-up failed (flag %d)", rc);
+}
+
+static int erk_root_info(void *mem, int *dirs) {
+#if CHS_SUNDIALS_AT_LEAST(7, 1)
+  return ARKodeGetRootInfo(((erk_mem *)mem)->arkode, dirs) == 0 ? 0 : CHS_ERR_SOLVER;
+#else
+  return ERKStepGetRootInfo(((erk_mem *)mem)->arkode, dirs) == 0 ? 0 : CHS_ERR_SOLVER;
+#endif
 }
 
 static int erk_stats(void *mem, CHSIntegratorStats *st) {
@@ -264,4 +291,6 @@ const CHSIntegratorOps chs_integrator_erk = {
     .sundials_mem = erk_sundials_mem,
     .reinit = erk_reinit,
     .destroy = erk_destroy,
+    .root_init = erk_root_init,
+    .root_info = erk_root_info,
 };

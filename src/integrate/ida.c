@@ -184,7 +184,23 @@ static int ida_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret
   if (rc < 0) {
     return chs_arkode_failure(err, "IDA", IDAGetReturnFlagName(rc), *tret, d->f, d->msg);
   }
-  return CHS_SUCCESS;
+  return rc == IDA_ROOT_RETURN ? CHS_INTEGRATOR_ROOT : CHS_SUCCESS;
+}
+
+/* Events: IDA's root finding on the problem's event functions (chs/integrator.h). */
+static int ida_root_init(void *mem, int nev, CHSError *err) {
+  ida_mem *d = mem;
+  int rc = IDARootInit(d->ida, nev, CHSIntegrator_EventResRootFn);
+  if (rc == 0) {
+    rc = IDASetNoInactiveRootWarn(d->ida);
+  }
+  return rc == 0
+             ? 0
+             : chs_error_set(err, CHS_ERR_SOLVER, "IDA root finding set-up failed (flag %d)", rc);
+}
+
+static int ida_root_info(void *mem, int *dirs) {
+  return IDAGetRootInfo(((ida_mem *)mem)->ida, dirs) == 0 ? 0 : CHS_ERR_SOLVER;
 }
 
 static int ida_stats(void *mem, CHSIntegratorStats *st) {
@@ -234,4 +250,6 @@ const CHSIntegratorOps chs_integrator_ida = {
     .sundials_mem = ida_sundials_mem,
     .reinit = ida_reinit,
     .destroy = ida_destroy,
+    .root_init = ida_root_init,
+    .root_info = ida_root_info,
 };
