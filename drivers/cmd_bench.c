@@ -88,10 +88,16 @@ int cli_rhs_costs(CHSProblem prob, const char *const *names, int k, long evals, 
   return bench_costs(&prob, 1, names, k, evals, cost);
 }
 
-/* The problem column: the spec as given (terminal controls escaped), padded to 16 columns. */
+/* The problem column: the spec as given (terminal controls escaped), padded to 16 columns; a
+ * longer spec (a plugin path) gets a line of its own, so the columns stay aligned. */
 static void bench_print_spec(const char *spec) {
+  size_t l = strlen(spec);
   cli_fputs_safe(stdout, spec);
-  for (size_t l = strlen(spec); l < 16; l++) {
+  if (l > 16) {
+    printf("\n");
+    l = 0;
+  }
+  for (; l < 16; l++) {
     putchar(' ');
   }
 }
