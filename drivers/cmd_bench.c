@@ -1,6 +1,8 @@
 /* chs bench rhs: cost of one right-hand-side evaluation of every registered formulation,
- * relative to the standard formulation, on each built-in problem at its initial state. Ratios
- * are measured in one run (best of several rounds, the formulations interleaved in each). */
+ * relative to the standard formulation, on each built-in problem (or each --problem) at its
+ * initial state, and relative to a --baseline problem. Ratios are measured in one run (best
+ * chunk of 1000 evaluations over several rounds, the problems and formulations interleaved in
+ * each round). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,8 @@
 
 #define BENCH_REPEATS 7
 #define BENCH_MAX_EVALS 10000000L /* --evals: at most 10^7 (default 200000) */
+#define BENCH_MAX_PROBLEMS 16     /* --problem: at most 16 */
+#define BENCH_CHUNK 1000L         /* evaluations timed together */
 
 static double bench_now(void) {
   struct timespec ts;
@@ -18,17 +22,26 @@ static double bench_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int cli_rhs_costs(CHSProblem prob, const char *const *names, int k, long evals, double *cost) {
+/* Seconds per RHS evaluation of the nf formulations `names` on each of the np problems, into
+ * cost[p * nf + i] (< 0: cannot be created (-2: refuses the problem) or fails). Rounds interleave
+ * every (problem, formulation) pair, so a change of the machine's speed during the run
+ * (frequency, other load) affects all of them alike and ratios between problems (generated vs
+ * hand-written) are measured in one run; each pair keeps its best round. */
+static int bench_costs(const CHSProblem *probs, int np, const char *const *names, int nf,
+                       long evals, double *cost) {
   SUNContext ctx = NULL;
-  if (k < 1 || k > CLI_MAX_COSTS || chs_context_create(&ctx) != 0) {
+  int k = np * nf;
+  if (np < 1 || nf < 1 || nf > CLI_MAX_COSTS || np > BENCH_MAX_PROBLEMS ||
+      chs_context_create(&ctx) != 0) {
     return -1;
   }
   chs_context_silence(ctx);
-  CHSFormulation f[CLI_MAX_COSTS] = {NULL};
-  N_Vector y[CLI_MAX_COSTS] = {NULL}, yd[CLI_MAX_COSTS] = {NULL};
+  CHSFormulation f[BENCH_MAX_PROBLEMS * CLI_MAX_COSTS] = {NULL};
+  N_Vector y[BENCH_MAX_PROBLEMS * CLI_MAX_COSTS] = {NULL},
+                                  yd[BENCH_MAX_PROBLEMS * CLI_MAX_COSTS] = {NULL};
   for (int i = 0; i < k; i++) {
     cost[i] = -1;
-    int crc = CHSFormulation_Create(names[i], prob, ctx, &f[i], NULL);
+    int crc = CHSFormulation_Create(names[i % nf], probs[i / nf], ctx, &f[i], NULL);
     if (crc == 0 && CHSFormulation_NewInitialState(f[i], &y[i], NULL) == 0 &&
         (yd[i] = N_VClone(y[i]))) {
       cost[i] = 1e300;
@@ -36,22 +49,26 @@ int cli_rhs_costs(CHSProblem prob, const char *const *names, int k, long evals, 
       cost[i] = -2; /* the formulation refuses the problem (M(q), time dependence, damping) */
     }
   }
-  /* Rounds interleave the formulations, so a change of the machine's speed during the run
-   * (frequency, other load) affects all of them alike; each keeps its best round. */
   for (int r = 0; r < BENCH_REPEATS; r++) {
     for (int i = 0; i < k; i++) {
       if (!(cost[i] > 0)) {
         continue;
       }
-      double t0 = bench_now();
-      for (long e = 0; e < evals; e++) {
-        if (CHSFormulation_Rhs(0, y[i], yd[i], f[i]) != 0) {
-          cost[i] = -1;
-          break;
+      /* chunks of at most BENCH_CHUNK evaluations, each timed: the best chunk is the cost
+       * without the preemptions of a loaded machine (a chunk takes ~0.1 ms, a time slice more) */
+      for (long done = 0; done < evals && cost[i] > 0;) {
+        long c = evals - done < BENCH_CHUNK ? evals - done : BENCH_CHUNK;
+        double t0 = bench_now();
+        for (long e = 0; e < c; e++) {
+          if (CHSFormulation_Rhs(0, y[i], yd[i], f[i]) != 0) {
+            cost[i] = -1;
+            break;
+          }
         }
+        double per = (bench_now() - t0) / (double)c;
+        cost[i] = cost[i] > 0 && per < cost[i] ? per : cost[i];
+        done += c;
       }
-      double per = (bench_now() - t0) / (double)evals;
-      cost[i] = cost[i] > 0 && per < cost[i] ? per : cost[i];
     }
   }
   for (int i = 0; i < k; i++) {
@@ -67,59 +84,129 @@ int cli_rhs_costs(CHSProblem prob, const char *const *names, int k, long evals, 
   return 0;
 }
 
-static int bench_problem(const char *problem, long evals, int json, int first) {
-  CHSError err;
-  CHSError_Clear(&err);
-  CHSProblem prob = NULL;
-  if (CHSProblem_Create(problem, &prob, &err) != 0) {
-    return cli_fail(&err);
+int cli_rhs_costs(CHSProblem prob, const char *const *names, int k, long evals, double *cost) {
+  return bench_costs(&prob, 1, names, k, evals, cost);
+}
+
+/* The problem column: the spec as given (terminal controls escaped), padded to 16 columns; a
+ * longer spec (a plugin path) gets a line of its own, so the columns stay aligned. */
+static void bench_print_spec(const char *spec) {
+  size_t l = strlen(spec);
+  cli_fputs_safe(stdout, spec);
+  if (l > 16) {
+    printf("\n");
+    l = 0;
   }
-  int status = CHS_EXIT_OK;
-  double base = 0, cost[CLI_MAX_COSTS];
+  for (; l < 16; l++) {
+    putchar(' ');
+  }
+}
+
+/* Rows of one problem: cost of each formulation, relative to standard and (base != NULL) to the
+ * same formulation on the baseline problem. Returns the exit status. */
+static int bench_rows(const char *problem, CHSProblem prob, const char *const *names, int nf,
+                      const double *cost, const double *base, int json, int *first) {
+  double std = 0;
+  for (int i = 0; i < nf; i++) {
+    const CHSFormulationOps *fo = CHSFormulationRegistry_Get(i);
+    if (fo->flags & CHS_FORM_DAE) {
+      continue; /* residual formulations: no right-hand side to time */
+    }
+    int refused = ((fo->flags & CHS_FORM_NEEDS_HAMILTONIAN) && !CHSProblem_IsConservative(prob)) ||
+                  cost[i] == -2;
+    double per = cost[i];
+    if (!refused && per <= 0) {
+      fprintf(stderr, "chs: %s failed at the initial state of ", names[i]);
+      cli_fputs_safe(stderr, problem);
+      fprintf(stderr, "\n");
+      return CHS_EXIT_NUMERIC;
+    }
+    std = i == 0 ? per : std;
+    /* the ratio to the baseline: only where both were measured */
+    double vs = !refused && base && base[i] > 0 ? per / base[i] : -1;
+    if (json) {
+      printf("%s\n    {\"problem\": ", *first ? "" : ",");
+      json_string(stdout, problem);
+      printf(", \"formulation\": ");
+      json_string(stdout, names[i]);
+      if (refused) {
+        printf(", \"ns_per_eval\": null, \"ratio_to_standard\": null");
+      } else {
+        printf(", \"ns_per_eval\": %.4g, \"ratio_to_standard\": %.4g", per * 1e9,
+               std > 0 ? per / std : 1.0);
+      }
+      if (base) {
+        if (vs > 0) {
+          printf(", \"ratio_to_baseline\": %.4g", vs);
+        } else {
+          printf(", \"ratio_to_baseline\": null");
+        }
+      }
+      printf("}");
+    } else {
+      if (i == 0) {
+        bench_print_spec(problem);
+      } else {
+        printf("%-16s", "");
+      }
+      if (refused) {
+        printf(" %-12s %10s %10s", names[i], "n/a", "n/a");
+      } else {
+        printf(" %-12s %10.1f %10.3f", names[i], per * 1e9, std > 0 ? per / std : 1.0);
+      }
+      if (base) {
+        if (vs > 0) {
+          printf(" %11.3f", vs);
+        } else {
+          printf(" %11s", "n/a");
+        }
+      }
+      printf("\n");
+    }
+    *first = 0;
+  }
+  return CHS_EXIT_OK;
+}
+
+/* Times every formulation on the problems `specs` (all created before any timing, so a bad spec
+ * is reported with nothing printed); baseline (or NULL) is timed in the same rounds. */
+static int bench_specs(const char *const *specs, int ns, const char *baseline, long evals, int json,
+                       int *first) {
+  CHSProblem probs[BENCH_MAX_PROBLEMS + 1] = {NULL};
+  const char *all[BENCH_MAX_PROBLEMS + 1];
+  int np = 0, status = CHS_EXIT_OK;
+  if (baseline) {
+    all[np++] = baseline;
+  }
+  for (int i = 0; i < ns; i++) {
+    all[np++] = specs[i];
+  }
+  for (int i = 0; i < np; i++) {
+    CHSError err;
+    CHSError_Clear(&err);
+    if (CHSProblem_Create(all[i], &probs[i], &err) != 0) {
+      status = cli_fail(&err);
+      break;
+    }
+  }
   const char *names[CLI_MAX_COSTS];
   int nf = 0;
   for (int i = 0; i < CHSFormulationRegistry_Count() && nf < CLI_MAX_COSTS; i++) {
     names[nf++] = CHSFormulationRegistry_Get(i)->name;
   }
-  cli_rhs_costs(prob, names, nf, evals, cost); /* refusing and DAE formulations: cost < 0 */
-  for (int i = 0; i < nf; i++) {
-    const char *name = names[i];
-    if (CHSFormulationRegistry_Get(i)->flags & CHS_FORM_DAE) {
-      continue; /* residual formulations: no right-hand side to time */
-    }
-    if (((CHSFormulationRegistry_Get(i)->flags & CHS_FORM_NEEDS_HAMILTONIAN) &&
-         !CHSProblem_IsConservative(prob)) ||
-        cost[i] == -2) {
-      /* the formulation refuses a damped problem: a row without numbers */
-      if (json) {
-        printf("%s\n    {\"problem\": ", first && i == 0 ? "" : ",");
-        json_string(stdout, problem);
-        printf(", \"formulation\": ");
-        json_string(stdout, name);
-        printf(", \"ns_per_eval\": null, \"ratio_to_standard\": null}");
-      } else {
-        printf("%-16s %-12s %10s %10s\n", i == 0 ? problem : "", name, "n/a", "n/a");
-      }
-      continue;
-    }
-    double per = cost[i];
-    if (per <= 0) {
-      fprintf(stderr, "chs: %s failed at the initial state of %s\n", name, problem);
-      status = CHS_EXIT_NUMERIC;
-      break;
-    }
-    base = i == 0 ? per : base;
-    if (json) {
-      printf("%s\n    {\"problem\": ", first && i == 0 ? "" : ",");
-      json_string(stdout, problem);
-      printf(", \"formulation\": ");
-      json_string(stdout, name);
-      printf(", \"ns_per_eval\": %.4g, \"ratio_to_standard\": %.4g}", per * 1e9, per / base);
-    } else {
-      printf("%-16s %-12s %10.1f %10.3f\n", i == 0 ? problem : "", name, per * 1e9, per / base);
-    }
+  double *cost = status == 0 ? malloc(sizeof(double) * (size_t)(np * nf)) : NULL;
+  if (status == 0 && (!cost || bench_costs(probs, np, names, nf, evals, cost) != 0)) {
+    fprintf(stderr, "chs: bench rhs: out of memory\n");
+    status = CHS_EXIT_NUMERIC;
   }
-  CHSProblem_Destroy(&prob);
+  for (int p = 0; status == 0 && p < np; p++) {
+    status =
+        bench_rows(all[p], probs[p], names, nf, cost + p * nf, baseline ? cost : NULL, json, first);
+  }
+  free(cost);
+  for (int i = 0; i < np; i++) {
+    CHSProblem_Destroy(&probs[i]);
+  }
   return status;
 }
 
@@ -130,9 +217,30 @@ int cmd_bench(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "scale") == 0) {
     return cmd_bench_scale(argc - 1, argv + 1); /* drivers/cmd_bench_scale.c, its own options */
   }
-  int have_evals = 0;
+  int have_evals = 0, nspecs = 0;
+  const char *specs[BENCH_MAX_PROBLEMS], *baseline = NULL;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--json") == 0) {
+    if (strcmp(argv[i], "--problem") == 0 || strcmp(argv[i], "--baseline") == 0) {
+      if (i + 1 >= argc || argv[i + 1][0] == '\0') {
+        return cli_usage_error("option %s needs a problem (a built-in name or ./plugin.so, with "
+                               "optional :k=v,...)",
+                               argv[i]);
+      }
+      if (strlen(argv[i + 1]) > CLI_MAX_VALUE_LEN) {
+        return cli_usage_error("option %s: value longer than %d bytes", argv[i], CLI_MAX_VALUE_LEN);
+      }
+      if (argv[i][2] == 'b') {
+        if (baseline) {
+          return cli_usage_error("option --baseline given twice");
+        }
+        baseline = argv[++i];
+      } else {
+        if (nspecs == BENCH_MAX_PROBLEMS) {
+          return cli_usage_error("option --problem given more than %d times", BENCH_MAX_PROBLEMS);
+        }
+        specs[nspecs++] = argv[++i];
+      }
+    } else if (strcmp(argv[i], "--json") == 0) {
       if (json) {
         return cli_usage_error("option --json given twice");
       }
@@ -150,14 +258,20 @@ int cmd_bench(int argc, char **argv) {
         return CHS_EXIT_USAGE;
       }
     } else if (strcmp(argv[i], "--help") == 0) {
-      printf("usage: chs bench rhs|dae [--evals N] [--json]   (rhs: N in 1 .. 10^7, default "
-             "200000)\n"
+      printf("usage: chs bench rhs [--problem P]... [--baseline P] [--evals N] [--json]\n"
+             "       chs bench dae [--json]\n"
              "       chs bench scale [--max-n N] [--json]   (chain molecule to 10^5 atoms)\n"
+             "  rhs: time per right-hand-side evaluation of every formulation, relative to\n"
+             "       standard, on every built-in problem or on each --problem P (a built-in\n"
+             "       name or ./plugin.so, with :k=v,...; repeatable, at most %d); %d rounds\n"
+             "       of N evaluations (1 .. 10^7, default 200000) timed in chunks of %ld, the\n"
+             "       best chunk counts; every problem and formulation timed in each round.\n"
+             "       --baseline P (needs --problem) is timed in the same rounds and adds the\n"
+             "       column vs-baseline: the cost of the same formulation relative to P (e.g.\n"
+             "       a generated plugin vs the built-in)\n"
              "  dae: cheapest stabilised ODE vs cheapest IDA run per final error (pendulum,\n"
-             "       chain molecule)\n"
-             "  time per right-hand-side evaluation of every formulation, relative to standard,\n"
-             "  on every built-in problem (best of %d repetitions of N evaluations)\n",
-             BENCH_REPEATS);
+             "       chain molecule)\n",
+             BENCH_MAX_PROBLEMS, BENCH_REPEATS, BENCH_CHUNK);
       return CHS_EXIT_OK;
     } else if (!what && argv[i][0] != '-') {
       what = argv[i];
@@ -166,8 +280,10 @@ int cmd_bench(int argc, char **argv) {
     }
   }
   if (what && strcmp(what, "dae") == 0) {
-    if (have_evals) {
-      return cli_usage_error("--evals applies to `chs bench rhs` only");
+    if (have_evals || nspecs || baseline) {
+      return cli_usage_error("%s applies to `chs bench rhs` only", have_evals ? "--evals"
+                                                                   : nspecs   ? "--problem"
+                                                                              : "--baseline");
     }
     return cmd_bench_dae(json); /* drivers/cmd_bench_dae.c */
   }
@@ -175,14 +291,49 @@ int cmd_bench(int argc, char **argv) {
     return cli_usage_error("unknown benchmark '%.200s' (available: rhs, dae, scale)",
                            what ? what : "");
   }
-  if (json) {
-    printf("{\n  \"benchmark\": \"rhs\",\n  \"evals\": %ld,\n  \"results\": [", evals);
-  } else {
-    printf("%-16s %-12s %10s %10s\n", "problem", "formulation", "ns/eval", "ratio");
+  if (baseline && !nspecs) {
+    return cli_usage_error("--baseline needs at least one --problem to compare with it");
   }
-  int status = CHS_EXIT_OK;
-  for (int p = 0; status == 0 && p < CHSProblemRegistry_Count(); p++) {
-    status = bench_problem(CHSProblemRegistry_Get(p)->name, evals, json, p == 0);
+  if (nspecs) {
+    /* every problem is created (validated) before anything is printed or timed */
+    for (int i = 0; i < nspecs; i++) {
+      CHSProblem prob = NULL;
+      CHSError err;
+      CHSError_Clear(&err);
+      if (CHSProblem_Create(specs[i], &prob, &err) != 0) {
+        return cli_fail(&err);
+      }
+      CHSProblem_Destroy(&prob);
+    }
+    if (baseline) {
+      CHSProblem prob = NULL;
+      CHSError err;
+      CHSError_Clear(&err);
+      if (CHSProblem_Create(baseline, &prob, &err) != 0) {
+        return cli_fail(&err);
+      }
+      CHSProblem_Destroy(&prob);
+    }
+  }
+  if (json) {
+    printf("{\n  \"benchmark\": \"rhs\",\n  \"evals\": %ld,\n", evals);
+    if (baseline) {
+      printf("  \"baseline\": ");
+      json_string(stdout, baseline);
+      printf(",\n");
+    }
+    printf("  \"results\": [");
+  } else {
+    printf("%-16s %-12s %10s %10s%s\n", "problem", "formulation", "ns/eval", "ratio",
+           baseline ? " vs-baseline" : "");
+  }
+  int status = CHS_EXIT_OK, first = 1;
+  if (nspecs) {
+    status = bench_specs(specs, nspecs, baseline, evals, json, &first);
+  }
+  for (int p = 0; !nspecs && status == 0 && p < CHSProblemRegistry_Count(); p++) {
+    const char *name = CHSProblemRegistry_Get(p)->name;
+    status = bench_specs(&name, 1, NULL, evals, json, &first);
   }
   if (json) {
     printf("\n  ]\n}\n");

@@ -185,6 +185,13 @@ expect 2 "nosuch" -- bench nosuch
 if [[ $("$chs" bench dae --json | grep -c '"target_error"') -eq 20 ]]; then ok; else bad "bench dae --json"; fi
 expect 2 "--evals" -- bench rhs --evals 0
 if "$chs" bench rhs --evals 200 --json | grep -c '"ratio_to_standard"' | has -x "$(( $("$chs" list formulations | grep -vc '^dae-') * $("$chs" list problems | sed "/^first-order/,\$d" | grep -c '^[a-z]') ))"; then ok; else bad "bench rhs --json"; fi
+# bench rhs --problem/--baseline: every problem validated before any timing; one row per
+# formulation and problem, the baseline's included
+expect 2 "'nosuch'" -- bench rhs --problem pendulum --problem nosuch
+expect 2 "length=-1" -- bench rhs --problem pendulum --baseline pendulum:length=-1
+expect 2 "--baseline" -- bench rhs --baseline pendulum
+expect 2 "--problem" -- bench dae --problem pendulum
+if "$chs" bench rhs --problem pendulum --baseline pendulum --evals 200 --json | grep -c '"ratio_to_baseline": [0-9]' | has -x "$(( 2 * $("$chs" list formulations | grep -vc '^dae-') ))"; then ok; else bad "bench rhs --problem --baseline --json"; fi
 
 # Reproduction of seed 000 Sec. 6: JSON shape, Table 1 and the growth claims computed as holding,
 # plots written.

@@ -1,8 +1,10 @@
 /* Test harness for generated (chs-gen) problem plugins: evaluates ops tables directly, without
  * CHSProblem_Create, so it also covers what this chs refuses at creation (M(q), time dependence).
  *
- *   gen_harness compare SPEC_A SPEC_B [TOL]  every callback of A and B at random points agrees to
- *                                            TOL (default 1e-13) relative to max(1, |values|)
+ *   gen_harness compare SPEC_A SPEC_B [TOL]  every callback of A and B agrees to TOL (default
+ *                                            1e-13) relative to the size of its values, at the
+ *                                            initial state, at 12 random perturbations of it and
+ *                                            at 12 random points
  *   gen_harness check SPEC [TOL]             derivatives against 4th-order central differences
  *                                            (default 1e-8), declared facts, initial state
  *   gen_harness eval SPEC T Q1,Q2,...        print the callbacks at (q, t), one line each
@@ -218,10 +220,13 @@ static void rndv(sunrealtype *x, int k, sunrealtype scale) {
 
 static int failures = 0;
 static double worst = 0;
+/* agree's scale floor: 1 for finite differences (check); compare sets it to the smallest normal
+ * double, so small quantities (Andrews' inertias ~1e-6) are compared relative to their size */
+static double scale_floor = 1;
 
-/* |a - b|_inf <= tol * max(1, |a|_inf, |b|_inf) */
+/* |a - b|_inf <= tol * max(scale_floor, |a|_inf, |b|_inf) */
 static void agree(const char *what, const sunrealtype *a, const sunrealtype *b, int k, double tol) {
-  double diff = 0, scale = 1;
+  double diff = 0, scale = scale_floor;
   for (int i = 0; i < k; i++) {
     diff = fmax(diff, fabs(a[i] - b[i]));
     scale = fmax(scale, fmax(fabs(a[i]), fabs(b[i])));
@@ -257,12 +262,14 @@ static int compare(inst *A, inst *B, double tol) {
     return 1;
   }
   sunrealtype a[MAXN * MAXN], b[MAXN * MAXN], ra[MAXN * MAXN], rb[MAXN * MAXN];
-  sunrealtype q[MAXN], u[MAXN], w[MAXN], x[MAXN], y[MAXN];
+  sunrealtype q[MAXN], u[MAXN], w[MAXN], x[MAXN], y[MAXN], q0[MAXN];
+  scale_floor = 2.2250738585072014e-308; /* relative to the values' own size */
   /* initial state (t = 0) */
   need(set_time(A, 0) | set_time(B, 0), "set_time(0)");
   need(A->ops->initial_state(A->data, a, a + n) | B->ops->initial_state(B->data, b, b + n),
        "initial_state");
   agree("initial_state", a, b, 2 * n, tol);
+  memcpy(q0, a, sizeof(sunrealtype) * (size_t)n);
   int ninv = 0, nev = 0;
   for (const char *const *s = A->ops->invariant_names; s && *s; s++) {
     ninv++;
@@ -276,6 +283,11 @@ static int compare(inst *A, inst *B, double tol) {
   for (int pt = 0; pt < 25; pt++) {
     sunrealtype t = 2 * rnd();
     rndv(q, n, 1.5);
+    if (pt % 2 == 0) { /* the initial state (pt 0) and small perturbations of it */
+      for (int i = 0; i < n; i++) {
+        q[i] = q0[i] + (pt == 0 ? 0 : 0.05 * q[i]);
+      }
+    }
     rndv(u, n, 1);
     rndv(w, m, 1);
     rndv(x, n, 1);
@@ -286,7 +298,10 @@ static int compare(inst *A, inst *B, double tol) {
     need(A->ops->force(A->data, q, a) | B->ops->force(B->data, q, b), "force");
     agree("force", a, b, n, tol);
     need(A->ops->constraint(A->data, q, a) | B->ops->constraint(B->data, q, b), "constraint");
+    /* g(q0) is 0 up to the round-off of its terms: compared absolutely there */
+    scale_floor = pt == 0 ? 1 : 2.2250738585072014e-308;
     agree("constraint", a, b, m, tol);
+    scale_floor = 2.2250738585072014e-308;
     need(A->ops->jacobian(A->data, q, ra) | B->ops->jacobian(B->data, q, rb), "jacobian");
     densify(A, ra, a);
     densify(B, rb, b);

@@ -61,11 +61,13 @@ rc=0
 "$gen" "$src/examples/symbolic/pendulum.py" -o "$tmp/semi;colon" --build >"$tmp/semi.log" 2>&1 || rc=$?
 [[ $rc == 2 ]] && grep -q "containing ';'" "$tmp/semi.log" || fail "';' in the output path: $rc"
 dpend=$(generate double_pendulum.py "$tmp/dpend")
-dpend_csr=$(generate double_pendulum.py "$tmp/dpend-csr" --jacobian csr)
-grep -q 'd->jac_kind = CHS_JAC_DENSE' "$tmp/dpend/double_pendulum_sym.c" ||
-  fail "double pendulum: auto layout should be dense (6 of 8 entries non-zero)"
-grep -q 'd->jac_kind = CHS_JAC_CSR' "$tmp/dpend-csr/double_pendulum_sym.c" ||
-  fail "double pendulum: --jacobian csr ignored"
+dpend_dense=$(generate double_pendulum.py "$tmp/dpend-dense" --jacobian dense)
+grep -q 'd->jac_kind = CHS_JAC_CSR' "$tmp/dpend/double_pendulum_sym.c" ||
+  fail "double pendulum: auto layout should be CSR (6 of 8 entries non-zero)"
+grep -q 'd->jac_kind = CHS_JAC_DENSE' "$tmp/dpend-dense/double_pendulum_sym.c" ||
+  fail "double pendulum: --jacobian dense ignored"
+grep -q 'd->jac_kind = CHS_JAC_DENSE' "$(dirname "$pend")/pendulum_sym.c" ||
+  fail "pendulum: auto layout should be dense (G has no zero)"
 sph=$(generate spherical_pendulum.py "$tmp/sph")
 mech=$(generate spherical_pendulum_mechanics.py "$tmp/mech")
 fourbar=$(generate four_bar.py "$tmp/fourbar")
@@ -73,6 +75,7 @@ grep -q 'd->jac_kind = CHS_JAC_CSR' "$tmp/fourbar/four_bar.c" ||
   fail "four-bar: auto layout should be CSR (24 of 72 entries non-zero)"
 polar=$(generate polar_pendulum.py "$tmp/polar")
 moving=$(generate moving_support.py "$tmp/moving")
+andrews=$(generate andrews.py "$tmp/andrews")
 example="$(dirname "$harness")/libchs_example_plugin.so"
 
 # 1. Generated = built-in / hand-written, callback by callback.
@@ -82,20 +85,28 @@ example="$(dirname "$harness")/libchs_example_plugin.so"
 "$harness" compare "$dpend" double-pendulum
 "$harness" compare "$dpend:m1=0.7,m2=1.3,L1=1.2,L2=0.8,theta1=0.3,omega2=2" \
   "double-pendulum:m1=0.7,m2=1.3,L1=1.2,L2=0.8,theta1=0.3,omega2=2,sparse=0"
-"$harness" compare "$dpend_csr" double-pendulum
+"$harness" compare "$dpend_dense" double-pendulum:sparse=0
+"$harness" compare "$dpend_dense" double-pendulum
 for p in "$sph" "$mech"; do
   "$harness" compare "$p" "$example"
   "$harness" compare "$p:length=2,mass=3,gravity=2,depth=1.1" \
     "$example:length=2,mass=3,gravity=2,depth=1.1"
 done
+# Andrews' squeezer (M(q), trigonometric constraints, spring): every callback, mass_matrix,
+# mass_dir and mass_grad included, at the initial state, near it and at random points (1e-12)
+"$harness" compare "$andrews" andrews 1e-12
 # ... and the comparison can fail: a different parameter is noticed.
 if "$harness" compare "$pend:mass=2" pendulum >"$tmp/neg.log"; then
   fail "gen_harness compare did not notice mass=2 vs mass=1"
 fi
 grep -q MISMATCH "$tmp/neg.log" || fail "no MISMATCH line for mass=2 vs mass=1"
+if "$harness" compare "$andrews:mom=0.0331" andrews 1e-12 >"$tmp/neg.log"; then
+  fail "gen_harness compare did not notice a drive torque 0.0331 vs 0.033"
+fi
+grep -q "MISMATCH force" "$tmp/neg.log" || fail "no MISMATCH force line for mom=0.0331"
 
 # 2. Every derivative against finite differences; declared facts; initial states.
-for p in "$pend" "$dpend" "$dpend_csr" "$sph" "$mech" "$fourbar" "$polar" "$moving"; do
+for p in "$pend" "$dpend" "$dpend_dense" "$sph" "$mech" "$fourbar" "$polar" "$moving" "$andrews"; do
   "$harness" check "$p"
 done
 "$harness" check "$polar:mass=2,length=1.5,theta0=-1"
@@ -181,6 +192,29 @@ for f in dirac extended total; do
   echo "four-bar through $f: energy error $(json energy_err_max), |g| $(json pos_res_max)"
 done
 
+# Andrews through chs: the generated plugin and the built-in reach the same final state (the same
+# steps; round-off only), and both the test set's published positions at t = 0.03.
+last_row() { tail -n 1 "$1" | cut -d, -f2-15; }
+for p in andrews "$andrews"; do
+  "$chs" run --problem "$p" --formulation dirac --method erk:dp5 --rtol 1e-8 --atol 1e-8 \
+    --tf 0.03 --out "$tmp/andrews-run.csv" >/dev/null || fail "chs run $p"
+  last_row "$tmp/andrews-run.csv" >"$tmp/andrews-$([[ $p == andrews ]] && echo builtin || echo gen).txt"
+done
+awk -F, -v a="$(cat "$tmp/andrews-gen.txt")" -v b="$(cat "$tmp/andrews-builtin.txt")" 'BEGIN {
+  k = split(a, x, ","); l = split(b, y, ",");
+  if (k != 14 || l != 14) { print "FAIL: andrews final rows: " k ", " l " values"; exit 1 }
+  split("15.81077119629904 -15.75637105984298 0.04082224013073101 -0.5347301163226948 " \
+        "0.5244099658805304 0.5347301163226948 1.048080741042263", ref, " ");
+  for (i = 1; i <= 14; i++) {
+    d = x[i] - y[i]; d = d < 0 ? -d : d; s = y[i] < 0 ? -y[i] : y[i]; s = s > 1e-3 ? s : 1e-3;
+    if (d > 1e-9 * s) { print "FAIL: andrews-sym final state[" i "] " x[i] " vs built-in " y[i]; exit 1 }
+    if (i <= 7) {
+      d = x[i] - ref[i]; d = d < 0 ? -d : d; s = ref[i] < 0 ? -ref[i] : ref[i];
+      if (d > 1e-5 * (s > 1 ? s : 1)) { print "FAIL: andrews-sym q" i "(0.03) " x[i] " vs " ref[i]; exit 1 }
+    }
+  } }' || fail "andrews-sym run"
+echo "andrews-sym: the final state of chs run equals the built-in's"
+
 # 5. Parameters are validated by the generated plugin (exit status 2, message names the value).
 expect2() {
   local needle=$1
@@ -246,8 +280,66 @@ rc=0
 [[ $rc == 2 ]] && grep -q "cannot read the description" "$tmp/bad.out" ||
   fail "missing description: status $rc"
 
-# 7. `chs check` on the generated plugins, when this chs has it.
-if "$chs" check --help >/dev/null 2>&1; then
-  echo "note: chs check exists; its runs on generated plugins are left to the lead's merge"
-fi
+# 7. `chs check` passes on every generated plugin (exit status 0) ...
+for p in "$pend" "$dpend" "$dpend_dense" "$sph" "$mech" "$fourbar" "$polar" "$moving" "$andrews"; do
+  "$chs" check --problem "$p" >"$tmp/check.log" 2>&1 || { cat "$tmp/check.log"; fail "chs check $p"; }
+  grep -q " 0 failed, .*every supplied derivative agrees" "$tmp/check.log" ||
+    { cat "$tmp/check.log"; fail "chs check $p: no verdict line"; }
+done
+"$chs" check --problem "$fourbar:crank=2,k=3" --points 6 --seed 7 >/dev/null || fail "chs check four-bar"
+# ... and fails on deliberately wrong generated code: the pendulum with one entry of Gdot and
+# Andrews with one entry of mass_dir scaled by 1.001 in the generated source, then rebuilt (the
+# same plugins passed above, so the edit is what fails).
+wrong() { # wrong PLUGIN FUNCTION OUTPUT CALLBACK
+  local so=$1 dir src rc=0
+  dir=$(dirname "$so")
+  src=$(ls "$dir"/*.c)
+  sed -i "/^static int $2(/,/^}/ s/^  $3 = /  $3 = 1.001 * /" "$src"
+  grep -q "$3 = 1.001 \\*" "$src" || fail "wrong variant: $2 not edited in $src"
+  cmake --build "$dir/build" >"$tmp/wrong.log" 2>&1 || { cat "$tmp/wrong.log"; fail "rebuild $so"; }
+  "$chs" check --problem "$so" >"$tmp/check.log" 2>&1 || rc=$?
+  [[ $rc == 1 ]] || { cat "$tmp/check.log"; fail "chs check status $rc on a wrong $4 (expected 1)"; }
+  grep -q "^$4 .* FAIL " "$tmp/check.log" || { cat "$tmp/check.log"; fail "no FAIL row for $4"; }
+}
+# 8. `chs bench rhs --problem`: a plugin against its built-in baseline in one run prints finite
+#    numbers (no timing is asserted: performance is measured, not tested; docs/symbolic.md); a bad
+#    problem is refused with status 2 naming it before anything is timed.
+"$chs" bench rhs --problem "$pend" --baseline pendulum --evals 200 --json >"$tmp/bench.json" ||
+  fail "chs bench rhs --problem plugin"
+for f in standard dirac; do
+  grep -q "\"formulation\": \"$f\", \"ns_per_eval\": [0-9.e+-]*, \"ratio_to_standard\": [0-9.e+-]*, \"ratio_to_baseline\": [0-9.e+-]*}" \
+    "$tmp/bench.json" || { cat "$tmp/bench.json"; fail "bench rhs: no numbers for $f"; }
+done
+[[ $(grep -c '"ratio_to_baseline": 1}' "$tmp/bench.json") -ge 2 ]] || fail "bench rhs: baseline rows"
+if grep -qi 'nan\|inf' "$tmp/bench.json"; then fail "bench rhs: not finite"; fi
+"$chs" bench rhs --problem "$dpend" --baseline double-pendulum --evals 200 >"$tmp/bench.txt" ||
+  fail "chs bench rhs (text)"
+grep -q "^problem  *formulation  *ns/eval  *ratio vs-baseline$" "$tmp/bench.txt" || fail "bench header"
+rc=0
+"$chs" bench rhs --problem "$pend" --problem "$tmp/nosuch.so" --evals 200 >"$tmp/b.out" 2>"$tmp/b.err" || rc=$?
+[[ $rc == 2 && ! -s $tmp/b.out ]] && grep -q "nosuch.so" "$tmp/b.err" || fail "bench: bad plugin, status $rc"
+rc=0
+"$chs" bench rhs --problem "$pend:length=-1" --evals 200 >"$tmp/b.out" 2>"$tmp/b.err" || rc=$?
+[[ $rc == 2 && ! -s $tmp/b.out ]] && grep -q "length" "$tmp/b.err" || fail "bench: bad parameter, status $rc"
+
+# 9. The README's (and docs/symbolic.md's) two commands, literally, in a directory holding only
+#    examples/symbolic, with the installed chs and chs-gen first on PATH.
+block() { # the first ```sh block after the heading $2 in the file $1
+  awk -v h="$2" 'index($0, h) == 1 { f = 1 } f && /^```sh$/ { c = 1; next } c && /^```$/ { exit }
+                 c { print }' "$1"
+}
+cmds=$(block "$src/docs/problems.md" "### From a symbolic description")
+[[ $(grep -c . <<<"$cmds") == 2 ]] || fail "docs/problems.md: expected two commands, got: $cmds"
+[[ $(block "$src/docs/symbolic.md" "# Problems from a symbolic description" | tr -d '\\\n ') == \
+  "$(tr -d '\\\n ' <<<"$cmds")" ]] || fail "docs/symbolic.md's example differs from docs/problems.md's"
+mkdir -p "$tmp/two/examples"
+cp -r "$src/examples/symbolic" "$tmp/two/examples/"
+(cd "$tmp/two" && PATH="$tmp/prefix/bin:$PATH" bash -euo pipefail -c "$cmds") >"$tmp/two.log" 2>&1 ||
+  { cat "$tmp/two.log"; fail "the README's two commands"; }
+grep -q "energy" "$tmp/two.log" || { cat "$tmp/two.log"; fail "the README's run printed no summary"; }
+
+# (the wrong variants of section 7 last: they edit the pendulum and Andrews plugins in place)
+wrong "$pend" gen_jacobian_dot 'Gd\[1\]' jacobian_dot
+wrong "$andrews" gen_mass_dir 'out\[0\]' mass_dir
+
 echo "chs_gen: PASS"

@@ -2,7 +2,7 @@
 hamiltonian=natural): H = |p|^2/(2 mass) + mass gravity y, g = gscale (x^2 + y^2 - length^2).
 
     chs-gen examples/symbolic/pendulum.py -o build-gen --build
-    chs run --problem ./build-gen/build/libpendulum_sym.so --formulation dirac --method erk:dp5
+    chs run --problem ./build-gen/libpendulum_sym.so --formulation dirac --method erk:dp5
 """
 from chs_gen import Problem
 
