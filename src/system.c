@@ -411,6 +411,40 @@ int chs_system_mass_at(CHSSystem *s, const sunrealtype *q) {
   return 0;
 }
 
+int chs_mass_grad_dir(CHSSystem *s, const sunrealtype *q, const sunrealtype *u,
+                      const sunrealtype *x, const sunrealtype *y, sunrealtype *out,
+                      sunrealtype *work) {
+  sunindextype n = s->n;
+  sunrealtype unorm = 0, qnorm = 0;
+  for (sunindextype i = 0; i < n; i++) {
+    unorm = fmax(unorm, fabs(u[i]));
+    qnorm = fmax(qnorm, fabs(q[i]));
+  }
+  if (unorm == 0) {
+    memset(out, 0, (size_t)n * sizeof *out);
+    return 0;
+  }
+  sunrealtype *R = work, *qe = work + CHS_MASS_GRAD_DIR_LEVELS * n;
+  sunrealtype eps = 1e-2 * (1 + qnorm) / unorm; /* |eps u| = 1e-2 (1 + |q|) at the first level */
+  for (int l = 0; l < CHS_MASS_GRAD_DIR_LEVELS; l++, eps /= 2) {
+    sunrealtype *row = R + l * n;
+    for (sunindextype i = 0; i < n; i++) {
+      qe[i] = q[i] + eps * u[i];
+    }
+    CHS_CALL(chs_cb(s->ops->mass_grad(s->data, qe, x, y, row)));
+    for (sunindextype i = 0; i < n; i++) {
+      qe[i] = q[i] - eps * u[i];
+    }
+    CHS_CALL(chs_cb(s->ops->mass_grad(s->data, qe, x, y, out)));
+    for (sunindextype i = 0; i < n; i++) {
+      row[i] = (row[i] - out[i]) / (2 * eps);
+    }
+  }
+  chs_richardson_central(R, CHS_MASS_GRAD_DIR_LEVELS, n);
+  memcpy(out, R + (CHS_MASS_GRAD_DIR_LEVELS - 1) * n, (size_t)n * sizeof *out);
+  return 0;
+}
+
 int chs_system_set_time(CHSSystem *s, sunrealtype t) {
   if (!s->time_bits) {
     return 0;

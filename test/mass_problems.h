@@ -245,4 +245,121 @@ static const CHSProblemOps moving_circle_ops = {
     .constraint_dt = mc_constraint_dt,
 };
 
+/* ------------------------------------------------------------------ tilted mass
+ * A unit circle g = (q0^2 + q1^2 - 1) / 2 under V = q1 with a full, non-diagonal M(q) whose
+ * second derivatives do not vanish (test_mass_forms.c):
+ *   M(q) = [[2 + cos q1, s], [s, 2 + q0^2]],  s = sin(q0 + q1) / 2  (SPD: diagonal >= 1, |s| <=
+ * 1/2), dM/dq0 = [[0, c], [c, 2 q0]],  dM/dq1 = [[-sin q1, c], [c, 0]],  c = cos(q0 + q1) / 2.
+ *   Start q = (1, 0), v = (0, 1) (tangent), p = M v. */
+static void tm_M(const sunrealtype *q, sunrealtype *M) {
+  sunrealtype s = sin(q[0] + q[1]) / 2;
+  M[0] = 2 + cos(q[1]);
+  M[1] = M[2] = s;
+  M[3] = 2 + q[0] * q[0];
+}
+/* dM/dq_j, row-major */
+static void tm_dM(const sunrealtype *q, int j, sunrealtype *D) {
+  sunrealtype c = cos(q[0] + q[1]) / 2;
+  D[0] = j == 0 ? 0 : -sin(q[1]);
+  D[1] = D[2] = c;
+  D[3] = j == 0 ? 2 * q[0] : 0;
+}
+static int tm_create(CHSParams params, void **data, CHSProblemDims *d, CHSError *err) {
+  (void)params;
+  (void)err;
+  *data = NULL;
+  d->n = 2;
+  d->m = 1;
+  d->mass_kind = CHS_MASS_CONFIG;
+  d->jac_kind = CHS_JAC_DENSE;
+  d->declares = CHS_DECLARE_LINEAR_POTENTIAL | CHS_DECLARE_QUADRATIC_CONSTRAINTS;
+  return 0;
+}
+static int tm_potential(void *data, const sunrealtype *q, sunrealtype *V) {
+  (void)data;
+  *V = q[1];
+  return 0;
+}
+static int tm_force(void *data, const sunrealtype *q, sunrealtype *F) {
+  (void)data;
+  (void)q;
+  F[0] = 0;
+  F[1] = -1;
+  return 0;
+}
+static int tm_constraint(void *data, const sunrealtype *q, sunrealtype *g) {
+  (void)data;
+  g[0] = (q[0] * q[0] + q[1] * q[1] - 1) / 2;
+  return 0;
+}
+static int tm_jacobian(void *data, const sunrealtype *q, sunrealtype *G) {
+  (void)data;
+  G[0] = q[0];
+  G[1] = q[1];
+  return 0;
+}
+static int tm_jacobian_dot(void *data, const sunrealtype *q, const sunrealtype *u,
+                           sunrealtype *Gd) {
+  (void)data;
+  (void)q;
+  Gd[0] = u[0];
+  Gd[1] = u[1];
+  return 0;
+}
+static int tm_initial(void *data, sunrealtype *q, sunrealtype *p) {
+  (void)data;
+  sunrealtype M[4];
+  q[0] = 1;
+  q[1] = 0;
+  tm_M(q, M);
+  p[0] = M[1];
+  p[1] = M[3];
+  return 0;
+}
+static int tm_mass(void *data, const sunrealtype *q, sunrealtype *M) {
+  (void)data;
+  tm_M(q, M);
+  return 0;
+}
+static int tm_mass_dir(void *data, const sunrealtype *q, const sunrealtype *u, const sunrealtype *b,
+                       sunrealtype *out) {
+  (void)data;
+  sunrealtype D0[4], D1[4];
+  tm_dM(q, 0, D0);
+  tm_dM(q, 1, D1);
+  for (int i = 0; i < 2; i++) {
+    out[i] = u[0] * (D0[2 * i] * b[0] + D0[2 * i + 1] * b[1]) +
+             u[1] * (D1[2 * i] * b[0] + D1[2 * i + 1] * b[1]);
+  }
+  return 0;
+}
+static int tm_mass_grad(void *data, const sunrealtype *q, const sunrealtype *a,
+                        const sunrealtype *b, sunrealtype *out) {
+  (void)data;
+  for (int j = 0; j < 2; j++) {
+    sunrealtype D[4];
+    tm_dM(q, j, D);
+    out[j] = a[0] * (D[0] * b[0] + D[1] * b[1]) + a[1] * (D[2] * b[0] + D[3] * b[1]);
+  }
+  return 0;
+}
+
+static const CHSProblemOps tilted_mass_ops = {
+    .abi_version = CHS_PROBLEM_ABI_VERSION,
+    .name = "tilted-mass",
+    .summary = "unit circle under gravity with a full M(q)",
+    .params_doc = "",
+    .create = tm_create,
+    .destroy = pp_destroy,
+    .potential = tm_potential,
+    .force = tm_force,
+    .constraint = tm_constraint,
+    .jacobian = tm_jacobian,
+    .jacobian_dot = tm_jacobian_dot,
+    .initial_state = tm_initial,
+    .mass_matrix = tm_mass,
+    .mass_dir = tm_mass_dir,
+    .mass_grad = tm_mass_grad,
+};
+
 #endif
