@@ -8,6 +8,7 @@
 #include <arkode/arkode_erkstep.h>
 #include "test_util.h"
 #include "mass_problems.h"
+#include "impl.h" /* chs_mass_factor_kind */
 
 static CHSProblem make(const CHSProblemOps *ops, const char *params) {
   CHSProblem prob = NULL;
@@ -392,6 +393,57 @@ static void test_time_refusals_say_why(void **state) {
   CHSProblem_Destroy(&prob);
 }
 
+/* ------------------------------------------------------------------ sparse M(q) */
+
+/* The block-tridiagonal M(q) of mass-chain through CHOLMOD (CSR pattern) and through the dense
+ * LAPACK factor (the same values as n x n): the fields agree to round-off, and the sparse one is
+ * what a CSR pattern gets. */
+static void test_sparse_mass_matches_dense(void **state) {
+  (void)state;
+  CHSProblem ps = make(&mass_chain_ops, "N=300"), pd = make(&mass_chain_ops, "N=300,sparse=0");
+  const int n = 600, N = 2 * n;
+  double *z = malloc(3 * (size_t)N * sizeof *z), *fs = z + N, *fd = fs + N;
+  assert_non_null(z);
+  assert_int_equal(mass_chain_ops.initial_state(CHSProblem_GetData(ps), z, z + n), 0);
+  for (int i = 0; i < n; i++) { /* off the manifold in g and psi */
+    z[i] *= 1.01;
+    z[n + i] += 0.01 * sin(i);
+  }
+  const char *forms[] = {"dirac", "standard", "extended"};
+  for (int k = 0; k < 3; k++) {
+    CHSFormulation s = new_formulation(forms[k], ps, test_context());
+    CHSFormulation d = new_formulation(forms[k], pd, test_context());
+    assert_int_equal(chs_mass_factor_kind(&s->sys), CHS_MASS_FACTOR_SPARSE);
+    assert_int_equal(chs_mass_factor_kind(&d->sys), CHS_MASS_FACTOR_DENSE);
+    formulation_rhs(s, z, fs, N);
+    formulation_rhs(d, z, fd, N);
+    double diff = diff_inf(fs, fd, N), scale = norm_inf(fd, N);
+    if (diff > 1e-12 * scale) {
+      print_error("%s: sparse vs dense M(q): %.3e (scale %.3e)\n", forms[k], diff, scale);
+    }
+    CHECK_LE(diff, 1e-12 * scale);
+    CHECK_GT(scale, 0.5);
+    CHSFormulation_Destroy(&s);
+    CHSFormulation_Destroy(&d);
+  }
+  free(z);
+  CHSProblem_Destroy(&ps);
+  CHSProblem_Destroy(&pd);
+  /* n = 2000 through the sparse factor: dirac keeps the constraints along a run */
+  CHSProblem pl = make(&mass_chain_ops, "N=1000");
+  CHSFormulation f = new_formulation("dirac", pl, test_context());
+  assert_int_equal(chs_mass_factor_kind(&f->sys), CHS_MASS_FACTOR_SPARSE);
+  /* (Q = G M^{-1} G^T is dense for a coupled M: its m = 1000 Cholesky dominates each step) */
+  CHSRunOptions opt = run_options("erk:rk4", 0.01, 0.01);
+  CHSRunSummary sum = run_ok(f, &opt);
+  CHECK_LE(sum.diag.pos_res_max, 1e-10);
+  CHECK_LE(sum.diag.mom_res_max, 1e-10); /* |psi|_2 over m = 1000 */
+  CHECK_LE(sum.diag.energy_err_max, 1e-6);
+  CHECK_GT(f->sys.n_mass_factor, 4);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&pl);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_total_extended_are_hamiltonian_fields),
@@ -399,6 +451,7 @@ int main(void) {
       cmocka_unit_test(test_first_integrals_with_mass),
       cmocka_unit_test(test_moving_circle_against_moving_frame),
       cmocka_unit_test(test_time_refusals_say_why),
+      cmocka_unit_test(test_sparse_mass_matches_dense),
   };
   return cmocka_run_group_tests_name("mass_forms", tests, group_setup, group_teardown);
 }
