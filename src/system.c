@@ -81,6 +81,8 @@ static int chs_mass_sparse_create(CHSSystem *s, const CHSProblemDims *d, CHSErro
   ms->started = 1;
   ms->c.print = 0; /* the library never prints: failures are return codes */
   ms->c.error_handler = NULL;
+  ms->c.final_ll =
+      1; /* LL': a non-positive pivot is reported (LDL' would factor an indefinite M) */
   ms->A = cholmod_allocate_sparse(n, n, nnz, 1, 1, 1, CHOLMOD_PATTERN, &ms->c);
   ms->B = cholmod_zeros(n, 1, CHOLMOD_REAL, &ms->c);
   if (!ms->A || !ms->B) {
@@ -501,7 +503,7 @@ int chs_system_mass_at(CHSSystem *s, const sunrealtype *q) {
     }
     int ok = cholmod_factorize(ms->A, ms->L, &ms->c);
     s->n_mass_factor++;
-    if (ms->c.status == CHOLMOD_NOT_POSDEF || (ok && ms->L->minor < ms->L->n)) {
+    if (ms->c.status == CHOLMOD_NOT_POSDEF || (ok && (ms->L->minor < ms->L->n || !ms->L->is_ll))) {
       return CHS_RECOVERABLE; /* not positive definite at q */
     }
     if (!ok || ms->c.status < CHOLMOD_OK) {

@@ -472,7 +472,8 @@ if [[ $under_valgrind -eq 1 ]]; then
   for args in "--configs dirac/erk:nosuch --tols 1e-4:1e-6:2" "--configs dirac/erk:dp5 --tols 1e-4:1e-6:0" \
     "--configs nosuch/erk:dp5 --tols 1e-4:1e-6:2" "--configs dirac/erk:dp5 --tols 1e-4:1e-6:2 --out $tmp/afile"; do
     # shellcheck disable=SC2086
-    valgrind -q --leak-check=full --errors-for-leak-kinds=all --error-exitcode=9 "$chs" workprec \
+    valgrind -q --leak-check=full --errors-for-leak-kinds=all --error-exitcode=9 \
+      --suppressions="${BASH_SOURCE%/*}/memcheck/valgrind.supp" "$chs" workprec \
       --problem pendulum --tf 1 --no-cache $args >/dev/null 2>"$tmp/err"
     st=$?
     if [[ $st -eq 2 ]]; then ok; else bad "valgrind workprec $args: exit $st: $(head -c 600 "$tmp/err")"; fi

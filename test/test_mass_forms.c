@@ -444,6 +444,30 @@ static void test_sparse_mass_matches_dense(void **state) {
   CHSProblem_Destroy(&pl);
 }
 
+/* An indefinite M(q) (coupling eps = 3 > the blocks' diagonal dominance) is refused at the
+ * problem's creation by both factorisations, naming M(q). (CHOLMOD's default simplicial LDL^T
+ * factored it without complaint: the sparse path then failed later, blaming a "rank deficient"
+ * constraint Jacobian; it now factors LL^T and reports the non-positive pivot.) */
+static void test_indefinite_mass_is_refused(void **state) {
+  (void)state;
+  const char *params[] = {"N=10,eps=3", "N=10,eps=3,sparse=0"};
+  for (int k = 0; k < 2; k++) {
+    CHSProblem prob = NULL;
+    CHSError err;
+    CHSError_Clear(&err);
+    assert_int_equal(CHSProblem_CreateFromOps(&mass_chain_ops, params[k], &prob, &err),
+                     CHS_ERR_ARG);
+    assert_null(prob);
+    if (!strstr(err.msg, "not positive definite")) {
+      print_error("%s: %s\n", params[k], err.msg);
+    }
+    assert_non_null(strstr(err.msg, "not positive definite"));
+  }
+  /* the sparse factor of an SPD M(q) at the same size: accepted */
+  CHSProblem prob = make(&mass_chain_ops, "N=10,eps=0.2");
+  CHSProblem_Destroy(&prob);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_total_extended_are_hamiltonian_fields),
@@ -452,6 +476,7 @@ int main(void) {
       cmocka_unit_test(test_moving_circle_against_moving_frame),
       cmocka_unit_test(test_time_refusals_say_why),
       cmocka_unit_test(test_sparse_mass_matches_dense),
+      cmocka_unit_test(test_indefinite_mass_is_refused),
   };
   return cmocka_run_group_tests_name("mass_forms", tests, group_setup, group_teardown);
 }
