@@ -468,6 +468,47 @@ static void test_indefinite_mass_is_refused(void **state) {
   CHSProblem_Destroy(&prob);
 }
 
+/* impetus's kinetic-scale variant (H = sigma(q) T + V) with M(q) or g(q, t): refused, saying
+ * which combination and why (the polar pendulum and the moving circle with a scale). */
+static int ks_scale(void *data, const sunrealtype *q, sunrealtype *sigma, sunrealtype *grad) {
+  (void)data;
+  *sigma = 1 + q[0] * q[0]; /* any positive scale: the refusal comes before its use */
+  grad[0] = 2 * q[0];
+  grad[1] = 0;
+  return 0;
+}
+static int ks_pp_create(CHSParams params, void **data, CHSProblemDims *d, CHSError *err) {
+  int rc = pp_create(params, data, d, err);
+  d->kinetic_scaled = 1;
+  return rc;
+}
+static int ks_mc_create(CHSParams params, void **data, CHSProblemDims *d, CHSError *err) {
+  int rc = mc_create(params, data, d, err);
+  d->kinetic_scaled = 1;
+  return rc;
+}
+
+static void test_impetus_kinetic_scale_refusals(void **state) {
+  (void)state;
+  CHSProblemOps ops[2] = {polar_pendulum_ops, moving_circle_ops};
+  ops[0].create = ks_pp_create;
+  ops[1].create = ks_mc_create;
+  const char *needle[] = {"M(q)", "time"};
+  for (int k = 0; k < 2; k++) {
+    ops[k].kinetic_scale = ks_scale;
+    CHSProblem prob = make(&ops[k], "");
+    CHSFormulation f = NULL;
+    CHSError err;
+    CHSError_Clear(&err);
+    assert_int_equal(CHSFormulation_Create("impetus", prob, test_context(), &f, &err),
+                     CHS_ERR_UNSUPPORTED);
+    assert_null(f);
+    assert_non_null(strstr(err.msg, "sigma(q)"));
+    assert_non_null(strstr(err.msg, needle[k]));
+    CHSProblem_Destroy(&prob);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_total_extended_are_hamiltonian_fields),
@@ -477,6 +518,7 @@ int main(void) {
       cmocka_unit_test(test_time_refusals_say_why),
       cmocka_unit_test(test_sparse_mass_matches_dense),
       cmocka_unit_test(test_indefinite_mass_is_refused),
+      cmocka_unit_test(test_impetus_kinetic_scale_refusals),
   };
   return cmocka_run_group_tests_name("mass_forms", tests, group_setup, group_teardown);
 }
