@@ -68,6 +68,31 @@ static void dirac_final_csr(const CHSSystem *s, const CHSKinematics *k, const su
   }
 }
 
+/* The end shared by both paths: with form_z, z <- lambda - z (z holds Q^{-1} S w) and
+ * Gtz = G^T z (otherwise Gtz holds it already); then
+ *   ydot = (v - a, F - G^T z + b)
+ * and w, z handed to the caller (fj). */
+static void dirac_complete(const CHSSystem *s, const CHSKinematics *k, const sunrealtype *a,
+                           const sunrealtype *b, int form_z, sunrealtype *w, sunrealtype *z,
+                           sunrealtype *Gtz, sunrealtype *ydot, sunrealtype **wout,
+                           sunrealtype **zout) {
+  sunindextype n = s->n;
+  if (form_z) {
+    for (sunindextype i = 0; i < s->m; i++) {
+      z[i] = k->lambda[i] - z[i];
+    }
+    chs_jac_tmv(s, s->G, z, Gtz);
+  }
+  for (sunindextype i = 0; i < n; i++) {
+    ydot[i] = k->v[i] - a[i];
+    ydot[n + i] = k->F[i] - Gtz[i] + b[i];
+  }
+  if (wout) {
+    *wout = w;
+    *zout = z;
+  }
+}
+
 /* M(q) and explicit time dependence (docs/mechanics.md "Hamilton-Dirac equations"): with
  * J_psi u = Gdot(q, u) v - G M^{-1} M'(q; u) v + G_t u,
  *   w = Q^{-1} psi,  a = M^{-1} G^T w,  b = J_psi^T w = Gdot(q, v)^T w - grad_q(a^T M v) + G_t^T w,
@@ -117,18 +142,7 @@ static int dirac_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
     }
   }
   CHS_CALL(chs_gram_solve(s->gram, Sw, z));
-  for (sunindextype i = 0; i < m; i++) {
-    z[i] = k.lambda[i] - z[i];
-  }
-  chs_jac_tmv(s, s->G, z, Gtz);
-  for (sunindextype i = 0; i < n; i++) {
-    ydot[i] = k.v[i] - a[i];
-    ydot[n + i] = k.F[i] - Gtz[i] + b[i];
-  }
-  if (wout) {
-    *wout = w;
-    *zout = z;
-  }
+  dirac_complete(s, &k, a, b, 1, w, z, Gtz, ydot, wout, zout);
   return 0;
 }
 
@@ -207,19 +221,8 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
       }
       return 0;
     }
-    for (sunindextype i = 0; i < m; i++) {
-      z[i] = k.lambda[i] - z[i];
-    }
-    chs_jac_tmv(s, s->G, z, Gtz);
   }
-  for (sunindextype i = 0; i < n; i++) {
-    ydot[i] = k.v[i] - a[i];
-    ydot[n + i] = k.F[i] - Gtz[i] + b[i];
-  }
-  if (wout) {
-    *wout = w;
-    *zout = z;
-  }
+  dirac_complete(s, &k, a, b, m != 1, w, z, Gtz, ydot, wout, zout);
   return 0;
 }
 

@@ -13,7 +13,12 @@
  * so q' = q'_T - 2 a and p' = p'_T + 2 Gdot(q,v)^T w - 2 Gdot(q,a)^T w: one more solve and one
  * more Gdot evaluation than H_T (none with one constraint: chs_total_field shares them). The
  * constraint manifold is invariant and, linearised, a centre (seed 002 Sec. 3.5-3.6; seed 000 Sec.
- * 10). */
+ * 10).
+ *
+ * M(q) (docs/mechanics.md "Total and extended Hamiltonians"): psi = G M(q)^{-1} p and
+ * Q = G M(q)^{-1} G^T vary with q through M as well, which adds mg(e, e - 2 v) to p'
+ * (mg(x, y) = grad_q (x^T M(q) y)); the time-dependent case is refused by chs_total_init
+ * (CHS_FORM_TIME is declared so that the refusal can say why). */
 #include "../src/impl.h"
 
 static int extended_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrealtype *ydot) {
@@ -25,7 +30,7 @@ const CHSFormulationOps chs_formulation_extended = {
     .name = "extended",
     .summary = "Dirac's extended Hamiltonian H + lambda^T g - psi^T Q^-1 psi (manifold a centre)",
     .source = "seed 000 (19)-(23), (32)-(33), (37); seed 002 (3.2)-(3.3)",
-    .flags = CHS_FORM_ODE | CHS_FORM_NEEDS_HAMILTONIAN,
+    .flags = CHS_FORM_ODE | CHS_FORM_NEEDS_HAMILTONIAN | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME,
     .init = chs_total_init,
     .free = chs_total_free,
     .rhs = extended_rhs,

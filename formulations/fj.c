@@ -11,6 +11,9 @@
  * stays constant while the constraints hold (lambda' = Q^{-1} psi), as seed 003 Sec. 4 states.
  * For the pendulum mu' = (y - |p|^2)/(x^2 + y^2) and lambda' = (x px + y py)/(x^2 + y^2) (44).
  * The seed writes (27) with lambda where the pendulum (43) shows lambda'; (43) is followed here.
+ * M(q) and g(q, t) (docs/mechanics.md "Faddeev-Jackiw"): the multiplier equations become
+ * G q' + g_t = 0 (lambda' = Q^{-1} psi with psi = G v + g_t) and d/dt psi = 0, so the (q, p) part
+ * is the general Hamilton-Dirac field (chs_dirac_field) and lambda' = w, mu' = -z as above.
  * FromPhysical starts the multipliers at 0 (the system is invariant under their translation). */
 #include <string.h>
 #include "../src/impl.h"
@@ -51,7 +54,8 @@ const CHSFormulationOps chs_formulation_fj = {
     .name = "fj",
     .summary = "Faddeev-Jackiw extended first-order system, multipliers (mu, lambda) as state",
     .source = "seed 003 (26)-(28), (43)-(44)",
-    .flags = CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KEEPS_PSI,
+    .flags =
+        CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KEEPS_PSI | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME,
     .state_size = fj_size,
     .rhs = fj_rhs,
     .to_physical = fj_to_physical,

@@ -21,6 +21,15 @@
  * the terms with the derivatives of lambda* vanishing because G u = 0; for the pendulum this is
  * (53).
  *
+ * M(q) and g(q, t) (docs/mechanics.md "Impetus-striction"): the strictions make the physical
+ * momentum satisfy psi = G M^{-1} p + g_t = 0,
+ *
+ *   lambda* = Q^{-1} (G M^{-1} p* + g_t),   q' = v,   p*' = F + F_M + (Gdot(q, v) + G_t)^T lambda*,
+ *
+ * F_M = 1/2 grad_q (v^T M(q) v): the variations of lambda* drop out because psi = 0 for every
+ * state, so the physical (q, p) follow the constrained motion and d/dt g = psi = 0 (g a first
+ * integral). ToPhysical uses the problem's current time (set_time).
+ *
  * Gauge reset (seed 001 Sec. 8): with impetus:reset=R > 0, whenever |lambda*|_inf > R between
  * steps, p* <- p* - G^T lambda* (the gauge transformation (31): no observable changes) and the
  * integrator restarts; counted by CHSFormulation_GetNumRecharts. */
@@ -38,8 +47,9 @@ static int impetus_physical(CHSSystem *s, const sunrealtype *q, const sunrealtyp
   *v = s->wn[4];
   sunrealtype *psi = s->wm[5], *Gtl = s->wn[5];
   CHS_CALL(chs_system_gram_at(s, q));
+  CHS_CALL(chs_system_time_terms(s, q)); /* g(q, t): g_t at the problem's time */
   chs_mass_inv(s, pstar, *v);
-  chs_jac_mv(s, s->G, *v, psi);
+  chs_system_psi(s, *v, psi); /* G M^{-1} p* + g_t */
   CHS_CALL(chs_gram_solve(s->gram, psi, *lam));
   chs_jac_tmv(s, s->G, *lam, Gtl);
   for (sunindextype i = 0; i < n; i++) {
@@ -68,11 +78,45 @@ static int impetus_kinetic_scale(CHSSystem *s, const sunrealtype *q, const sunre
   return 0;
 }
 
+/* M(q) and g(q, t) (docs/mechanics.md "Impetus-striction"): gl += F_M + G_t^T lambda*, with
+ * F_M = 1/2 grad_q (v^T M(q) v) at fixed v. */
+static int impetus_general_terms(CHSSystem *s, const sunrealtype *q, const sunrealtype *v,
+                                 const sunrealtype *lam, sunrealtype *gl) {
+  if (s->mass_kind == CHS_MASS_CONFIG) {
+    sunrealtype *fm = s->xn[0];
+    if (s->ops->mass_grad(s->data, q, v, v, fm) != 0) {
+      return CHS_RECOVERABLE;
+    }
+    for (sunindextype i = 0; i < s->n; i++) {
+      gl[i] += fm[i] / 2;
+    }
+  }
+  if (s->Gt) {
+    chs_jac_tmv_acc(s, s->Gt, lam, 1, gl);
+  }
+  return 0;
+}
+
 typedef struct {
   sunrealtype reset; /* 0: never */
 } impetus_params;
 
 static int impetus_init(CHSFormulation f, CHSParams params, CHSError *err) {
+  const CHSSystem *s = &f->sys;
+  if (CHSProblem_HasKineticScale(f->prob) && s->general) {
+    /* sigma(q) T(p) with M(q) is the kinetic energy of the metric M(q) / sigma(q): declare that
+     * mass matrix instead; with g(q, t) the strictions would depend on sigma (G u + g_t = 0 with
+     * u = sigma v), a combination no formulation here derives. */
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "impetus: problem '%s' scales the kinetic energy by sigma(q) %s; "
+                         "the kinetic-scale variant is derived for a constant mass matrix and "
+                         "autonomous constraints only (docs/mechanics.md)",
+                         CHSProblem_GetName(f->prob),
+                         s->mass_kind == CHS_MASS_CONFIG
+                             ? "and has a configuration-dependent mass matrix M(q) (declare the "
+                               "mass matrix M(q) / sigma(q) instead)"
+                             : "and depends explicitly on time");
+  }
   impetus_params *ip = calloc(1, sizeof *ip);
   if (!ip) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
@@ -101,6 +145,9 @@ static int impetus_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, su
     return CHS_RECOVERABLE;
   }
   chs_jac_tmv(s, s->Gd, lam, gl);
+  if (s->general) {
+    CHS_CALL(impetus_general_terms(s, y, v, lam, gl));
+  }
   for (sunindextype i = 0; i < n; i++) {
     ydot[i] = v[i];
     ydot[n + i] = F[i] + gl[i];
@@ -121,12 +168,12 @@ static int impetus_to_physical(CHSFormulation f, const sunrealtype *y, sunrealty
 }
 
 static int impetus_rechart(CHSFormulation f, sunrealtype t, sunrealtype *y) {
-  (void)t;
   CHSSystem *s = &f->sys;
   const impetus_params *ip = CHSFormulation_GetPrivate(f);
   if (!(ip->reset > 0)) {
     return 0;
   }
+  CHS_CALL(chs_system_set_time(s, t)); /* lambda* contains g_t(q, t) */
   sunrealtype *lam, *p, *v;
   CHS_CALL(impetus_physical(s, y, y + s->n, &lam, &p, &v));
   sunrealtype big = 0;
@@ -144,7 +191,8 @@ const CHSFormulationOps chs_formulation_impetus = {
     .name = "impetus",
     .summary = "impetus-striction formalism, state (q, p*), g a first integral",
     .source = "seed 001 (22)-(30), (50)",
-    .flags = CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KINETIC_SCALE,
+    .flags = CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KINETIC_SCALE | CHS_FORM_MASS_CONFIG |
+             CHS_FORM_TIME,
     .init = impetus_init,
     .free = impetus_free,
     .rhs = impetus_rhs,

@@ -20,7 +20,17 @@
  * choice at least 1.5 times as good exists: early enough that the stages of an implicit step
  * stay inside the chart);
  * the state is then rewritten in the new chart and the integrator restarted (counted:
- * CHSFormulation_GetNumRecharts). Dense G only is needed: CSR G is expanded. */
+ * CHSFormulation_GetNumRecharts). Dense G only is needed: CSR G is expanded.
+ *
+ * M(q) and g(q, t) (docs/mechanics.md "Canonical state space form"): q = phi(delta, t) solves
+ * g(q, t) = 0 at the problem's current time, theta = phi'^T p is still the momentum of delta
+ * (p = M q' with q' = phi' delta' + phi_t), and inversely p = A^T theta - G^T lambda with
+ * lambda = Q^{-1} (G M^{-1} A^T theta + g_t) (psi = 0). Along the motion
+ * d/dt phi' = -R^{-1} [0; Gdot(q,v) + G_t] phi', so
+ *
+ *   delta' = v_I,   theta' = phi'^T (F + F_M - (Gdot(q,v) + G_t)^T z),   G_D^T z = p_D,
+ *
+ * F_M = 1/2 grad_q (v^T M(q) v) at fixed v. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,12 +219,32 @@ static int ssf_physical(CHSFormulation f, const sunrealtype *y, sunrealtype *q, 
   for (sunindextype c = 0; c < k; c++) {
     At[w->ind[c]] = y[k + c];
   }
+  CHS_CALL(chs_system_time_terms(s, q)); /* g(q, t): g_t at the problem's time */
   chs_mass_inv(s, At, v);
-  chs_jac_mv(s, s->G, v, psi);
+  chs_system_psi(s, v, psi); /* G M^{-1} A^T theta + g_t */
   CHS_CALL(chs_gram_solve(s->gram, psi, lam));
   chs_jac_tmv(s, s->G, lam, p);
   for (sunindextype i = 0; i < n; i++) {
     p[i] = At[i] - p[i];
+  }
+  return 0;
+}
+
+/* M(q) and g(q, t) (docs/mechanics.md "Canonical state space form"): acc += G_t^T z - F_M,
+ * F_M = 1/2 grad_q (v^T M(q) v) at fixed v (subtracted from F by the caller). */
+static int ssf_general_terms(CHSSystem *s, const sunrealtype *q, const sunrealtype *v,
+                             const sunrealtype *z, sunrealtype *acc) {
+  if (s->mass_kind == CHS_MASS_CONFIG) {
+    sunrealtype *fm = s->xn[0];
+    if (s->ops->mass_grad(s->data, q, v, v, fm) != 0) {
+      return CHS_RECOVERABLE;
+    }
+    for (sunindextype i = 0; i < s->n; i++) {
+      acc[i] -= fm[i] / 2;
+    }
+  }
+  if (s->Gt) {
+    chs_jac_tmv_acc(s, s->Gt, z, 1, acc);
   }
   return 0;
 }
@@ -236,6 +266,9 @@ static int ssf_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrea
   }
   SUNDlsMat_denseGETRS(w->GDt, m, w->pivt, w->z);
   chs_jac_tmv(s, s->Gd, w->z, w->w);
+  if (s->general) { /* w <- w + G_t^T z - F_M (time terms from ssf_physical) */
+    CHS_CALL(ssf_general_terms(s, q, v, w->z, w->w));
+  }
   for (sunindextype i = 0; i < n; i++) {
     w->w[i] = F[i] - w->w[i];
   }
@@ -261,8 +294,8 @@ static int ssf_from_physical(CHSFormulation f, const sunrealtype *q, const sunre
 
 /* A new partition when the current dependent block is ill-conditioned and a better one exists. */
 static int ssf_rechart(CHSFormulation f, sunrealtype t, sunrealtype *y) {
-  (void)t;
   ssf_ws *w = CHSFormulation_GetPrivate(f);
+  CHS_CALL(chs_system_set_time(&f->sys, t)); /* the chart: g(q, t) = 0 at the step's time */
   sunrealtype *q = malloc(2 * (size_t)w->n * sizeof *q);
   sunindextype *dep = malloc((size_t)w->n * sizeof *dep);
   if (!q || !dep) {
@@ -364,7 +397,8 @@ const CHSFormulationOps chs_formulation_ssf = {
     .name = "ssf",
     .summary = "canonical state space form by coordinate partitioning (constraints exact)",
     .source = "seed 002 Sec. 2, Prop. 2.1, (2.1)-(2.5)",
-    .flags = CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KEEPS_PSI,
+    .flags =
+        CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KEEPS_PSI | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME,
     .state_size = ssf_size,
     .init = ssf_init,
     .free = ssf_free,

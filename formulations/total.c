@@ -29,10 +29,22 @@ int chs_total_init(CHSFormulation f, CHSParams params, CHSError *err) {
   CHSSystem *s = &f->sys;
   /* the multiplier gradient needs hess V and the third derivatives of g (zero only if declared) */
   CHS_CALL(chs_require_derivatives(f->prob, CHS_NEED_HESSIAN | CHS_NEED_THIRD, f->ops->name, err));
+  if (s->time_bits) {
+    /* the gradient of lambda^T g with g(q, t) needs grad_q g_tt and d/dq (G_t v) (docs/mechanics.md
+     * "Total and extended Hamiltonians") */
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "formulation '%s' does not support the explicit time dependence of "
+                         "problem '%s': the gradient of its multiplier term lambda(q, p, t)^T g "
+                         "needs grad_q g_tt and d/dq (G_t v), which the problem interface does not "
+                         "provide (docs/mechanics.md); use dirac, fj, impetus, ssf, standard, "
+                         "baumgarte or a dae-* formulation",
+                         f->ops->name, CHSProblem_GetName(f->prob));
+  }
+  size_t extra = s->mass_kind == CHS_MASS_CONFIG ? CHS_TOTAL_GENERAL_N : 0;
   chs_total_ws *w = calloc(1, sizeof *w);
   if (w) {
     w->Gd2 = calloc((size_t)s->gsize, sizeof(sunrealtype));
-    w->a = calloc(7 * (size_t)s->n, sizeof(sunrealtype));
+    w->a = calloc((7 + extra) * (size_t)s->n, sizeof(sunrealtype));
   }
   if (!w || !w->Gd2 || !w->a) {
     if (w) {
@@ -47,6 +59,7 @@ int chs_total_init(CHSFormulation f, CHSParams params, CHSError *err) {
   w->Gtw = w->acc + s->n;
   w->gvw = w->Gtw + s->n;
   w->e = w->gvw + s->n;
+  w->x = extra ? w->e + s->n : NULL;
   CHSFormulation_SetPrivate(f, w);
   return CHS_SUCCESS;
 }
@@ -71,8 +84,137 @@ static int total_add_gdot_t(CHSSystem *s, chs_total_ws *ws, const sunrealtype *q
   return 0;
 }
 
+/* h = M'(q; c) v - M'(q; v) c - mg(c, v) (t1, t2: scratch). */
+static int total_h(CHSSystem *s, const sunrealtype *q, const sunrealtype *c, const sunrealtype *v,
+                   sunrealtype *t1, sunrealtype *t2, sunrealtype *h) {
+  if (s->ops->mass_dir(s->data, q, c, v, h) != 0 || s->ops->mass_dir(s->data, q, v, c, t1) != 0 ||
+      s->ops->mass_grad(s->data, q, c, v, t2) != 0) {
+    return CHS_RECOVERABLE;
+  }
+  for (sunindextype i = 0; i < s->n; i++) {
+    h[i] -= t1[i] + t2[i];
+  }
+  return 0;
+}
+
+/* M(q) (docs/mechanics.md "Total and extended Hamiltonians"). With a = M^{-1} (F + F_M - M'(q; v)
+ * v) the free acceleration, b = M^{-1} G^T lambda, c = M^{-1} G^T mu, d = M^{-1} Gdot(q,v)^T mu and
+ * mg(x, y) = grad_q (x^T M(q) y), D_u mg(x, y) = d/de mg at q + e u:
+ *
+ *   h      = M'(q; c) v - M'(q; v) c - mg(c, v),
+ *   grad_p = 2 d + M^{-1} h,
+ *   grad_q = D3(v, mu) - Hess V c + Gdot(q, a - b)^T mu - Gdot(q, c)^T lambda
+ *            + mg(c, b - a) - mg(grad_p, v) + 1/2 D_c mg(v, v) - D_v mg(c, v),
+ *   q' = v + grad_p,   p' = F + F_M - G^T lambda - grad_q;
+ *
+ * extended adds, with w = Q^{-1} psi and e = M^{-1} G^T w,
+ *
+ *   q' -= 2 e,   p' += 2 Gdot(q,v)^T w - 2 Gdot(q,e)^T w + mg(e, e - 2 v).
+ *
+ * The terms with second derivatives of M (D_c, D_v: differences, chs_mass_grad_dir) are linear in
+ * mu = Q^{-1} g: zero on the constraint manifold. */
+static int total_field_general(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot,
+                               int extended) {
+  CHSSystem *s = &f->sys;
+  chs_total_ws *ws = CHSFormulation_GetPrivate(f);
+  sunindextype n = s->n;
+  const sunrealtype *q = y;
+  CHSKinematics k;
+  CHS_CALL(chs_system_kinematics(s, q, y + n, &k));
+  sunrealtype *g = s->wm[4], *mu = s->wm[5], *w = s->wm[6];
+  sunrealtype *Gtmu = s->wn[3], *Gdvmu = s->wn[4], *Gtlam = s->wn[5], *t1 = s->wn[6],
+              *t2 = s->wn[7];
+  sunrealtype *b = ws->b, *c = ws->c, *d = ws->a, *acc = ws->acc, *e = ws->e;
+  sunrealtype *h = ws->x, *gp = h + n, *amb = gp + n, *ex = amb + n, *work = ex + n;
+  const sunrealtype *a = k.Minv_F, *v = k.v;
+  if (s->ops->constraint(s->data, q, g) != 0) {
+    return CHS_RECOVERABLE;
+  }
+  CHS_CALL(chs_gram_solve(s->gram, g, mu));
+  chs_jac_tmv_fused(s, mu, k.lambda, Gtmu, Gdvmu, Gtlam);
+  chs_mass_inv(s, Gtmu, c);
+  chs_mass_inv(s, Gtlam, b);
+  chs_mass_inv(s, Gdvmu, d);
+  /* h and grad_p */
+  CHS_CALL(total_h(s, q, c, v, t1, t2, h));
+  chs_mass_inv(s, h, t1);
+  for (sunindextype i = 0; i < n; i++) {
+    gp[i] = 2 * d[i] + t1[i];
+    amb[i] = a[i] - b[i];
+  }
+  /* grad_q: the constant-mass terms */
+  if (s->ops->constraint_third) {
+    if (s->ops->constraint_third(s->data, q, v, mu, acc) != 0) {
+      return CHS_RECOVERABLE;
+    }
+  } else {
+    memset(acc, 0, (size_t)n * sizeof *acc);
+  }
+  if (s->ops->hessian_potential) {
+    if (s->ops->hessian_potential(s->data, q, c, t1) != 0) {
+      return CHS_RECOVERABLE;
+    }
+    for (sunindextype i = 0; i < n; i++) {
+      acc[i] -= t1[i];
+    }
+  }
+  CHS_CALL(total_add_gdot_t(s, ws, q, amb, mu, 1, acc));
+  CHS_CALL(total_add_gdot_t(s, ws, q, c, k.lambda, -1, acc));
+  /* the mass terms: mg(c, b - a) - mg(grad_p, v) + 1/2 D_c mg(v, v) - D_v mg(c, v) */
+  for (sunindextype i = 0; i < n; i++) {
+    t2[i] = -amb[i];
+  }
+  if (s->ops->mass_grad(s->data, q, c, t2, t1) != 0) {
+    return CHS_RECOVERABLE;
+  }
+  for (sunindextype i = 0; i < n; i++) {
+    acc[i] += t1[i];
+  }
+  if (s->ops->mass_grad(s->data, q, gp, v, t1) != 0) {
+    return CHS_RECOVERABLE;
+  }
+  for (sunindextype i = 0; i < n; i++) {
+    acc[i] -= t1[i];
+  }
+  CHS_CALL(chs_mass_grad_dir(s, q, c, v, v, t1, work));
+  for (sunindextype i = 0; i < n; i++) {
+    acc[i] += t1[i] / 2;
+  }
+  CHS_CALL(chs_mass_grad_dir(s, q, v, c, v, t1, work));
+  for (sunindextype i = 0; i < n; i++) {
+    acc[i] -= t1[i];
+  }
+  for (sunindextype i = 0; i < n; i++) {
+    ydot[i] = v[i] + gp[i];
+    ydot[n + i] = k.F[i] - Gtlam[i] - acc[i];
+  }
+  if (!extended) {
+    return 0;
+  }
+  /* extended: w = Q^{-1} psi, G^T w and Gdot(q,v)^T w in one pass, e = M^{-1} G^T w */
+  CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
+  chs_jac_tmv_fused(s, w, NULL, ws->Gtw, ws->gvw, NULL);
+  chs_mass_inv(s, ws->Gtw, e);
+  memset(ex, 0, (size_t)n * sizeof *ex);
+  CHS_CALL(total_add_gdot_t(s, ws, q, e, w, -2, ex));
+  for (sunindextype i = 0; i < n; i++) {
+    t2[i] = e[i] - 2 * v[i];
+  }
+  if (s->ops->mass_grad(s->data, q, e, t2, t1) != 0) {
+    return CHS_RECOVERABLE;
+  }
+  for (sunindextype i = 0; i < n; i++) {
+    ydot[i] -= 2 * e[i];
+    ydot[n + i] += 2 * ws->gvw[i] + ex[i] + t1[i];
+  }
+  return 0;
+}
+
 int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, int extended) {
   CHSSystem *s = &f->sys;
+  if (s->mass_kind == CHS_MASS_CONFIG) {
+    return total_field_general(f, y, ydot, extended);
+  }
   chs_total_ws *ws = CHSFormulation_GetPrivate(f);
   sunindextype n = s->n;
   const sunrealtype *q = y;
@@ -183,7 +325,7 @@ const CHSFormulationOps chs_formulation_total = {
     .name = "total",
     .summary = "total Hamiltonian H + lambda(q,p)^T g (manifold invariant, a saddle)",
     .source = "seed 001 (17), (43); seed 002 (3.9)-(3.10) with eta = 0",
-    .flags = CHS_FORM_ODE | CHS_FORM_NEEDS_HAMILTONIAN,
+    .flags = CHS_FORM_ODE | CHS_FORM_NEEDS_HAMILTONIAN | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME,
     .init = chs_total_init,
     .free = chs_total_free,
     .rhs = total_rhs,

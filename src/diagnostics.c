@@ -131,8 +131,9 @@ int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord
   const char *fname = d->f->ops->name;
   memset(rec, 0, sizeof *rec);
   rec->t = t;
-  if (CHSFormulation_ToPhysical(d->f, y, d->q, d->p) != 0 || !chs_all_finite(d->q, n) ||
-      !chs_all_finite(d->p, n)) {
+  /* the time first: a formulation's map to (q, p) may depend on it (ssf, impetus with g(q, t)) */
+  if (chs_system_set_time(s, t) != 0 || CHSFormulation_ToPhysical(d->f, y, d->q, d->p) != 0 ||
+      !chs_all_finite(d->q, n) || !chs_all_finite(d->p, n)) {
     return chs_error_set(err, CHS_ERR_NONFINITE, "%s: the solution is not finite at t = %g", fname,
                          (double)t);
   }

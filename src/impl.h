@@ -184,16 +184,18 @@ typedef struct CHSSystem {
   long n_gram_factor;
   /* M(q) and explicit time dependence (docs/mechanics.md); all NULL / 0 for constant-mass
    * autonomous problems, whose paths never look further than `general`. */
-  int general;           /* mass_kind == CHS_MASS_CONFIG or time_dependent != 0 */
-  unsigned time_bits;    /* dims.time_dependent */
-  sunrealtype *mfac;     /* CONFIG: Cholesky factor of M(q) at mq (n x n, LAPACK's lower) */
-  sunrealtype *mq;       /* CONFIG: the point of the factorisation */
-  int mq_valid;          /* CONFIG: mfac holds M(mq) factored */
-  sunrealtype *mvals;    /* CONFIG with a CSR pattern: the mass_nnz values */
-  sunrealtype *Gt;       /* TIME_CONSTRAINTS: G_t (stored like G) */
-  sunrealtype *gt, *gtt; /* TIME_CONSTRAINTS: g_t, g_tt (length m) */
-  sunrealtype *xn[4];    /* general: extra scratch of length n */
-  sunrealtype *xm[2];    /* general: extra scratch of length m */
+  int general;                 /* mass_kind == CHS_MASS_CONFIG or time_dependent != 0 */
+  unsigned time_bits;          /* dims.time_dependent */
+  sunrealtype *mfac;           /* CONFIG: Cholesky factor of M(q) at mq (n x n, LAPACK's lower) */
+  sunrealtype *mq;             /* CONFIG: the point of the factorisation */
+  int mq_valid;                /* CONFIG: mfac holds M(mq) factored */
+  sunrealtype *mvals;          /* CONFIG with a CSR pattern: the mass_nnz values */
+  struct chs_mass_sparse *msp; /* CONFIG with a CSR pattern: its sparse Cholesky factor (CHOLMOD:
+                                  symbolic analysis once, numeric per point; mfac is unused) */
+  sunrealtype *Gt;             /* TIME_CONSTRAINTS: G_t (stored like G) */
+  sunrealtype *gt, *gtt;       /* TIME_CONSTRAINTS: g_t, g_tt (length m) */
+  sunrealtype *xn[4];          /* general: extra scratch of length n */
+  sunrealtype *xm[2];          /* general: extra scratch of length m */
   long n_mass_factor;
 } CHSSystem;
 
@@ -214,6 +216,21 @@ void chs_mass_inv(const CHSSystem *s, const sunrealtype *p, sunrealtype *v);
  * CHS_RECOVERABLE (callback out of domain or M(q) not positive definite) or < 0. No-op for
  * constant mass matrices. */
 int chs_system_mass_at(CHSSystem *s, const sunrealtype *q);
+/* How M(q) is factored (chs_mass_factor_kind): not at all (constant M), densely (LAPACK dpotrf,
+ * n x n) or sparsely (CHOLMOD on the CSR pattern of dims.mass_nnz > 0; no n x n storage). */
+#define CHS_MASS_FACTOR_NONE 0
+#define CHS_MASS_FACTOR_DENSE 1
+#define CHS_MASS_FACTOR_SPARSE 2
+int chs_mass_factor_kind(const CHSSystem *s);
+/* CHS_MASS_CONFIG: out = d/de mass_grad(q + e u, x, y) at e = 0, i.e. grad_q of
+ * x^T M'(q; u) y at fixed u, x, y (second derivatives of M, which the problem interface does not
+ * provide): central differences extrapolated over CHS_MASS_GRAD_DIR_LEVELS halvings of the step
+ * (chs_richardson_central); exactly zero for u = 0. work: (CHS_MASS_GRAD_DIR_LEVELS + 1) n.
+ * 0, CHS_RECOVERABLE (callback out of domain) or < 0. */
+#define CHS_MASS_GRAD_DIR_LEVELS 4
+int chs_mass_grad_dir(CHSSystem *s, const sunrealtype *q, const sunrealtype *u,
+                      const sunrealtype *x, const sunrealtype *y, sunrealtype *out,
+                      sunrealtype *work);
 /* Time-dependent problems: ops->set_time(t) (and prob->time = t); no-op otherwise. */
 int chs_system_set_time(CHSSystem *s, sunrealtype t);
 /* TIME_CONSTRAINTS: g_t, G_t, g_tt at (q, prob->time) into s->gt, s->Gt, s->gtt; otherwise they
@@ -271,7 +288,9 @@ void chs_system_field(CHSSystem *s, const CHSKinematics *k, const sunrealtype *m
 typedef struct {
   sunrealtype *Gd2;                             /* scratch Gdot evaluations (gsize) */
   sunrealtype *a, *b, *c, *acc, *Gtw, *gvw, *e; /* length n */
+  sunrealtype *x;                               /* M(q): CHS_TOTAL_GENERAL_N more of length n */
 } chs_total_ws;
+#define CHS_TOTAL_GENERAL_N (6 + CHS_MASS_GRAD_DIR_LEVELS)
 int chs_total_init(CHSFormulation f, CHSParams params, CHSError *err);
 void chs_total_free(CHSFormulation f);
 int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, int extended);

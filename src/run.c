@@ -590,7 +590,10 @@ int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, voi
   N_Vector y = NULL;
   CHSIntegrator it = NULL;
   chs_observer ob = {NULL, monitor, ctx, 0, 0};
-  int rc = CHSFormulation_NewInitialState(f, &y, err);
+  /* the initial state at t0 (ssf's chart follows g(q, t)), whatever the problem's last time */
+  int rc = chs_system_set_time(&f->sys, opt->t0) == 0
+               ? CHSFormulation_NewInitialState(f, &y, err)
+               : chs_error_set(err, CHS_ERR_CALLBACK, "set_time(%g) failed", (double)opt->t0);
   if (rc == 0) {
     rc = CHSDiagnostics_Create(f, &ob.diag, err);
   }

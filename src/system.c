@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #endif
 #include <sundials/sundials_dense.h>
+#include <cholmod.h>
 #include "impl.h"
 
 void *chs_calloc_big(size_t bytes) {
@@ -30,8 +31,94 @@ extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, i
 extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a,
                     const int *lda, double *b, const int *ldb, int *info);
 
-/* M(q) is factored densely (also a sparse pattern, scattered into n x n): at most this n. */
+/* A dense M(q) is factored densely: at most this n (a CSR pattern: no limit but memory). */
 #define CHS_MASS_CONFIG_MAX_N 8000
+
+/* M(q) with a fixed CSR pattern (both triangles; as CSC it is the same symmetric matrix):
+ * CHOLMOD's symbolic analysis of the pattern once, a numeric factorisation per evaluation point,
+ * solves with reused workspace. */
+struct chs_mass_sparse {
+  cholmod_common c;
+  cholmod_sparse *A; /* the pattern, values pointing at s->mvals */
+  cholmod_factor *L;
+  cholmod_dense *B, *X, *Y, *E; /* right-hand side (n x 1) and cholmod_solve2's workspace */
+  int started;
+};
+
+static void chs_mass_sparse_free(struct chs_mass_sparse *ms) {
+  if (!ms) {
+    return;
+  }
+  if (ms->started) {
+    if (ms->A) {
+      ms->A->x = NULL; /* s->mvals: not CHOLMOD's */
+      ms->A->xtype = CHOLMOD_PATTERN;
+      cholmod_free_sparse(&ms->A, &ms->c);
+    }
+    cholmod_free_factor(&ms->L, &ms->c);
+    cholmod_free_dense(&ms->B, &ms->c);
+    cholmod_free_dense(&ms->X, &ms->c);
+    cholmod_free_dense(&ms->Y, &ms->c);
+    cholmod_free_dense(&ms->E, &ms->c);
+    cholmod_finish(&ms->c);
+  }
+  free(ms);
+}
+
+static int chs_mass_sparse_create(CHSSystem *s, const CHSProblemDims *d, CHSError *err) {
+  size_t n = (size_t)s->n, nnz = (size_t)d->mass_nnz;
+  if (s->n > INT32_MAX || d->mass_nnz > INT32_MAX) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "sparse mass matrix with n = %ld, %ld nonzeros: at most 2^31 - 1",
+                         (long)s->n, (long)d->mass_nnz);
+  }
+  struct chs_mass_sparse *ms = calloc(1, sizeof *ms);
+  if (!ms) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  s->msp = ms;
+  cholmod_start(&ms->c);
+  ms->started = 1;
+  ms->c.print = 0; /* the library never prints: failures are return codes */
+  ms->c.error_handler = NULL;
+  ms->c.final_ll =
+      1; /* LL': a non-positive pivot is reported (LDL' would factor an indefinite M) */
+  ms->A = cholmod_allocate_sparse(n, n, nnz, 1, 1, 1, CHOLMOD_PATTERN, &ms->c);
+  ms->B = cholmod_zeros(n, 1, CHOLMOD_REAL, &ms->c);
+  if (!ms->A || !ms->B) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory for the sparse mass matrix (n = %ld)",
+                         (long)s->n);
+  }
+  int *ap = ms->A->p, *ai = ms->A->i;
+  for (size_t i = 0; i <= n; i++) {
+    ap[i] = (int)d->mass_rowptr[i];
+  }
+  for (size_t k = 0; k < nnz; k++) {
+    ai[k] = (int)d->mass_colind[k];
+  }
+  ms->A->sorted = 0; /* CHOLMOD sorts what it needs; the pattern's order is the problem's */
+  if (!cholmod_check_sparse(ms->A, &ms->c)) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "problem '%s': the CSR pattern of its mass matrix (mass_rowptr, "
+                         "mass_colind) is invalid",
+                         s->ops->name);
+  }
+  ms->L = cholmod_analyze(ms->A, &ms->c); /* the pattern is fixed: once */
+  if (!ms->L) {
+    return chs_error_set(err, CHS_ERR_MEM, "sparse mass matrix: symbolic analysis failed (n = %ld)",
+                         (long)s->n);
+  }
+  ms->A->xtype = CHOLMOD_REAL; /* from now on with values: s->mvals */
+  ms->A->x = s->mvals;
+  return CHS_SUCCESS;
+}
+
+int chs_mass_factor_kind(const CHSSystem *s) {
+  if (s->mass_kind != CHS_MASS_CONFIG) {
+    return CHS_MASS_FACTOR_NONE;
+  }
+  return s->msp ? CHS_MASS_FACTOR_SPARSE : CHS_MASS_FACTOR_DENSE;
+}
 
 static int chs_mass_inverse(CHSSystem *s, const CHSProblemDims *d, CHSError *err) {
   sunindextype n = d->n;
@@ -103,7 +190,10 @@ done:
 /* The storage of M(q)'s factor and of the time derivatives of the constraints (one block). */
 static int chs_system_init_general(CHSSystem *s, const CHSProblemDims *d, CHSError *err) {
   size_t n = (size_t)s->n, m = (size_t)s->m, nn = 0, nv = 0;
-  if (s->mass_kind == CHS_MASS_CONFIG) {
+  if (s->mass_kind == CHS_MASS_CONFIG && d->mass_nnz > 0) { /* sparse: the point and the values */
+    nn = n;
+    nv = (size_t)d->mass_nnz;
+  } else if (s->mass_kind == CHS_MASS_CONFIG) {
     if (s->n > CHS_MASS_CONFIG_MAX_N) {
       return chs_error_set(err, CHS_ERR_UNSUPPORTED,
                            "configuration-dependent mass matrix with n = %ld: M(q) is factored "
@@ -111,7 +201,6 @@ static int chs_system_init_general(CHSSystem *s, const CHSProblemDims *d, CHSErr
                            (long)s->n, CHS_MASS_CONFIG_MAX_N);
     }
     nn = n * n + n;
-    nv = (size_t)d->mass_nnz;
   }
   size_t gt = (s->time_bits & CHS_TIME_CONSTRAINTS) ? (size_t)s->gsize + 2 * m : 0;
   sunrealtype *blk = calloc(nn + nv + gt + 4 * n + 2 * m + 1, sizeof *blk);
@@ -121,7 +210,7 @@ static int chs_system_init_general(CHSSystem *s, const CHSProblemDims *d, CHSErr
   s->mfac = blk; /* owns the block (freed through mfac) */
   sunrealtype *x = blk;
   if (nn) {
-    s->mq = x + n * n;
+    s->mq = x + nn - n; /* after the dense factor's n x n, if any */
     x += nn;
   }
   if (nv) {
@@ -139,6 +228,9 @@ static int chs_system_init_general(CHSSystem *s, const CHSProblemDims *d, CHSErr
   }
   s->xm[0] = x + 4 * n;
   s->xm[1] = s->xm[0] + m;
+  if (s->mass_kind == CHS_MASS_CONFIG && d->mass_nnz > 0) {
+    return chs_mass_sparse_create(s, d, err);
+  }
   return CHS_SUCCESS;
 }
 
@@ -234,6 +326,7 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
 }
 
 void chs_system_free(CHSSystem *s) {
+  chs_mass_sparse_free(s->msp);
   free(s->minv);
   free(s->mfac);
   free(s->block);
@@ -241,6 +334,20 @@ void chs_system_free(CHSSystem *s) {
   free(s->rp32);
   chs_gram_destroy(&s->gram);
   memset(s, 0, sizeof *s);
+}
+
+/* v <- M^{-1} v with the sparse factor (CHOLMOD's solve through its reused workspace; NaN if
+ * CHOLMOD fails, which the callers' finiteness checks report). */
+static void chs_mass_sparse_solve(struct chs_mass_sparse *ms, sunrealtype *v) {
+  size_t n = ms->A->nrow;
+  memcpy(ms->B->x, v, n * sizeof *v);
+  if (!cholmod_solve2(CHOLMOD_A, ms->L, ms->B, NULL, &ms->X, NULL, &ms->Y, &ms->E, &ms->c)) {
+    for (size_t i = 0; i < n; i++) {
+      v[i] = NAN;
+    }
+    return;
+  }
+  memcpy(v, ms->X->x, n * sizeof *v);
 }
 
 void chs_mass_inv(const CHSSystem *s, const sunrealtype *p, sunrealtype *v) {
@@ -267,6 +374,10 @@ void chs_mass_inv(const CHSSystem *s, const sunrealtype *p, sunrealtype *v) {
       for (sunindextype i = 0; i < n; i++) {
         v[i] = NAN;
       }
+      break;
+    }
+    if (s->msp) {
+      chs_mass_sparse_solve(s->msp, v);
       break;
     }
     dpotrs_("L", &ni, &one, s->mfac, &ni, v, &ni, &info);
@@ -384,18 +495,25 @@ int chs_system_mass_at(CHSSystem *s, const sunrealtype *q) {
     return 0; /* factored at this point already */
   }
   s->mq_valid = 0;
-  const CHSProblemDims *d = &s->prob->dims;
-  if (s->mvals) { /* CSR pattern: its values scattered into the dense factor's storage */
+  if (s->msp) { /* CSR pattern: CHOLMOD's numeric factorisation on the analysed pattern */
+    struct chs_mass_sparse *ms = s->msp;
     CHS_CALL(chs_cb(s->ops->mass_matrix(s->data, q, s->mvals)));
-    memset(s->mfac, 0, (size_t)n * bytes);
-    for (sunindextype i = 0; i < n; i++) {
-      for (sunindextype k = d->mass_rowptr[i]; k < d->mass_rowptr[i + 1]; k++) {
-        s->mfac[i * n + d->mass_colind[k]] = s->mvals[k];
-      }
+    if (!chs_all_finite(s->mvals, (sunindextype)ms->A->nzmax)) {
+      return CHS_RECOVERABLE;
     }
-  } else {
-    CHS_CALL(chs_cb(s->ops->mass_matrix(s->data, q, s->mfac)));
+    int ok = cholmod_factorize(ms->A, ms->L, &ms->c);
+    s->n_mass_factor++;
+    if (ms->c.status == CHOLMOD_NOT_POSDEF || (ok && (ms->L->minor < ms->L->n || !ms->L->is_ll))) {
+      return CHS_RECOVERABLE; /* not positive definite at q */
+    }
+    if (!ok || ms->c.status < CHOLMOD_OK) {
+      return CHS_ERR_MEM; /* CHOLMOD's failures other than the matrix: out of memory */
+    }
+    memcpy(s->mq, q, bytes);
+    s->mq_valid = 1;
+    return 0;
   }
+  CHS_CALL(chs_cb(s->ops->mass_matrix(s->data, q, s->mfac)));
   if (!chs_all_finite(s->mfac, n * n)) {
     return CHS_RECOVERABLE;
   }
@@ -408,6 +526,40 @@ int chs_system_mass_at(CHSSystem *s, const sunrealtype *q) {
   }
   memcpy(s->mq, q, bytes);
   s->mq_valid = 1;
+  return 0;
+}
+
+int chs_mass_grad_dir(CHSSystem *s, const sunrealtype *q, const sunrealtype *u,
+                      const sunrealtype *x, const sunrealtype *y, sunrealtype *out,
+                      sunrealtype *work) {
+  sunindextype n = s->n;
+  sunrealtype unorm = 0, qnorm = 0;
+  for (sunindextype i = 0; i < n; i++) {
+    unorm = fmax(unorm, fabs(u[i]));
+    qnorm = fmax(qnorm, fabs(q[i]));
+  }
+  if (unorm == 0) {
+    memset(out, 0, (size_t)n * sizeof *out);
+    return 0;
+  }
+  sunrealtype *R = work, *qe = work + CHS_MASS_GRAD_DIR_LEVELS * n;
+  sunrealtype eps = 1e-2 * (1 + qnorm) / unorm; /* |eps u| = 1e-2 (1 + |q|) at the first level */
+  for (int l = 0; l < CHS_MASS_GRAD_DIR_LEVELS; l++, eps /= 2) {
+    sunrealtype *row = R + l * n;
+    for (sunindextype i = 0; i < n; i++) {
+      qe[i] = q[i] + eps * u[i];
+    }
+    CHS_CALL(chs_cb(s->ops->mass_grad(s->data, qe, x, y, row)));
+    for (sunindextype i = 0; i < n; i++) {
+      qe[i] = q[i] - eps * u[i];
+    }
+    CHS_CALL(chs_cb(s->ops->mass_grad(s->data, qe, x, y, out)));
+    for (sunindextype i = 0; i < n; i++) {
+      row[i] = (row[i] - out[i]) / (2 * eps);
+    }
+  }
+  chs_richardson_central(R, CHS_MASS_GRAD_DIR_LEVELS, n);
+  memcpy(out, R + (CHS_MASS_GRAD_DIR_LEVELS - 1) * n, (size_t)n * sizeof *out);
   return 0;
 }
 

@@ -489,7 +489,8 @@ if [[ $under_valgrind -eq 1 ]]; then
   for args in "--configs dirac/erk:nosuch --tols 1e-4:1e-6:2" "--configs dirac/erk:dp5 --tols 1e-4:1e-6:0" \
     "--configs nosuch/erk:dp5 --tols 1e-4:1e-6:2" "--configs dirac/erk:dp5 --tols 1e-4:1e-6:2 --out $tmp/afile"; do
     # shellcheck disable=SC2086
-    valgrind -q --leak-check=full --errors-for-leak-kinds=all --error-exitcode=9 "$chs" workprec \
+    valgrind -q --leak-check=full --errors-for-leak-kinds=all --error-exitcode=9 \
+      --suppressions="${BASH_SOURCE%/*}/memcheck/valgrind.supp" "$chs" workprec \
       --problem pendulum --tf 1 --no-cache $args >/dev/null 2>"$tmp/err"
     st=$?
     if [[ $st -eq 2 ]]; then ok; else bad "valgrind workprec $args: exit $st: $(head -c 600 "$tmp/err")"; fi
@@ -705,6 +706,19 @@ done
 # current t = 0").
 expect 2 "initial derivative" -- run --problem pendulum:gravity=1e308 --formulation dae-ggl --method ida --rtol 1e-8 --atol 1e-8 --tf 5
 # ---- end of issue 12: integrator robustness ----
+# ---- issue 13 (s5-forms): extended, total, impetus, fj, ssf with M(q) and g(q, t) ----
+# They ran only standard/dirac/baumgarte/dae-* (exit 2 "does not support"); now M(q) (andrews)
+# runs through all of them and g(q, t) (car-axis) through impetus, fj and ssf; extended and total
+# refuse g(q, t) and say why (their multiplier gradient needs grad_q g_tt and d/dq (G_t v)).
+for f in extended total impetus fj ssf; do
+  expect 0 "" -- run --problem andrews --formulation $f --method erk:dp5 --rtol 1e-8 --atol 1e-10 --tf 0.002
+done
+for f in impetus fj ssf; do
+  expect 0 "" -- run --problem car-axis --formulation $f --method erk:dp5 --rtol 1e-6 --atol 1e-8 --tf 0.05
+done
+expect 2 "g_tt" -- run --problem car-axis --formulation total --method erk:dp5 --rtol 1e-6 --atol 1e-8 --tf 0.05
+expect 2 "g_tt" -- run --problem car-axis --formulation extended --method erk:dp5 --rtol 1e-6 --atol 1e-8 --tf 0.05
+# ---- end of issue 13 (s5-forms) ----
 
 echo "cli: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -344,4 +344,317 @@ static const CHSProblemOps offset_polar_pendulum_ops = {
     .mass_grad = pp_mass_grad,
 };
 
+/* ------------------------------------------------------------------ tilted mass
+ * A unit circle g = (q0^2 + q1^2 - 1) / 2 under V = q1 with a full, non-diagonal M(q) whose
+ * second derivatives do not vanish (test_mass_forms.c):
+ *   M(q) = [[2 + cos q1, s], [s, 2 + q0^2]],  s = sin(q0 + q1) / 2  (SPD: diagonal >= 1, |s| <=
+ * 1/2), dM/dq0 = [[0, c], [c, 2 q0]],  dM/dq1 = [[-sin q1, c], [c, 0]],  c = cos(q0 + q1) / 2.
+ *   Start q = (1, 0), v = (0, 1) (tangent), p = M v. */
+static void tm_M(const sunrealtype *q, sunrealtype *M) {
+  sunrealtype s = sin(q[0] + q[1]) / 2;
+  M[0] = 2 + cos(q[1]);
+  M[1] = M[2] = s;
+  M[3] = 2 + q[0] * q[0];
+}
+/* dM/dq_j, row-major */
+static void tm_dM(const sunrealtype *q, int j, sunrealtype *D) {
+  sunrealtype c = cos(q[0] + q[1]) / 2;
+  D[0] = j == 0 ? 0 : -sin(q[1]);
+  D[1] = D[2] = c;
+  D[3] = j == 0 ? 2 * q[0] : 0;
+}
+static int tm_create(CHSParams params, void **data, CHSProblemDims *d, CHSError *err) {
+  (void)params;
+  (void)err;
+  *data = NULL;
+  d->n = 2;
+  d->m = 1;
+  d->mass_kind = CHS_MASS_CONFIG;
+  d->jac_kind = CHS_JAC_DENSE;
+  d->declares = CHS_DECLARE_LINEAR_POTENTIAL | CHS_DECLARE_QUADRATIC_CONSTRAINTS;
+  return 0;
+}
+static int tm_potential(void *data, const sunrealtype *q, sunrealtype *V) {
+  (void)data;
+  *V = q[1];
+  return 0;
+}
+static int tm_force(void *data, const sunrealtype *q, sunrealtype *F) {
+  (void)data;
+  (void)q;
+  F[0] = 0;
+  F[1] = -1;
+  return 0;
+}
+static int tm_constraint(void *data, const sunrealtype *q, sunrealtype *g) {
+  (void)data;
+  g[0] = (q[0] * q[0] + q[1] * q[1] - 1) / 2;
+  return 0;
+}
+static int tm_jacobian(void *data, const sunrealtype *q, sunrealtype *G) {
+  (void)data;
+  G[0] = q[0];
+  G[1] = q[1];
+  return 0;
+}
+static int tm_jacobian_dot(void *data, const sunrealtype *q, const sunrealtype *u,
+                           sunrealtype *Gd) {
+  (void)data;
+  (void)q;
+  Gd[0] = u[0];
+  Gd[1] = u[1];
+  return 0;
+}
+static int tm_initial(void *data, sunrealtype *q, sunrealtype *p) {
+  (void)data;
+  sunrealtype M[4];
+  q[0] = 1;
+  q[1] = 0;
+  tm_M(q, M);
+  p[0] = M[1];
+  p[1] = M[3];
+  return 0;
+}
+static int tm_mass(void *data, const sunrealtype *q, sunrealtype *M) {
+  (void)data;
+  tm_M(q, M);
+  return 0;
+}
+static int tm_mass_dir(void *data, const sunrealtype *q, const sunrealtype *u, const sunrealtype *b,
+                       sunrealtype *out) {
+  (void)data;
+  sunrealtype D0[4], D1[4];
+  tm_dM(q, 0, D0);
+  tm_dM(q, 1, D1);
+  for (int i = 0; i < 2; i++) {
+    out[i] = u[0] * (D0[2 * i] * b[0] + D0[2 * i + 1] * b[1]) +
+             u[1] * (D1[2 * i] * b[0] + D1[2 * i + 1] * b[1]);
+  }
+  return 0;
+}
+static int tm_mass_grad(void *data, const sunrealtype *q, const sunrealtype *a,
+                        const sunrealtype *b, sunrealtype *out) {
+  (void)data;
+  for (int j = 0; j < 2; j++) {
+    sunrealtype D[4];
+    tm_dM(q, j, D);
+    out[j] = a[0] * (D[0] * b[0] + D[1] * b[1]) + a[1] * (D[2] * b[0] + D[3] * b[1]);
+  }
+  return 0;
+}
+
+static const CHSProblemOps tilted_mass_ops = {
+    .abi_version = CHS_PROBLEM_ABI_VERSION,
+    .name = "tilted-mass",
+    .summary = "unit circle under gravity with a full M(q)",
+    .params_doc = "",
+    .create = tm_create,
+    .destroy = pp_destroy,
+    .potential = tm_potential,
+    .force = tm_force,
+    .constraint = tm_constraint,
+    .jacobian = tm_jacobian,
+    .jacobian_dot = tm_jacobian_dot,
+    .initial_state = tm_initial,
+    .mass_matrix = tm_mass,
+    .mass_dir = tm_mass_dir,
+    .mass_grad = tm_mass_grad,
+};
+
+/* ------------------------------------------------------------------ mass chain
+ * N tilted-mass blocks q_k = (x_k, y_k), each on its unit circle g_k = (|q_k|^2 - 1) / 2 under
+ * V = sum y_k, with M(q) block tridiagonal: diagonal blocks tm_M(q_k), neighbours coupled by
+ * eps I (constant; SPD by diagonal dominance for eps < 1/4). Parameters N (default 1000), eps
+ * (0.2) and sparse (1: CSR pattern, mass_nnz > 0; 0: the same M(q) as dense n x n values).
+ * Start: q_k = (cos f_k, sin f_k), f_k = -0.3 + 0.6 k / N, v_k = (-sin f_k, cos f_k), p = M v. */
+typedef struct {
+  long N;
+  int sparse;
+  sunrealtype eps;
+  sunindextype *rp, *ci, *mrp, *mci; /* G's CSR pattern; M's (sparse) */
+} mch_data;
+
+static int mch_create(CHSParams params, void **data, CHSProblemDims *d, CHSError *err) {
+  mch_data *P = calloc(1, sizeof *P);
+  if (!P) {
+    return CHS_ERR_MEM;
+  }
+  *data = P;
+  sunrealtype N = 0, sp = 0;
+  int rc = CHSParams_GetReal(params, "N", 1000, &N, err);
+  rc = rc ? rc : CHSParams_GetReal(params, "sparse", 1, &sp, err);
+  rc = rc ? rc : CHSParams_GetReal(params, "eps", 0.2, &P->eps, err);
+  if (rc != 0) {
+    return rc;
+  }
+  P->N = (long)N;
+  P->sparse = sp != 0;
+  long n = 2 * P->N, mnnz = 2 * n + 2 * (n - 2);
+  P->rp = malloc((size_t)(P->N + 1 + n + n + 1 + mnnz) * sizeof *P->rp);
+  if (!P->rp) {
+    return CHS_ERR_MEM;
+  }
+  P->ci = P->rp + P->N + 1;
+  P->mrp = P->ci + n;
+  P->mci = P->mrp + n + 1;
+  for (long k = 0; k <= P->N; k++) {
+    P->rp[k] = 2 * k;
+  }
+  for (long i = 0; i < n; i++) {
+    P->ci[i] = i;
+  }
+  long nz = 0;
+  for (long i = 0; i < n; i++) { /* row 2k + a: 2k - 2 + a, 2k, 2k + 1, 2k + 2 + a */
+    long k = i / 2, a = i % 2;
+    P->mrp[i] = nz;
+    if (k > 0) {
+      P->mci[nz++] = 2 * k - 2 + a;
+    }
+    P->mci[nz++] = 2 * k;
+    P->mci[nz++] = 2 * k + 1;
+    if (k < P->N - 1) {
+      P->mci[nz++] = 2 * k + 2 + a;
+    }
+  }
+  P->mrp[n] = nz;
+  d->n = n;
+  d->m = P->N;
+  d->mass_kind = CHS_MASS_CONFIG;
+  d->jac_kind = CHS_JAC_CSR;
+  d->nnz = n;
+  d->rowptr = P->rp;
+  d->colind = P->ci;
+  if (P->sparse) {
+    d->mass_nnz = nz;
+    d->mass_rowptr = P->mrp;
+    d->mass_colind = P->mci;
+  }
+  d->declares = CHS_DECLARE_LINEAR_POTENTIAL | CHS_DECLARE_QUADRATIC_CONSTRAINTS;
+  return 0;
+}
+static void mch_destroy(void *data) {
+  mch_data *P = data;
+  if (P) {
+    free(P->rp);
+  }
+  free(P);
+}
+static int mch_potential(void *data, const sunrealtype *q, sunrealtype *V) {
+  const mch_data *P = data;
+  *V = 0;
+  for (long k = 0; k < P->N; k++) {
+    *V += q[2 * k + 1];
+  }
+  return 0;
+}
+static int mch_force(void *data, const sunrealtype *q, sunrealtype *F) {
+  const mch_data *P = data;
+  (void)q;
+  for (long k = 0; k < P->N; k++) {
+    F[2 * k] = 0;
+    F[2 * k + 1] = -1;
+  }
+  return 0;
+}
+static int mch_constraint(void *data, const sunrealtype *q, sunrealtype *g) {
+  const mch_data *P = data;
+  for (long k = 0; k < P->N; k++) {
+    g[k] = (q[2 * k] * q[2 * k] + q[2 * k + 1] * q[2 * k + 1] - 1) / 2;
+  }
+  return 0;
+}
+static int mch_jacobian(void *data, const sunrealtype *q, sunrealtype *G) {
+  const mch_data *P = data;
+  memcpy(G, q, (size_t)(2 * P->N) * sizeof *G);
+  return 0;
+}
+static int mch_jacobian_dot(void *data, const sunrealtype *q, const sunrealtype *u,
+                            sunrealtype *Gd) {
+  const mch_data *P = data;
+  (void)q;
+  memcpy(Gd, u, (size_t)(2 * P->N) * sizeof *Gd);
+  return 0;
+}
+/* M(q) as CSR values (sparse) or n x n row-major (dense) */
+static int mch_mass(void *data, const sunrealtype *q, sunrealtype *M) {
+  const mch_data *P = data;
+  long n = 2 * P->N;
+  if (!P->sparse) {
+    memset(M, 0, (size_t)(n * n) * sizeof *M);
+  }
+  for (long i = 0; i < n; i++) {
+    long k = i / 2, a = i % 2;
+    sunrealtype B[4];
+    tm_M(q + 2 * k, B);
+    for (long t = P->mrp[i]; t < P->mrp[i + 1]; t++) {
+      long j = P->mci[t];
+      sunrealtype val = j / 2 == k ? B[2 * a + j % 2] : P->eps;
+      if (P->sparse) {
+        M[t] = val;
+      } else {
+        M[i * n + j] = val;
+      }
+    }
+  }
+  return 0;
+}
+static int mch_mass_dir(void *data, const sunrealtype *q, const sunrealtype *u,
+                        const sunrealtype *b, sunrealtype *out) {
+  const mch_data *P = data;
+  for (long k = 0; k < P->N; k++) {
+    tm_mass_dir(NULL, q + 2 * k, u + 2 * k, b + 2 * k, out + 2 * k);
+  }
+  return 0;
+}
+static int mch_mass_grad(void *data, const sunrealtype *q, const sunrealtype *a,
+                         const sunrealtype *b, sunrealtype *out) {
+  const mch_data *P = data;
+  for (long k = 0; k < P->N; k++) {
+    tm_mass_grad(NULL, q + 2 * k, a + 2 * k, b + 2 * k, out + 2 * k);
+  }
+  return 0;
+}
+static int mch_initial(void *data, sunrealtype *q, sunrealtype *p) {
+  const mch_data *P = data;
+  long N = P->N;
+  for (long k = 0; k < N; k++) {
+    sunrealtype f = -0.3 + 0.6 * (sunrealtype)k / (sunrealtype)N;
+    q[2 * k] = cos(f);
+    q[2 * k + 1] = sin(f);
+  }
+  for (long k = 0; k < N; k++) { /* p = M v, v_k = (-sin f_k, cos f_k) = (-y_k, x_k) */
+    sunrealtype B[4], vk[2] = {-q[2 * k + 1], q[2 * k]};
+    tm_M(q + 2 * k, B);
+    for (int a = 0; a < 2; a++) {
+      sunrealtype acc = B[2 * a] * vk[0] + B[2 * a + 1] * vk[1];
+      if (k > 0) {
+        acc += P->eps * (a == 0 ? -q[2 * k - 1] : q[2 * k - 2]);
+      }
+      if (k < N - 1) {
+        acc += P->eps * (a == 0 ? -q[2 * k + 3] : q[2 * k + 2]);
+      }
+      p[2 * k + a] = acc;
+    }
+  }
+  return 0;
+}
+
+static const CHSProblemOps mass_chain_ops = {
+    .abi_version = CHS_PROBLEM_ABI_VERSION,
+    .name = "mass-chain",
+    .summary = "N tilted-mass blocks with a block-tridiagonal M(q) (sparse or dense)",
+    .params_doc = "N=1000 blocks; eps=0.2 coupling; sparse=1 CSR pattern (0: dense values)",
+    .create = mch_create,
+    .destroy = mch_destroy,
+    .potential = mch_potential,
+    .force = mch_force,
+    .constraint = mch_constraint,
+    .jacobian = mch_jacobian,
+    .jacobian_dot = mch_jacobian_dot,
+    .initial_state = mch_initial,
+    .mass_matrix = mch_mass,
+    .mass_dir = mch_mass_dir,
+    .mass_grad = mch_mass_grad,
+};
+
 #endif
