@@ -18,6 +18,9 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <arkode/arkode_erkstep.h>
+#include <nvector/nvector_serial.h>
+#include "../src/compat.h"
 #include "chs/chs.h"
 
 /* ------------------------------------------------------------------ polar pendulum */
@@ -244,6 +247,40 @@ static const CHSProblemOps moving_circle_ops = {
     .set_time = mc_set_time,
     .constraint_dt = mc_constraint_dt,
 };
+
+/* The moving circle's independent model (test_mass.c, test_mass_forms.c, symplectic_mass.h): in
+ * the frame of the centre, f'' = -c''(t) . (cos f, sin f), integrated by the caller's ERKStep
+ * `model` on a = (f, f'); mc_model_advance brings it to t, mc_model_physical maps it to the
+ * physical state x = (q, p) of the moving circle (unit mass). */
+static inline int mc_model_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
+  const mc_data *P = user_data;
+  const sunrealtype *a = N_VGetArrayPointer(y);
+  sunrealtype *d = N_VGetArrayPointer(ydot);
+  sunrealtype cdd = -P->a * P->w * P->w * sin(P->w * t);
+  d[0] = a[1];
+  d[1] = -cdd * cos(a[0]); /* c'' = (cdd, 0) */
+  return 0;
+}
+static inline int mc_model_advance(void *model, N_Vector a, sunrealtype *t_model, sunrealtype t) {
+  if (t > *t_model) {
+    sunrealtype tr;
+    chs_erk_set_stop_time(model, t);
+    if (chs_erk_evolve(model, t, a, &tr, ARK_NORMAL) < 0) {
+      return -1;
+    }
+    *t_model = t;
+  }
+  return 0;
+}
+static inline void mc_model_physical(const mc_data *P, sunrealtype t, N_Vector model_state,
+                                     sunrealtype *x) {
+  const sunrealtype *a = N_VGetArrayPointer(model_state);
+  sunrealtype c = P->a * sin(P->w * t), cd = P->a * P->w * cos(P->w * t);
+  x[0] = c + sin(a[0]);
+  x[1] = -cos(a[0]);
+  x[2] = cd + a[1] * cos(a[0]);
+  x[3] = a[1] * sin(a[0]);
+}
 
 /* ------------------------------------------------------------------ offset polar pendulum
  * (appended for the symplectic methods' tests, test/symplectic_mass.h) The same pendulum in polar
