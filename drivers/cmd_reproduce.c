@@ -212,6 +212,60 @@ static int rep_run_any(CHSProblem prob, const char *form, CHSRunOptions opt, CHS
   return rc;
 }
 
+int rep_about(double ours, double paper, int ndigits) {
+  if (!isfinite(ours) || !isfinite(paper) || paper == 0 || ndigits < 1) {
+    return 0;
+  }
+  double unit = pow(10, floor(log10(fabs(paper))) - (ndigits - 1));
+  return fabs(ours - paper) <= 0.5 * unit * (1 + 1e-12);
+}
+
+typedef struct {
+  CHSFormulation f;
+  long npos, nmom, proj_steps, calls, every;
+  CHSMonitorFn inner;
+  void *ctx;
+} counting_ctx;
+
+static int counting_monitor(const CHSRecord *rec, void *ctx) {
+  counting_ctx *c = ctx;
+  CHSProjector proj = CHSFormulation_GetProjector(c->f);
+  if (proj) {
+    long np = CHSProjector_GetNumPosition(proj), nm = CHSProjector_GetNumMomentum(proj);
+    c->proj_steps += c->calls > 0 && (np > c->npos || nm > c->nmom); /* call 0: t0, no step */
+    c->npos = np;
+    c->nmom = nm;
+  }
+  int rc = 0;
+  if (c->inner && c->calls % c->every == 0) {
+    rc = c->inner(rec, c->ctx);
+  }
+  c->calls++;
+  return rc;
+}
+
+int rep_run_counted(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor,
+                    void *ctx, CHSRunSummary *sum, long *proj_steps, CHSError *err) {
+  SUNContext sunctx = NULL;
+  counting_ctx c = {.every = opt.every > 0 ? opt.every : 1, .inner = monitor, .ctx = ctx};
+  CHSRunSummary local;
+  if (chs_context_create(&sunctx) != 0) {
+    err->code = CHS_ERR_MEM;
+    snprintf(err->msg, sizeof err->msg, "cannot create a SUNContext");
+    return err->code;
+  }
+  chs_context_silence(sunctx);
+  opt.every = 1;
+  int rc = CHSFormulation_Create(form, prob, sunctx, &c.f, err);
+  if (rc == 0) {
+    rc = CHSRun(c.f, &opt, counting_monitor, &c, sum ? sum : &local, err);
+  }
+  *proj_steps = c.proj_steps;
+  CHSFormulation_Destroy(&c.f);
+  SUNContext_Free(&sunctx);
+  return rc;
+}
+
 int rep_run(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor, void *ctx,
             CHSRunSummary *sum, CHSError *err) {
   return rep_run_any(prob, form, opt, monitor, NULL, ctx, sum, NULL, err);

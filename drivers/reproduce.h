@@ -65,10 +65,24 @@ double rep_growth_exponent(const rep_series *s, const double *e, double lo, doub
 /* First output time with e > level, or NAN. */
 double rep_first_exceeding(const rep_series *s, const double *e, double level);
 
+/* The paper's words as thresholds, one definition for every experiment:
+ *   "almost every step"        a fraction of the steps >= REP_ALMOST_EVERY (9 in 10);
+ *   "about every k-th step"    steps per projection that round to k (rep_about(steps/n, k));
+ *   "about X", "approximately X", "perhaps until X" with X printed to one significant digit:
+ *                              ours rounds to X at that digit (rep_about). */
+#define REP_ALMOST_EVERY 0.9
+/* 1 when ours, rounded to the significant digits paper is printed with (ndigits), gives paper:
+ * |ours - paper| <= half a unit of paper's last digit. */
+int rep_about(double ours, double paper, int ndigits);
+
 /* One run of formulation `form` on prob with the library's run options (opt->every 0 means 1),
  * in a SUNContext of its own; the monitor may be NULL. Returns the run's code (err set). */
 int rep_run(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor, void *ctx,
             CHSRunSummary *sum, CHSError *err);
+/* rep_run that also counts the steps after which a projection (of either kind) was applied into
+ * *proj_steps: the monitor runs after every step, `monitor` sees every opt.every-th record. */
+int rep_run_counted(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor,
+                    void *ctx, CHSRunSummary *sum, long *proj_steps, CHSError *err);
 /* The same for the wedge product (CHSWedge_Run; monitor required). */
 int rep_wedge(CHSProblem prob, const char *form, CHSRunOptions opt, CHSWedgeMonitorFn monitor,
               void *ctx, CHSWedgeSummary *sum, CHSError *err);
