@@ -320,13 +320,14 @@ static void print_json(const rep_experiment *ex, const rep_report *r) {
   for (int i = 0; i < r->nclaims; i++) {
     printf("%s\n    {\"claim\": ", i ? "," : "");
     json_string(stdout, r->claims[i].claim);
-    printf(", \"holds\": %s, \"evidence\": ", r->claims[i].holds ? "true" : "false");
+    printf(", \"holds\": %s, \"evidence\": ",
+           r->claims[i].holds < 0 ? "null" : (r->claims[i].holds ? "true" : "false"));
     json_string(stdout, r->claims[i].evidence);
     printf("}");
   }
   printf("\n  ],\n  \"notes\": ");
   json_string(stdout, r->notes);
-  printf("\n}\n");
+  printf("\n}");
 }
 
 static void print_table(const rep_experiment *ex, const rep_report *r) {
@@ -344,17 +345,131 @@ static void print_table(const rep_experiment *ex, const rep_report *r) {
   }
   printf("\nclaims:\n");
   for (int i = 0; i < r->nclaims; i++) {
-    printf("  [%s] %s\n         %s\n", r->claims[i].holds ? "holds" : "FAILS", r->claims[i].claim,
-           r->claims[i].evidence);
+    printf("  [%s] %s\n         %s\n",
+           r->claims[i].holds < 0 ? "n/a" : (r->claims[i].holds ? "holds" : "FAILS"),
+           r->claims[i].claim, r->claims[i].evidence);
   }
   if (r->notes[0]) {
     printf("\nnotes:\n%s\n", r->notes);
   }
 }
 
+/* One experiment into r (memset by the caller, plot_dir set). */
+static int run_one(const rep_experiment *ex, rep_report *r, CHSError *err) {
+  CHSError_Clear(err);
+  return ex->run(r, err);
+}
+
+static void count_claims(const rep_report *r, int *hold, int *fail, int *na) {
+  *hold = *fail = *na = 0;
+  for (int i = 0; i < r->nclaims; i++) {
+    int h = r->claims[i].holds;
+    *(h < 0 ? na : (h ? hold : fail)) += 1;
+  }
+}
+
+/* --all: every experiment, then one summary table (JSON: {"experiments": [...], "summary":
+ * [...]}). A failing claim is a finding (exit 0); an experiment that cannot run is an error
+ * (reported in its row, exit status of the first such failure after the summary). */
+static int reproduce_all(int json, const char *plot_dir) {
+  int first_rc = 0;
+  CHSError first_err;
+  CHSError_Clear(&first_err);
+  typedef struct {
+    int hold, fail, na, rc;
+    char failing[1024];
+    char error[CHS_ERROR_MSG_LEN];
+  } row;
+  row *rows = calloc(NEXPERIMENTS, sizeof *rows);
+  if (!rows) {
+    fprintf(stderr, "chs: out of memory\n");
+    return CHS_EXIT_NUMERIC;
+  }
+  if (json) {
+    printf("{\n\"experiments\": [\n");
+  }
+  int printed = 0;
+  for (int k = 0; k < NEXPERIMENTS; k++) {
+    rep_report r;
+    memset(&r, 0, sizeof r);
+    r.plot_dir = plot_dir;
+    CHSError err;
+    int rc = run_one(experiments[k], &r, &err);
+    rows[k].rc = rc;
+    if (rc == 0) {
+      count_claims(&r, &rows[k].hold, &rows[k].fail, &rows[k].na);
+      for (int i = 0; i < r.nclaims; i++) {
+        if (r.claims[i].holds == 0) {
+          size_t used = strlen(rows[k].failing);
+          snprintf(rows[k].failing + used, sizeof rows[k].failing - used, "%s%s", used ? "; " : "",
+                   r.claims[i].claim);
+        }
+      }
+      if (json) {
+        printf("%s", printed++ ? ",\n" : "");
+        print_json(experiments[k], &r);
+      } else {
+        print_table(experiments[k], &r);
+        printf("\n");
+      }
+    } else {
+      snprintf(rows[k].error, sizeof rows[k].error, "%s", err.msg);
+      if (!first_rc) {
+        first_rc = rc;
+        first_err = err;
+      }
+    }
+    free(r.rows);
+    free(r.claims);
+  }
+  if (json) {
+    printf("\n],\n\"summary\": [");
+    for (int k = 0; k < NEXPERIMENTS; k++) {
+      printf("%s\n  {\"experiment\": ", k ? "," : "");
+      json_string(stdout, experiments[k]->name);
+      printf(", \"holding\": %d, \"failing\": %d, \"not_applicable\": %d, \"failing_claims\": ",
+             rows[k].hold, rows[k].fail, rows[k].na);
+      json_string(stdout, rows[k].failing);
+      printf(", \"error\": ");
+      if (rows[k].rc) {
+        json_string(stdout, rows[k].error);
+      } else {
+        printf("null");
+      }
+      printf("}");
+    }
+    printf("\n]\n}\n");
+  } else {
+    int th = 0, tf = 0, tn = 0;
+    printf("summary\n%-30s %7s %7s %5s  %s\n", "experiment", "holding", "failing", "n/a",
+           "failing claims");
+    for (int k = 0; k < NEXPERIMENTS; k++) {
+      if (rows[k].rc) {
+        printf("%-30s %7s %7s %5s  error: %s\n", experiments[k]->name, "-", "-", "-",
+               rows[k].error);
+        continue;
+      }
+      printf("%-30s %7d %7d %5d  %s\n", experiments[k]->name, rows[k].hold, rows[k].fail,
+             rows[k].na, rows[k].failing);
+      th += rows[k].hold;
+      tf += rows[k].fail;
+      tn += rows[k].na;
+    }
+    printf("%-30s %7d %7d %5d\n", "total", th, tf, tn);
+  }
+  free(rows);
+  int rc = first_rc;
+  if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
+    first_err.code = rc = CHS_ERR_IO;
+    snprintf(first_err.msg, sizeof first_err.msg, "could not write the standard output: %s",
+             strerror(errno));
+  }
+  return rc == 0 ? CHS_EXIT_OK : cli_fail(&first_err);
+}
+
 int cmd_reproduce(int argc, char **argv) {
   const char *name = NULL, *plot_dir = NULL;
-  int json = 0;
+  int json = 0, all = 0;
   for (int i = 1; i < argc; i++) {
     for (int j = 1; j < i; j++) { /* an option given twice is ambiguous: refused */
       if (argv[i][0] == '-' && argv[i][1] == '-' && strcmp(argv[j], argv[i]) == 0) {
@@ -363,10 +478,12 @@ int cmd_reproduce(int argc, char **argv) {
     }
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
+    } else if (strcmp(argv[i], "--all") == 0) {
+      all = 1;
     } else if (strcmp(argv[i], "--plot-dir") == 0 && i + 1 < argc) {
       plot_dir = argv[++i];
     } else if (strcmp(argv[i], "--help") == 0) {
-      printf("usage: chs reproduce EXPERIMENT [--json] [--plot-dir DIR]\n\nexperiments:\n");
+      printf("usage: chs reproduce EXPERIMENT|--all [--json] [--plot-dir DIR]\n\nexperiments:\n");
       for (int k = 0; k < NEXPERIMENTS; k++) {
         printf("  %-28s %s\n", experiments[k]->name, experiments[k]->summary);
       }
@@ -378,13 +495,17 @@ int cmd_reproduce(int argc, char **argv) {
       return CHS_EXIT_USAGE;
     }
   }
+  if (all && name) {
+    fprintf(stderr, "chs: reproduce: give an experiment or --all, not both ('%s')\n", name);
+    return CHS_EXIT_USAGE;
+  }
   const rep_experiment *ex = NULL;
   for (int k = 0; name && k < NEXPERIMENTS; k++) {
     if (strcmp(experiments[k]->name, name) == 0) {
       ex = experiments[k];
     }
   }
-  if (!ex) {
+  if (!ex && !all) {
     fprintf(stderr, "chs: unknown experiment '%s' (see `chs list experiments`)\n",
             name ? name : "");
     return CHS_EXIT_USAGE;
@@ -392,15 +513,18 @@ int cmd_reproduce(int argc, char **argv) {
   if (plot_dir && cli_check_output_dir("--plot-dir", plot_dir, 1) != 0) {
     return CHS_EXIT_USAGE;
   }
+  if (all) {
+    return reproduce_all(json, plot_dir);
+  }
   rep_report r;
   memset(&r, 0, sizeof r);
   r.plot_dir = plot_dir;
   CHSError err;
-  CHSError_Clear(&err);
-  int rc = ex->run(&r, &err);
+  int rc = run_one(ex, &r, &err);
   if (rc == 0) {
     if (json) {
       print_json(ex, &r);
+      printf("\n");
     } else {
       print_table(ex, &r);
     }
