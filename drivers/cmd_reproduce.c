@@ -183,9 +183,35 @@ int rep_plot(const char *dir, const char *name, const char *header, const double
     return -1;
   }
   snprintf(text, cap, "DATA = '%s'\n%s\n", dat, script);
-  int rc = plot_run(dir, png, 900, 600, text);
+  int rc = plot_run(dir, png, 800, 500, text);
   free(text);
   return rc;
+}
+
+int rep_plot_curves(const char *dir, const char *name, const char *title, const char *xlabel,
+                    const char *ylabel, int logy, const double *x, const double *const *ys,
+                    const char *const *labels, int k, long n) {
+  const double *cols[9];
+  char script[2048], header[512] = "x";
+  if (k < 1 || k > 8) {
+    return -1;
+  }
+  cols[0] = x;
+  int len = snprintf(script, sizeof script,
+                     "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n%sset key bottom right\n"
+                     "plot ",
+                     title, xlabel, ylabel, logy ? "set logscale y\nset format y '10^{%T}'\n" : "");
+  for (int c = 0; c < k; c++) {
+    cols[c + 1] = ys[c];
+    len += snprintf(script + len, sizeof script - (size_t)len, "%sDATA u 1:%d w l t '%s'",
+                    c ? ", " : "", c + 2, labels[c]);
+    size_t h = strlen(header);
+    snprintf(header + h, sizeof header - h, " y%d", c + 1);
+  }
+  if (len >= (int)sizeof script) {
+    return -1;
+  }
+  return rep_plot(dir, name, header, cols, k + 1, n, script);
 }
 
 /* A formulation of prob in its own SUNContext, then CHSRun (wmon == NULL) or CHSWedge_Run. */

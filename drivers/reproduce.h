@@ -124,4 +124,10 @@ int cli_rhs_costs(CHSProblem prob, const char *const *names, int k, long evals, 
 int rep_plot(const char *dir, const char *name, const char *header, const double *const *cols,
              int ncols, long nrows, const char *script);
 
+/* One figure: curves ys[0 .. k) (k <= 8) against x, n points, titles and labels chs's own text
+ * (no user input), logy: logarithmic y axis. rep_plot's return. */
+int rep_plot_curves(const char *dir, const char *name, const char *title, const char *xlabel,
+                    const char *ylabel, int logy, const double *x, const double *const *ys,
+                    const char *const *labels, int k, long n);
+
 #endif

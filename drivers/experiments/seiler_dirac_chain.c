@@ -272,8 +272,25 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
         }
         const double *cols[3] = {t, x, y};
         if (rep_plot(r->plot_dir, "seiler-dirac-chain-end-atom", "t x1 y1", cols, 3, NT,
-                     "set size ratio -1\nset title 'seed 000 Fig. 3: motion of an end atom "
-                     "(dirac, RK4 h = 0.1)'\nplot DATA u 2:3 w lp pt 7 ps 0.4 t 'atom 1'") != 0) {
+                     "set size ratio -1\nset title 'seed 000 Fig. 3 (right): motion of an end "
+                     "atom (dirac, RK4 h = 0.1)'\nset xlabel 'x'\nset ylabel 'y'\n"
+                     "plot DATA u 2:3 w l t 'atom 1, t in [0, 200]'") != 0) {
+          rc = err->code = CHS_ERR_IO;
+          snprintf(err->msg, sizeof err->msg, "plotting failed");
+        }
+      }
+      if (rc == 0 && t) {
+        /* Figs. 4-5: the Hamilton-Dirac run's errors and residuals (log scale, t in [0, 200]) */
+        const double *f4[2] = {ie[1], tr[1].energy}, *f5[2] = {tr[1].g, tr[1].psi};
+        const char *l4[2] = {"integration error", "relative energy error"},
+                   *l5[2] = {"|g| (position)", "|psi| (momentum)"};
+        if (rep_plot_curves(r->plot_dir, "seiler-dirac-chain-fig4",
+                            "seed 000 Fig. 4: integration and energy error (chain, dirac, RK4 h "
+                            "= 0.1)",
+                            "t", "error", 1, t, f4, l4, 2, NT) != 0 ||
+            rep_plot_curves(r->plot_dir, "seiler-dirac-chain-fig5",
+                            "seed 000 Fig. 5: constraint residuals (chain, dirac, RK4 h = 0.1)",
+                            "t", "residual", 1, t, f5, l5, 2, NT) != 0) {
           rc = err->code = CHS_ERR_IO;
           snprintf(err->msg, sizeof err->msg, "plotting failed");
         }

@@ -195,10 +195,10 @@ static int seiler_dirac_pendulum(rep_report *r, CHSError *err) {
         snprintf(name, sizeof name, "seiler-dirac-pendulum-%s", files[c]);
         snprintf(script, sizeof script,
                  "set logscale y\nset format y '10^{%%T}'\nset xlabel 't'\nset key bottom right\n"
-                 "set title 'seed 000 Sec. 6, RK4 h = 0.1: %s'\n"
+                 "set title 'seed 000 Fig. %d: %s (pendulum, RK4 h = 0.1)'\n"
                  "plot DATA u 1:2 w l t 'inv (standard)', DATA u 1:3 w l t 'ham (extended)', "
                  "DATA u 1:4 w l t 'dir (dirac)'",
-                 titles[c]);
+                 c < 2 ? 1 : 2, titles[c]);
         long n = s[0].n < s[1].n ? s[0].n : s[1].n;
         n = n < s[2].n ? n : s[2].n;
         if (rep_plot(r->plot_dir, name, "t standard extended dirac", cols, NF + 1, n, script) !=

@@ -180,6 +180,25 @@ static int seiler_momentum_projection(rep_report *r, CHSError *err) {
         "compare ratios (paper 0.39/0.05 ~ 8, ours %.3g/%.3g = %.2g) and frequencies.\n",
         sp[1].a_peak, sp[0].a_peak, sp[1].a_peak / sp[0].a_peak);
   }
+  if (rc == 0 && r->plot_dir) {
+    /* Fig. 1: integration and energy error without / with momentum / with position projections
+     * (the three runs share the output grid t = 0, 1, ..., 1023) */
+    long n = s[0].n < s[1].n ? s[0].n : s[1].n;
+    n = n < s[2].n ? n : s[2].n;
+    const char *lab[3] = {"without projections", "momentum projections", "position projections"};
+    const double *ie[3] = {s[0].int_err, s[1].int_err, s[2].int_err},
+                 *ee[3] = {s[0].energy_err, s[1].energy_err, s[2].energy_err};
+    if (rep_plot_curves(r->plot_dir, "seiler-momentum-projection-fig1-integration-error",
+                        "seed 001 Fig. 1: integration error (pendulum, RK4 h = 0.025, eps = 1e-6)",
+                        "t", "integration error", 1, s[0].t, ie, lab, 3, n) != 0 ||
+        rep_plot_curves(r->plot_dir, "seiler-momentum-projection-fig1-energy-error",
+                        "seed 001 Fig. 1: relative energy error (pendulum, RK4 h = 0.025, eps = "
+                        "1e-6)",
+                        "t", "relative energy error", 1, s[0].t, ee, lab, 3, n) != 0) {
+      rc = err->code = CHS_ERR_IO;
+      snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
+    }
+  }
   for (int k = 0; k < NR; k++) {
     rep_series_free(&s[k]);
   }
