@@ -10,6 +10,7 @@
  * The wedge-product panels (right of each figure): two tangent vectors of T*M carried by the
  * linearised steps (CHSWedge_Run), with the same midpoint rule solved to round-off by functional
  * iteration (gauss:1) so that the step map is exactly the midpoint map. */
+#include <stdlib.h>
 #include <string.h>
 #include "../reproduce.h"
 
@@ -222,11 +223,40 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
            "error grows with the tangents, which the flow shears (%.2g on [0, 10] for "
            "extended).\n",
            w_late[1][0], w_early[0][0], w_late[0][0], t_end[1], w[0].max10);
+  int rc = 0;
+  for (int f = 0; f < NF && r->plot_dir && rc == 0; f++) {
+    /* the figures' residual panels (the wedge-product panels are the rows above) */
+    const char *fig[NF] = {"3.1", "3.2", "4.1", "4.2"};
+    const char *file[NF] = {"leimkuhler-reich-fig3-1", "leimkuhler-reich-fig3-2",
+                            "leimkuhler-reich-fig4-1", "leimkuhler-reich-fig4-2"};
+    double *psi = malloc((size_t)(s[f].n ? s[f].n : 1) * sizeof *psi);
+    if (!psi) {
+      rc = CHS_ERR_MEM;
+      break;
+    }
+    for (long i = 0; i < s[f].n; i++) {
+      psi[i] = s[f].mom_res[i] / 2; /* the paper's q1 p1 + q2 p2 */
+    }
+    const double *ys[2] = {s[f].pos_res, psi};
+    const char *lab[2] = {"|g| = |q1^2 + q2^2 - 1|", "|q1 p1 + q2 p2|"};
+    char title[160];
+    snprintf(title, sizeof title, "seed 002 Fig. %s: constraint residuals, %s (midpoint h = 0.01)",
+             fig[f], labels[f]);
+    if (rep_plot_curves(r->plot_dir, file[f], title, "t", "residual", 1, s[f].t, ys, lab, 2,
+                        s[f].n) != 0) {
+      rc = CHS_ERR_IO;
+    }
+    free(psi);
+  }
+  if (rc != 0) {
+    err->code = rc;
+    snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
+  }
   for (int f = 0; f < NF; f++) {
     rep_series_free(&s[f]);
   }
   CHSProblem_Destroy(&prob);
-  return 0;
+  return rc;
 }
 
 const rep_experiment chs_experiment_leimkuhler_reich_stability = {
