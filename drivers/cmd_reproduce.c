@@ -183,9 +183,35 @@ int rep_plot(const char *dir, const char *name, const char *header, const double
     return -1;
   }
   snprintf(text, cap, "DATA = '%s'\n%s\n", dat, script);
-  int rc = plot_run(dir, png, 900, 600, text);
+  int rc = plot_run(dir, png, 800, 500, text);
   free(text);
   return rc;
+}
+
+int rep_plot_curves(const char *dir, const char *name, const char *title, const char *xlabel,
+                    const char *ylabel, int logy, const double *x, const double *const *ys,
+                    const char *const *labels, int k, long n) {
+  const double *cols[9];
+  char script[2048], header[512] = "x";
+  if (k < 1 || k > 8) {
+    return -1;
+  }
+  cols[0] = x;
+  int len = snprintf(script, sizeof script,
+                     "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n%sset key bottom right\n"
+                     "plot ",
+                     title, xlabel, ylabel, logy ? "set logscale y\nset format y '10^{%T}'\n" : "");
+  for (int c = 0; c < k; c++) {
+    cols[c + 1] = ys[c];
+    len += snprintf(script + len, sizeof script - (size_t)len, "%sDATA u 1:%d w l t '%s'",
+                    c ? ", " : "", c + 2, labels[c]);
+    size_t h = strlen(header);
+    snprintf(header + h, sizeof header - h, " y%d", c + 1);
+  }
+  if (len >= (int)sizeof script) {
+    return -1;
+  }
+  return rep_plot(dir, name, header, cols, k + 1, n, script);
 }
 
 /* A formulation of prob in its own SUNContext, then CHSRun (wmon == NULL) or CHSWedge_Run. */
@@ -208,6 +234,60 @@ static int rep_run_any(CHSProblem prob, const char *form, CHSRunOptions opt, CHS
               : CHSRun(f, &opt, monitor, ctx, sum ? sum : &local, err);
   }
   CHSFormulation_Destroy(&f);
+  SUNContext_Free(&sunctx);
+  return rc;
+}
+
+int rep_about(double ours, double paper, int ndigits) {
+  if (!isfinite(ours) || !isfinite(paper) || paper == 0 || ndigits < 1) {
+    return 0;
+  }
+  double unit = pow(10, floor(log10(fabs(paper))) - (ndigits - 1));
+  return fabs(ours - paper) <= 0.5 * unit * (1 + 1e-12);
+}
+
+typedef struct {
+  CHSFormulation f;
+  long npos, nmom, proj_steps, calls, every;
+  CHSMonitorFn inner;
+  void *ctx;
+} counting_ctx;
+
+static int counting_monitor(const CHSRecord *rec, void *ctx) {
+  counting_ctx *c = ctx;
+  CHSProjector proj = CHSFormulation_GetProjector(c->f);
+  if (proj) {
+    long np = CHSProjector_GetNumPosition(proj), nm = CHSProjector_GetNumMomentum(proj);
+    c->proj_steps += c->calls > 0 && (np > c->npos || nm > c->nmom); /* call 0: t0, no step */
+    c->npos = np;
+    c->nmom = nm;
+  }
+  int rc = 0;
+  if (c->inner && c->calls % c->every == 0) {
+    rc = c->inner(rec, c->ctx);
+  }
+  c->calls++;
+  return rc;
+}
+
+int rep_run_counted(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor,
+                    void *ctx, CHSRunSummary *sum, long *proj_steps, CHSError *err) {
+  SUNContext sunctx = NULL;
+  counting_ctx c = {.every = opt.every > 0 ? opt.every : 1, .inner = monitor, .ctx = ctx};
+  CHSRunSummary local;
+  if (chs_context_create(&sunctx) != 0) {
+    err->code = CHS_ERR_MEM;
+    snprintf(err->msg, sizeof err->msg, "cannot create a SUNContext");
+    return err->code;
+  }
+  chs_context_silence(sunctx);
+  opt.every = 1;
+  int rc = CHSFormulation_Create(form, prob, sunctx, &c.f, err);
+  if (rc == 0) {
+    rc = CHSRun(c.f, &opt, counting_monitor, &c, sum ? sum : &local, err);
+  }
+  *proj_steps = c.proj_steps;
+  CHSFormulation_Destroy(&c.f);
   SUNContext_Free(&sunctx);
   return rc;
 }
@@ -266,13 +346,14 @@ static void print_json(const rep_experiment *ex, const rep_report *r) {
   for (int i = 0; i < r->nclaims; i++) {
     printf("%s\n    {\"claim\": ", i ? "," : "");
     json_string(stdout, r->claims[i].claim);
-    printf(", \"holds\": %s, \"evidence\": ", r->claims[i].holds ? "true" : "false");
+    printf(", \"holds\": %s, \"evidence\": ",
+           r->claims[i].holds < 0 ? "null" : (r->claims[i].holds ? "true" : "false"));
     json_string(stdout, r->claims[i].evidence);
     printf("}");
   }
   printf("\n  ],\n  \"notes\": ");
   json_string(stdout, r->notes);
-  printf("\n}\n");
+  printf("\n}");
 }
 
 static void print_table(const rep_experiment *ex, const rep_report *r) {
@@ -290,17 +371,131 @@ static void print_table(const rep_experiment *ex, const rep_report *r) {
   }
   printf("\nclaims:\n");
   for (int i = 0; i < r->nclaims; i++) {
-    printf("  [%s] %s\n         %s\n", r->claims[i].holds ? "holds" : "FAILS", r->claims[i].claim,
-           r->claims[i].evidence);
+    printf("  [%s] %s\n         %s\n",
+           r->claims[i].holds < 0 ? "n/a" : (r->claims[i].holds ? "holds" : "FAILS"),
+           r->claims[i].claim, r->claims[i].evidence);
   }
   if (r->notes[0]) {
     printf("\nnotes:\n%s\n", r->notes);
   }
 }
 
+/* One experiment into r (memset by the caller, plot_dir set). */
+static int run_one(const rep_experiment *ex, rep_report *r, CHSError *err) {
+  CHSError_Clear(err);
+  return ex->run(r, err);
+}
+
+static void count_claims(const rep_report *r, int *hold, int *fail, int *na) {
+  *hold = *fail = *na = 0;
+  for (int i = 0; i < r->nclaims; i++) {
+    int h = r->claims[i].holds;
+    *(h < 0 ? na : (h ? hold : fail)) += 1;
+  }
+}
+
+/* --all: every experiment, then one summary table (JSON: {"experiments": [...], "summary":
+ * [...]}). A failing claim is a finding (exit 0); an experiment that cannot run is an error
+ * (reported in its row, exit status of the first such failure after the summary). */
+static int reproduce_all(int json, const char *plot_dir) {
+  int first_rc = 0;
+  CHSError first_err;
+  CHSError_Clear(&first_err);
+  typedef struct {
+    int hold, fail, na, rc;
+    char failing[1024];
+    char error[CHS_ERROR_MSG_LEN];
+  } row;
+  row *rows = calloc(NEXPERIMENTS, sizeof *rows);
+  if (!rows) {
+    fprintf(stderr, "chs: out of memory\n");
+    return CHS_EXIT_NUMERIC;
+  }
+  if (json) {
+    printf("{\n\"experiments\": [\n");
+  }
+  int printed = 0;
+  for (int k = 0; k < NEXPERIMENTS; k++) {
+    rep_report r;
+    memset(&r, 0, sizeof r);
+    r.plot_dir = plot_dir;
+    CHSError err;
+    int rc = run_one(experiments[k], &r, &err);
+    rows[k].rc = rc;
+    if (rc == 0) {
+      count_claims(&r, &rows[k].hold, &rows[k].fail, &rows[k].na);
+      for (int i = 0; i < r.nclaims; i++) {
+        if (r.claims[i].holds == 0) {
+          size_t used = strlen(rows[k].failing);
+          snprintf(rows[k].failing + used, sizeof rows[k].failing - used, "%s%s", used ? "; " : "",
+                   r.claims[i].claim);
+        }
+      }
+      if (json) {
+        printf("%s", printed++ ? ",\n" : "");
+        print_json(experiments[k], &r);
+      } else {
+        print_table(experiments[k], &r);
+        printf("\n");
+      }
+    } else {
+      snprintf(rows[k].error, sizeof rows[k].error, "%s", err.msg);
+      if (!first_rc) {
+        first_rc = rc;
+        first_err = err;
+      }
+    }
+    free(r.rows);
+    free(r.claims);
+  }
+  if (json) {
+    printf("\n],\n\"summary\": [");
+    for (int k = 0; k < NEXPERIMENTS; k++) {
+      printf("%s\n  {\"experiment\": ", k ? "," : "");
+      json_string(stdout, experiments[k]->name);
+      printf(", \"holding\": %d, \"failing\": %d, \"not_applicable\": %d, \"failing_claims\": ",
+             rows[k].hold, rows[k].fail, rows[k].na);
+      json_string(stdout, rows[k].failing);
+      printf(", \"error\": ");
+      if (rows[k].rc) {
+        json_string(stdout, rows[k].error);
+      } else {
+        printf("null");
+      }
+      printf("}");
+    }
+    printf("\n]\n}\n");
+  } else {
+    int th = 0, tf = 0, tn = 0;
+    printf("summary\n%-30s %7s %7s %5s  %s\n", "experiment", "holding", "failing", "n/a",
+           "failing claims");
+    for (int k = 0; k < NEXPERIMENTS; k++) {
+      if (rows[k].rc) {
+        printf("%-30s %7s %7s %5s  error: %s\n", experiments[k]->name, "-", "-", "-",
+               rows[k].error);
+        continue;
+      }
+      printf("%-30s %7d %7d %5d  %s\n", experiments[k]->name, rows[k].hold, rows[k].fail,
+             rows[k].na, rows[k].failing);
+      th += rows[k].hold;
+      tf += rows[k].fail;
+      tn += rows[k].na;
+    }
+    printf("%-30s %7d %7d %5d\n", "total", th, tf, tn);
+  }
+  free(rows);
+  int rc = first_rc;
+  if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
+    first_err.code = rc = CHS_ERR_IO;
+    snprintf(first_err.msg, sizeof first_err.msg, "could not write the standard output: %s",
+             strerror(errno));
+  }
+  return rc == 0 ? CHS_EXIT_OK : cli_fail(&first_err);
+}
+
 int cmd_reproduce(int argc, char **argv) {
   const char *name = NULL, *plot_dir = NULL;
-  int json = 0;
+  int json = 0, all = 0;
   for (int i = 1; i < argc; i++) {
     for (int j = 1; j < i; j++) { /* an option given twice is ambiguous: refused */
       if (argv[i][0] == '-' && argv[i][1] == '-' && strcmp(argv[j], argv[i]) == 0) {
@@ -309,10 +504,12 @@ int cmd_reproduce(int argc, char **argv) {
     }
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
+    } else if (strcmp(argv[i], "--all") == 0) {
+      all = 1;
     } else if (strcmp(argv[i], "--plot-dir") == 0 && i + 1 < argc) {
       plot_dir = argv[++i];
     } else if (strcmp(argv[i], "--help") == 0) {
-      printf("usage: chs reproduce EXPERIMENT [--json] [--plot-dir DIR]\n\nexperiments:\n");
+      printf("usage: chs reproduce EXPERIMENT|--all [--json] [--plot-dir DIR]\n\nexperiments:\n");
       for (int k = 0; k < NEXPERIMENTS; k++) {
         printf("  %-28s %s\n", experiments[k]->name, experiments[k]->summary);
       }
@@ -324,13 +521,17 @@ int cmd_reproduce(int argc, char **argv) {
       return CHS_EXIT_USAGE;
     }
   }
+  if (all && name) {
+    fprintf(stderr, "chs: reproduce: give an experiment or --all, not both ('%s')\n", name);
+    return CHS_EXIT_USAGE;
+  }
   const rep_experiment *ex = NULL;
   for (int k = 0; name && k < NEXPERIMENTS; k++) {
     if (strcmp(experiments[k]->name, name) == 0) {
       ex = experiments[k];
     }
   }
-  if (!ex) {
+  if (!ex && !all) {
     fprintf(stderr, "chs: unknown experiment '%s' (see `chs list experiments`)\n",
             name ? name : "");
     return CHS_EXIT_USAGE;
@@ -338,15 +539,18 @@ int cmd_reproduce(int argc, char **argv) {
   if (plot_dir && cli_check_output_dir("--plot-dir", plot_dir, 1) != 0) {
     return CHS_EXIT_USAGE;
   }
+  if (all) {
+    return reproduce_all(json, plot_dir);
+  }
   rep_report r;
   memset(&r, 0, sizeof r);
   r.plot_dir = plot_dir;
   CHSError err;
-  CHSError_Clear(&err);
-  int rc = ex->run(&r, &err);
+  int rc = run_one(ex, &r, &err);
   if (rc == 0) {
     if (json) {
       print_json(ex, &r);
+      printf("\n");
     } else {
       print_table(ex, &r);
     }

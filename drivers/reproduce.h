@@ -65,10 +65,24 @@ double rep_growth_exponent(const rep_series *s, const double *e, double lo, doub
 /* First output time with e > level, or NAN. */
 double rep_first_exceeding(const rep_series *s, const double *e, double level);
 
+/* The paper's words as thresholds, one definition for every experiment:
+ *   "almost every step"        a fraction of the steps >= REP_ALMOST_EVERY (9 in 10);
+ *   "about every k-th step"    steps per projection that round to k (rep_about(steps/n, k));
+ *   "about X", "approximately X", "perhaps until X" with X printed to one significant digit:
+ *                              ours rounds to X at that digit (rep_about). */
+#define REP_ALMOST_EVERY 0.9
+/* 1 when ours, rounded to the significant digits paper is printed with (ndigits), gives paper:
+ * |ours - paper| <= half a unit of paper's last digit. */
+int rep_about(double ours, double paper, int ndigits);
+
 /* One run of formulation `form` on prob with the library's run options (opt->every 0 means 1),
  * in a SUNContext of its own; the monitor may be NULL. Returns the run's code (err set). */
 int rep_run(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor, void *ctx,
             CHSRunSummary *sum, CHSError *err);
+/* rep_run that also counts the steps after which a projection (of either kind) was applied into
+ * *proj_steps: the monitor runs after every step, `monitor` sees every opt.every-th record. */
+int rep_run_counted(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor,
+                    void *ctx, CHSRunSummary *sum, long *proj_steps, CHSError *err);
 /* The same for the wedge product (CHSWedge_Run; monitor required). */
 int rep_wedge(CHSProblem prob, const char *form, CHSRunOptions opt, CHSWedgeMonitorFn monitor,
               void *ctx, CHSWedgeSummary *sum, CHSError *err);
@@ -109,5 +123,11 @@ int cli_rhs_costs(CHSProblem prob, const char *const *names, int k, long evals, 
  * (plot commands referring to the data file as '$DATA'). Returns 0, or -1 with a message. */
 int rep_plot(const char *dir, const char *name, const char *header, const double *const *cols,
              int ncols, long nrows, const char *script);
+
+/* One figure: curves ys[0 .. k) (k <= 8) against x, n points, titles and labels chs's own text
+ * (no user input), logy: logarithmic y axis. rep_plot's return. */
+int rep_plot_curves(const char *dir, const char *name, const char *title, const char *xlabel,
+                    const char *ylabel, int logy, const double *x, const double *const *ys,
+                    const char *const *labels, int k, long n);
 
 #endif

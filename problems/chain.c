@@ -21,8 +21,9 @@
  * checked: no two atoms that are not bonded closer than 0.8 sigma. Velocities: vel=ends (Sec. 7):
  * the end atoms move with speed v0 perpendicular to their bonds (the only directions consistent
  * with psi = 0), the last one with the orientation `sign` (-1: opposite to the first when the end
- * bonds are parallel, as they are for centre=7); vel=thermal: Gaussian momenta of variance kT from
- * the deterministic generator seeded by `seed` (splitmix64 + Box-Muller, state local to the
+ * bonds are parallel, as they are for centre=7: total momentum 0; sign=1: the same direction,
+ * the default before issue 17, whose molecule drifts); vel=thermal: Gaussian momenta of variance kT
+ * from the deterministic generator seeded by `seed` (splitmix64 + Box-Muller, state local to the
  * creation), total momentum removed, projected mass-orthogonally onto psi = 0 (p - G^T Q^{-1} G p,
  * a tridiagonal solve) and scaled to the kinetic energy (N - 1) kT / 2 of the N - 1 degrees of
  * freedom left.
@@ -561,8 +562,8 @@ static int chain_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError *
     sunrealtype la = hypot(ax, ay), lb = hypot(bx, by);
     C->p0[0] = C->v0 * ay / la;
     C->p0[1] = -C->v0 * ax / la;
-    C->p0[2 * N - 2] = -sign * C->v0 * by / lb;
-    C->p0[2 * N - 1] = sign * C->v0 * bx / lb;
+    C->p0[2 * N - 2] = sign * C->v0 * by / lb; /* sign * p1 when the end bonds are parallel */
+    C->p0[2 * N - 1] = -sign * C->v0 * bx / lb;
   } else {
     chain_thermal(C, q, C->p0, C->p0 + n);
   }

@@ -380,7 +380,7 @@ expect 2 "erk:nosuch" -- run --problem fj-example --method erk:nosuch --h 0.1 --
 expect 2 "--formulation" -- run --problem fj-example --formulation dirac --method erk:rk4 --h 0.1 --tf 1
 expect 2 "first-order" -- compare --problem fj-example --formulations dirac --method erk:rk4 --h 0.1 --tf 1
 "$chs" reproduce seiler-fj-example --json >"$tmp/fjex.json"
-if [[ $(grep -c '"holds": true' "$tmp/fjex.json") -eq 4 ]] && ! grep -q '"holds": false' "$tmp/fjex.json"; then ok; else bad "seiler-fj-example claims"; fi
+if [[ $(grep -c '"holds": true' "$tmp/fjex.json") -eq 5 ]] && ! grep -q '"holds": false' "$tmp/fjex.json"; then ok; else bad "seiler-fj-example claims"; fi
 
 
 # Issue 12 (outputs). Output paths are refused (exit 2, naming the path) before any integration:

@@ -10,6 +10,7 @@
  * The wedge-product panels (right of each figure): two tangent vectors of T*M carried by the
  * linearised steps (CHSWedge_Run), with the same midpoint rule solved to round-off by functional
  * iteration (gauss:1) so that the step map is exactly the midpoint map. */
+#include <stdlib.h>
 #include <string.h>
 #include "../reproduce.h"
 
@@ -64,6 +65,17 @@ static double max_until(const rep_series *s, const double *e, double t) {
   return m;
 }
 
+/* max of e over lo <= t <= hi */
+static double max_between(const rep_series *s, const double *e, double lo, double hi) {
+  double m = 0;
+  for (long i = 0; i < s->n; i++) {
+    if (s->t[i] >= lo - 1e-9 && s->t[i] <= hi + 1e-9) {
+      m = fmax(m, e[i]);
+    }
+  }
+  return m;
+}
+
 static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
   const char *spec = "pendulum:gscale=1";
   CHSProblem prob = NULL;
@@ -98,24 +110,64 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
                 "the implicit midpoint rule (Fig. 3.2)",
                 "|g| grows by %.3g from t = 0.1 to 1 (rate %.2f); the run breaks down at t = %.3g",
                 g1 / g01, rate, t_end[1]);
-  double e1 = max_until(&s[0], s[0].pos_res, 1), e10 = max_until(&s[0], s[0].pos_res, 10);
+  /* bounded: the late window [9, 10] no larger than 3 x the early [0, 1] (disjoint windows) */
+  double e1 = max_until(&s[0], s[0].pos_res, 1), e10 = max_between(&s[0], s[0].pos_res, 9, 10);
   rep_claim_add(r, t_end[0] >= 10 - 1e-9 && e10 <= 3 * e1,
                 "Dirac's Hamiltonian underlying ODE keeps the residuals bounded (a centre; Fig. "
                 "3.1)",
-                "max |g| on [0, 1] %.3g, on [0, 10] %.3g", e1, e10);
-  double s1 = max_until(&s[2], s[2].pos_res, 1), s10 = max_until(&s[2], s[2].pos_res, 10);
+                "max |g| on [0, 1] %.3g, on [9, 10] %.3g", e1, e10);
+  double s1 = max_until(&s[2], s[2].pos_res, 1), s10 = max_between(&s[2], s[2].pos_res, 9, 10);
   rep_claim_add(r, t_end[2] >= 10 - 1e-9 && s10 <= 3 * s1,
                 "the standard underlying ODE's position residual oscillates without growing "
                 "(Fig. 4.1)",
-                "max |g| on [0, 1] %.3g, on [0, 10] %.3g", s1, s10);
-  double d1 = max_until(&s[3], s[3].pos_res, 1), d10 = max_until(&s[3], s[3].pos_res, 10);
-  double dp1 = max_until(&s[3], s[3].mom_res, 1), dp10 = max_until(&s[3], s[3].mom_res, 10);
-  rep_claim_add(r, d10 > d1 || dp10 > dp1,
-                "the weakly Hamiltonian Dirac formulation shows some growth of the residuals "
-                "(Fig. 4.2)",
-                "max |g|, |psi| on [0, 1]: %.3g, %.3g; on [0, 10]: %.3g, %.3g (at the level of the "
-                "Newton tolerance)",
-                d1, dp1, d10, dp10);
+                "max |g| on [0, 1] %.3g, on [9, 10] %.3g", s1, s10);
+  /* Fig. 4.2's "some growth" of the weakly Hamiltonian Dirac residuals: the early window [0, 1]
+   * against the disjoint late window [9, 10], with the midpoint rule solved to round-off (gauss:1,
+   * the discretization alone) and with the Newton tolerance 1e-10 (dirk:midpoint, above). Growth
+   * means: the late maximum at least twice the early one and above round-off (1e-12). */
+  rep_series sd;
+  memset(&sd, 0, sizeof sd);
+  {
+    CHSRunOptions o = {.method = "gauss:1", .ctl = {.h = 0.01}, .tf = 10, .every = 10};
+    int drc = rep_run(prob, "dirac", o, rep_series_monitor, &sd, NULL, err);
+    if (drc != 0) {
+      for (int k = 0; k < NF; k++) {
+        rep_series_free(&s[k]);
+      }
+      rep_series_free(&sd);
+      CHSProblem_Destroy(&prob);
+      return drc;
+    }
+  }
+  double w_early[2][2], w_late[2][2]; /* [newton 1e-10, round-off][g, psi] */
+  const rep_series *dr[2] = {&s[3], &sd};
+  for (int k = 0; k < 2; k++) {
+    w_early[k][0] = max_between(dr[k], dr[k]->pos_res, 0, 1);
+    w_late[k][0] = max_between(dr[k], dr[k]->pos_res, 9, 10);
+    w_early[k][1] = max_between(dr[k], dr[k]->mom_res, 0, 1) / 2; /* the paper's psi: G p / 2 */
+    w_late[k][1] = max_between(dr[k], dr[k]->mom_res, 9, 10) / 2;
+    const char *how = k ? "solved to round-off (gauss:1)" : "Newton to 1e-10 (dirk:midpoint)";
+    rep_row_add(r, NAN, w_early[k][0], "weakly Hamiltonian (dirac), %s: max |g| on [0, 1]", how);
+    rep_row_add(r, NAN, w_late[k][0], "weakly Hamiltonian (dirac), %s: max |g| on [9, 10]", how);
+    rep_row_add(r, NAN, w_early[k][1],
+                "weakly Hamiltonian (dirac), %s: max |q1 p1 + q2 p2| on [0, 1]", how);
+    rep_row_add(r, NAN, w_late[k][1],
+                "weakly Hamiltonian (dirac), %s: max |q1 p1 + q2 p2| on [9, 10]", how);
+  }
+  int grows[2];
+  for (int k = 0; k < 2; k++) {
+    grows[k] = 0;
+    for (int c = 0; c < 2; c++) {
+      grows[k] = grows[k] || (w_late[k][c] >= 2 * w_early[k][c] && w_late[k][c] > 1e-12);
+    }
+  }
+  rep_claim_add(r, grows[1],
+                "the discretization introduces some growth of the weakly Hamiltonian Dirac "
+                "formulation's residuals (Fig. 4.2; midpoint rule solved to round-off)",
+                "max |g|, |q1 p1 + q2 p2| on [0, 1]: %.2g, %.2g; on [9, 10]: %.2g, %.2g (growth: "
+                "late >= 2 x early and > 1e-12)",
+                w_early[1][0], w_early[1][1], w_late[1][0], w_late[1][1]);
+  rep_series_free(&sd);
   /* Wedge product: extended and total to t = 1 (total breaks down near t = 2), standard and dirac
    * to t = 10. */
   wedge_acc w[NF];
@@ -156,20 +208,55 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
                 "period 3.3)",
                 w[3].sign_changes);
   rep_note(r,
-           "psi = q1 p1 + q2 p2 is a quadratic first integral of both the standard ODE (psi' = r - "
-           "Q lambda = 0 for any state) and the Dirac formulation, and g is one of the latter: the "
-           "implicit midpoint rule preserves quadratic first integrals, so these stay at the "
-           "Newton tolerance (1e-10) and 'growth' means growth at that level. The simplified "
-           "system breaks down (residuals of order 1) near t = 2. The wedge product is computed "
-           "with gauss:1, the same midpoint map solved to round-off, through its tangent map (the "
-           "stage equation linearised, Jacobian-vector products by extrapolated differences of "
-           "the right-hand side, see chs/wedge.h): its error grows with the tangents, which the "
-           "flow shears (8e-13 on [0, 10] for extended).\n");
+           "Conventions: the paper's g = q1^2 + q2^2 - 1 (pendulum:gscale=1) and its momentum "
+           "constraint q1 p1 + q2 p2; chs's momentum residual is |G M^-1 p| = |2 (q1 p1 + q2 "
+           "p2)|, so the rows |psi| are chs's (twice the paper's function) and the rows named "
+           "|q1 p1 + q2 p2| are the paper's (half of chs's). q1 p1 + q2 p2 is a quadratic first "
+           "integral of both the standard ODE and the Dirac formulation, and g one of the latter: "
+           "the midpoint rule preserves quadratic first integrals, so solved to round-off the "
+           "weakly Hamiltonian residuals stay at %.2g (|g| on [9, 10]); with Newton to 1e-10 they "
+           "move from %.2g to %.2g: that growth is the solver tolerance's, not the "
+           "discretization's. The simplified system breaks down (residuals of order 1) at t = "
+           "%.3g. The wedge product is computed with gauss:1, the same midpoint map solved to "
+           "round-off, through its tangent map (the stage equation linearised, Jacobian-vector "
+           "products by extrapolated differences of the right-hand side, see chs/wedge.h): its "
+           "error grows with the tangents, which the flow shears (%.2g on [0, 10] for "
+           "extended).\n",
+           w_late[1][0], w_early[0][0], w_late[0][0], t_end[1], w[0].max10);
+  int rc = 0;
+  for (int f = 0; f < NF && r->plot_dir && rc == 0; f++) {
+    /* the figures' residual panels (the wedge-product panels are the rows above) */
+    const char *fig[NF] = {"3.1", "3.2", "4.1", "4.2"};
+    const char *file[NF] = {"leimkuhler-reich-fig3-1", "leimkuhler-reich-fig3-2",
+                            "leimkuhler-reich-fig4-1", "leimkuhler-reich-fig4-2"};
+    double *psi = malloc((size_t)(s[f].n ? s[f].n : 1) * sizeof *psi);
+    if (!psi) {
+      rc = CHS_ERR_MEM;
+      break;
+    }
+    for (long i = 0; i < s[f].n; i++) {
+      psi[i] = s[f].mom_res[i] / 2; /* the paper's q1 p1 + q2 p2 */
+    }
+    const double *ys[2] = {s[f].pos_res, psi};
+    const char *lab[2] = {"|g| = |q1^2 + q2^2 - 1|", "|q1 p1 + q2 p2|"};
+    char title[160];
+    snprintf(title, sizeof title, "seed 002 Fig. %s: constraint residuals, %s (midpoint h = 0.01)",
+             fig[f], labels[f]);
+    if (rep_plot_curves(r->plot_dir, file[f], title, "t", "residual", 1, s[f].t, ys, lab, 2,
+                        s[f].n) != 0) {
+      rc = CHS_ERR_IO;
+    }
+    free(psi);
+  }
+  if (rc != 0) {
+    err->code = rc;
+    snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
+  }
   for (int f = 0; f < NF; f++) {
     rep_series_free(&s[f]);
   }
   CHSProblem_Destroy(&prob);
-  return 0;
+  return rc;
 }
 
 const rep_experiment chs_experiment_leimkuhler_reich_stability = {

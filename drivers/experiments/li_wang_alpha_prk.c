@@ -251,7 +251,8 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
     if (rep_plot(
             r->plot_dir, "li-wang-alpha-prk-energy", "t rattle lobatto3 alphaprk3", cols, 4, NT,
             "set logscale y\nset key center right\nset format y '%.0e'\nset xlabel 't'\nset ylabel "
-            "'|H - H0| / |H0|'\nset title 'chain N = 7, h = 0.05 (floor 1e-17)'\n"
+            "'|H - H0| / |H0|'\nset title 'seed 004: energy error, chain N = 7, h = 0.05 (floor "
+            "1e-17)'\n"
             "plot DATA u 1:2 w l t 'rattle', DATA u 1:3 w l t 'lobatto:3', DATA u 1:4 w l "
             "t 'alpha-prk:3'") != 0) {
       rc = err->code = CHS_ERR_IO;
