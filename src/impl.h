@@ -77,10 +77,11 @@ struct CHSProblem_ {
   sunrealtype time;        /* the time last passed to ops->set_time (time-dependent problems) */
 };
 
-/* Bytes of a version-1 (version-2) CHSProblemOps: the fields before the first one version 2 (3)
+/* Bytes of a version-1 (-2, -3) CHSProblemOps: the fields before the first one version 2 (3, 4)
  * appended. */
 #define CHS_PROBLEM_OPS_V1_SIZE offsetof(CHSProblemOps, nonconservative_force)
 #define CHS_PROBLEM_OPS_V2_SIZE offsetof(CHSProblemOps, mass_matrix)
+#define CHS_PROBLEM_OPS_V3_SIZE offsetof(CHSProblemOps, hessian_sparse)
 
 /* Plugins (problems/plugin.c). */
 int chs_is_plugin_spec(const char *name);
@@ -363,6 +364,22 @@ int chs_jac_work_create(CHSFormulation f, int mode, int residual, N_Vector y0, N
                         CHSJacWork **out, CHSError *err);
 void chs_jac_work_free(CHSJacWork **w);
 void chs_jac_work_shape(const CHSJacWork *w, sunindextype *nnz, sunindextype *mu, sunindextype *ml);
+/* The sparse path (IDA, ls=klu, DAE formulation with an analytic Jacobian): no dense buffer, the
+ * CSC pattern of the Jacobian at y0; chs_jac_work_set_solver gives it the KLU solver to
+ * re-analyse when the pattern changes; chs_jac_work_symbolic: KLU symbolic analyses so far (0
+ * off the sparse path). */
+int chs_jac_work_create_sparse(CHSFormulation f, N_Vector y0, CHSJacWork **out, CHSError *err);
+void chs_jac_work_set_solver(CHSJacWork *w, SUNLinearSolver ls);
+long chs_jac_work_symbolic(const CHSJacWork *w);
+/* src/jacobian_sparse.c: 3, 2, 1 for dae-index3, dae-ggl, dae-index1, else 0; the residual
+ * Jacobian dF/dy + cj dF/dy' of those in CSC (CXSparse's cs_dl, sorted row indices, freed with
+ * chs_csc_free): 0, CHS_RECOVERABLE (callback out of domain, non-finite), CHS_ERR_UNSUPPORTED
+ * (no analytic Jacobian, or hess V without hessian_sparse above 3000 coordinates) or < 0. */
+struct cs_dl_sparse;
+int chs_dae_kind(const CHSFormulationOps *ops);
+int chs_dae_jacobian_csc(CHSFormulation f, sunrealtype cj, const sunrealtype *y,
+                         struct cs_dl_sparse **out);
+void chs_csc_free(struct cs_dl_sparse *A);
 long chs_jac_work_evals(const CHSJacWork *w);
 int chs_cvode_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix A, void *user_data,
                   N_Vector tmp1, N_Vector tmp2, N_Vector tmp3);

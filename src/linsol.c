@@ -5,7 +5,9 @@
  *   band   SUNDIALS band matrix + band LU, with the band widths mu, ml of the Jacobian's sparsity
  *          pattern (found at set-up, src/jacobian.c): honest, so for the formulations whose
  *          Jacobian couples everything (through Q^{-1}) the band is the full matrix
- *   klu    SUNDIALS CSC sparse matrix + KLU, with the pattern found at set-up
+ *   klu    SUNDIALS CSC sparse matrix + KLU: for the DAE formulations with an analytic Jacobian
+ *          assembled sparse (src/jacobian_sparse.c, O(nnz), any size; KLU's symbolic analysis
+ *          reused while the pattern holds), otherwise with the pattern found at set-up
  *   spgmr  matrix-free GMRES (CVODE only), SUNDIALS' difference-quotient J v, no preconditioner
  *
  * Jacobian: jac=analytic is the formulation's (CHSFormulationOps.jacobian), jac=fd difference
@@ -23,6 +25,9 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 #include "impl.h"
+
+/* The dense solver's N x N matrix: up to this N (8000^2 doubles = 512 MB). */
+#define CHS_LS_DENSE_MAX 8000
 
 const char *const chs_ls_names[] = {"dense", "band", "klu", "spgmr", NULL};
 
@@ -89,7 +94,19 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
   } else {
     *user_jac = o->ls == CHS_LS_KLU; /* jac=fd: SUNDIALS' difference quotients, except for KLU */
   }
-  if (*user_jac || o->ls != CHS_LS_DENSE) {
+  if (o->ls == CHS_LS_KLU && residual && has && o->jac != CHS_JACOBIAN_FD &&
+      chs_dae_kind(f->ops) != 0) { /* assembled sparse (src/jacobian_sparse.c) */
+    CHSJacWork *w = NULL;
+    CHS_CALL(chs_jac_work_create_sparse(f, y0, &w, err));
+    chs_jac_work_free(&f->jac);
+    f->jac = w;
+  } else if (o->ls == CHS_LS_DENSE && N > CHS_LS_DENSE_MAX) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method %s: state size %ld too large for the dense linear solver (N x N "
+                         "matrix, limit %d): use ls=klu with a DAE formulation (ida), or "
+                         "cvode:bdf:ls=spgmr",
+                         method, (long)N, CHS_LS_DENSE_MAX);
+  } else if (*user_jac || o->ls != CHS_LS_DENSE) {
     CHSJacWork *w = NULL;
     int mode = has && o->jac != CHS_JACOBIAN_FD ? CHS_JACOBIAN_ANALYTIC : CHS_JACOBIAN_FD;
     CHS_CALL(chs_jac_work_create(f, mode, residual, y0, yp0, &w, err));
@@ -113,6 +130,9 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     *A = SUNDenseMatrix(N, N, ctx);
     *LS = *A ? SUNLinSol_Dense(y0, *A, ctx) : NULL;
     break;
+  }
+  if (*LS && f->jac) {
+    chs_jac_work_set_solver(f->jac, *LS);
   }
   if (!*LS) {
     if (*A) {
