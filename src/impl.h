@@ -380,6 +380,20 @@ int chs_dae_kind(const CHSFormulationOps *ops);
 int chs_dae_jacobian_csc(CHSFormulation f, sunrealtype cj, const sunrealtype *y,
                          struct cs_dl_sparse **out);
 void chs_csc_free(struct cs_dl_sparse *A);
+/* Preconditioner of CVODE's matrix-free Newton-Krylov iteration (ls=spgmr, prec=sparse) for the
+ * ODE formulations on (q, p) with constant mass: P = [I, -gamma M^{-1}; gamma (hess V +
+ * sum lambda_i hess g_i), I] in CSC, factored by KLU (src/jacobian_sparse.c).
+ * chs_precond_available: 1 when it can be built for f. Setup and solve are CVODE's
+ * CVLsPrecSetupFn / CVLsPrecSolveFn with the formulation as user data, using f->prec (owned by
+ * the integrator that set it, src/integrate/cvode.c). */
+typedef struct CHSPrecond CHSPrecond;
+int chs_precond_available(CHSFormulation f);
+int chs_precond_create(CHSFormulation f, N_Vector y0, CHSPrecond **out, CHSError *err);
+void chs_precond_free(CHSPrecond **p);
+int chs_precond_setup(sunrealtype t, N_Vector y, N_Vector fy, sunbooleantype jok,
+                      sunbooleantype *jcur, sunrealtype gamma, void *user_data);
+int chs_precond_solve(sunrealtype t, N_Vector y, N_Vector fy, N_Vector r, N_Vector z,
+                      sunrealtype gamma, sunrealtype delta, int lr, void *user_data);
 long chs_jac_work_evals(const CHSJacWork *w);
 int chs_cvode_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix A, void *user_data,
                   N_Vector tmp1, N_Vector tmp2, N_Vector tmp3);
@@ -397,6 +411,7 @@ int chs_ida_jac(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector
 extern const char *const chs_ls_names[]; /* "dense", "band", "klu", "spgmr", NULL */
 typedef struct {
   int ls, jac;
+  int prec; /* spgmr: 0 none, 1 sparse (P = [I, -gamma M^{-1}; gamma (H + K), I]); -1 not given */
 } chs_ls_options;
 int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls_options *o,
                  CHSError *err);
@@ -416,7 +431,8 @@ struct CHSFormulation_ {
   long n_recharts;
   CHSProjector projector; /* attached by CHSProjector_Create, or NULL */
   CHSError failure;
-  CHSJacWork *jac; /* Jacobian workspace of the integrator using it, or NULL */
+  CHSJacWork *jac;         /* Jacobian workspace of the integrator using it, or NULL */
+  struct CHSPrecond *prec; /* Krylov preconditioner of the CVODE using it (owned there), or NULL */
 };
 
 /* ------------------------------------------------------------------ shared checks and clocks */

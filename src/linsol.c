@@ -8,7 +8,10 @@
  *   klu    SUNDIALS CSC sparse matrix + KLU: for the DAE formulations with an analytic Jacobian
  *          assembled sparse (src/jacobian_sparse.c, O(nnz), any size; KLU's symbolic analysis
  *          reused while the pattern holds), otherwise with the pattern found at set-up
- *   spgmr  matrix-free GMRES (CVODE only), SUNDIALS' difference-quotient J v, no preconditioner
+ *   spgmr  matrix-free GMRES (CVODE only), SUNDIALS' difference-quotient J v; prec=sparse (the
+ *          default where it can be built: ODE formulations on (q, p), constant mass, hess V)
+ *          preconditions from the left with P = [I, -gamma M^{-1}; gamma (H + K_lambda), I]
+ *          factored by KLU (src/jacobian_sparse.c), prec=none without
  *
  * Jacobian: jac=analytic is the formulation's (CHSFormulationOps.jacobian), jac=fd difference
  * quotients: SUNDIALS' own for dense and band, forward differences by columns (src/jacobian.c)
@@ -30,12 +33,14 @@
 #define CHS_LS_DENSE_MAX 8000
 
 const char *const chs_ls_names[] = {"dense", "band", "klu", "spgmr", NULL};
+static const char *const chs_prec_names[] = {"none", "sparse", NULL};
 
 int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls_options *o,
                  CHSError *err) {
   CHSParams kv = NULL;
   o->ls = CHS_LS_DENSE;
   o->jac = -1;
+  o->prec = -1;
   int rc = CHSParams_Parse(params, &kv, err);
   if (rc == 0 && CHSParams_GetChoice(kv, "ls", chs_ls_names, CHS_LS_DENSE, &o->ls, err) != 0) {
     rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad linear solver (ls=dense, band, klu%s)",
@@ -49,6 +54,13 @@ int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls
   }
   if (rc == 0 && CHSParams_GetChoice(kv, "jac", chs_jac_mode_names, -1, &o->jac, err) != 0) {
     rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad Jacobian (jac=analytic, fd)", method);
+  }
+  if (rc == 0 && CHSParams_GetChoice(kv, "prec", chs_prec_names, -1, &o->prec, err) != 0) {
+    rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad preconditioner (prec=none, sparse)",
+                       method);
+  }
+  if (rc == 0 && o->prec >= 0 && o->ls != CHS_LS_SPGMR) {
+    rc = chs_error_set(err, CHS_ERR_ARG, "method %s: prec= is for ls=spgmr only", method);
   }
   if (rc == 0 && o->ls == CHS_LS_SPGMR && o->jac >= 0) {
     rc = chs_error_set(
@@ -84,7 +96,20 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
         miss ? ": it needs " : "", miss ? miss : "");
   }
   if (o->ls == CHS_LS_SPGMR) {
-    *LS = SUNLinSol_SPGMR(y0, SUN_PREC_NONE, 0, ctx);
+    /* prec=sparse (the default where it can be built): left preconditioning by the sparse part */
+    int prec = o->prec >= 0 ? o->prec : (!residual && chs_precond_available(f));
+    chs_precond_free(&f->prec);
+    if (prec && (residual || !chs_precond_available(f))) {
+      return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                           "method %s: prec=sparse needs an ODE formulation on (q, p) with a "
+                           "constant mass matrix, a conservative force and hess V (formulation "
+                           "'%s', problem '%s'): use prec=none",
+                           method, f->ops->name, CHSProblem_GetName(f->prob));
+    }
+    if (prec) {
+      CHS_CALL(chs_precond_create(f, y0, &f->prec, err));
+    }
+    *LS = SUNLinSol_SPGMR(y0, prec ? SUN_PREC_LEFT : SUN_PREC_NONE, 0, ctx);
     return *LS ? 0 : chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
   if (o->jac == CHS_JACOBIAN_ANALYTIC) {
