@@ -8,9 +8,9 @@
  *   klu    SUNDIALS CSC sparse matrix + KLU: for the DAE formulations with an analytic Jacobian
  *          assembled sparse (src/jacobian_sparse.c, O(nnz), any size; KLU's symbolic analysis
  *          reused while the pattern holds), otherwise with the pattern found at set-up
- *   spgmr  matrix-free GMRES (CVODE only), SUNDIALS' difference-quotient J v; prec=sparse (the
- *          default where it can be built: ODE formulations on (q, p), constant mass, hess V)
- *          preconditions from the left with P = [I, -gamma M^{-1}; gamma (H + K_lambda), I]
+ *   spgmr  matrix-free GMRES (CVODE only), SUNDIALS' difference-quotient J v; prec=sparse (ODE
+ *          formulations on (q, p), constant mass, hess V; default prec=none) preconditions from
+ *          the left with P = [I, -gamma M^{-1}; gamma (H + K_lambda), I]
  *          factored by KLU (src/jacobian_sparse.c), prec=none without
  *
  * Jacobian: jac=analytic is the formulation's (CHSFormulationOps.jacobian), jac=fd difference
@@ -96,8 +96,10 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
         miss ? ": it needs " : "", miss ? miss : "");
   }
   if (o->ls == CHS_LS_SPGMR) {
-    /* prec=sparse (the default where it can be built): left preconditioning by the sparse part */
-    int prec = o->prec >= 0 ? o->prec : (!residual && chs_precond_available(f));
+    /* prec=sparse: left preconditioning by the sparse part; not the default: on the coiled chain
+     * its KLU factorisation (a 2-D coupling) costs more than the Krylov iterations it saves
+     * (docs/scale.md) */
+    int prec = o->prec >= 0 ? o->prec : 0;
     chs_precond_free(&f->prec);
     if (prec && (residual || !chs_precond_available(f))) {
       return chs_error_set(err, CHS_ERR_UNSUPPORTED,
