@@ -35,6 +35,10 @@ static void print_summary(const cli_result *r) {
     }
     printf("\n");
   }
+  if (s->stats.lin_iters > 0 && s->stats.nonlin_iters > 0) { /* cvode ls=spgmr */
+    printf("  krylov         %ld iterations, %.2f per Newton iteration\n", s->stats.lin_iters,
+           (double)s->stats.lin_iters / (double)s->stats.nonlin_iters);
+  }
   if (cli_is_alpha_prk(r->method)) {
     printf("  alpha          max |alpha| %.3e; %ld steps along the second direction\n",
            (double)s->stats.alpha_max, s->stats.alpha_dir2_steps);

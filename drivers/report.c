@@ -114,6 +114,11 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
             "\"err_test_fails\": ",
             indent, s->stats.nonlin_iters, indent, s->stats.nonlin_conv_fails, indent);
     json_long(out, s->stats.err_test_fails, 1);
+    if (s->stats.lin_iters > 0) { /* Krylov (cvode ls=spgmr) */
+      fprintf(out, ",\n%s  \"lin_iters\": %ld,\n%s  \"lin_iters_per_newton\": ", indent,
+              s->stats.lin_iters, indent);
+      json_real(out, (double)s->stats.lin_iters / (double)s->stats.nonlin_iters, 1);
+    }
   }
   if (cli_is_alpha_prk(r->method)) { /* the family's own statistics */
     fprintf(out, ",\n%s  \"alpha_max\": ", indent);

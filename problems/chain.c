@@ -602,6 +602,183 @@ static int chain_hessian(void *data, const sunrealtype *q, const sunrealtype *u,
   return chain_eval(data, CHAIN_HU, q, u, Hu, NULL);
 }
 
+/* The pairs (i, j), i != j, both orders, that the sparse Hessian holds: all pairs without cutoff,
+ * else those closer than CHAIN_HESS_MARGIN rc (cell lists of that side), so that the pattern, and
+ * with it the symbolic analysis of a sparse Newton matrix, changes only after the atoms moved a
+ * tenth of rc relative to each other. Into a growing array *pairs (2 int32 per pair). */
+#define CHAIN_HESS_MARGIN 1.2
+static int chain_pairs(chain *C, const sunrealtype *q, int32_t **pairs, size_t *np) {
+  size_t cap = 16 * (size_t)C->N, k = 0;
+  int32_t *P = malloc(2 * cap * sizeof *P);
+  if (!P) {
+    return -1;
+  }
+  int rc = 0;
+#define CHAIN_ADD_PAIR(I, J)                                                                       \
+  do {                                                                                             \
+    if (k + 2 > cap) {                                                                             \
+      int32_t *P2 = realloc(P, 4 * cap * sizeof *P);                                               \
+      if (!P2) {                                                                                   \
+        free(P);                                                                                   \
+        return -1;                                                                                 \
+      }                                                                                            \
+      P = P2;                                                                                      \
+      cap *= 2;                                                                                    \
+    }                                                                                              \
+    P[2 * k] = (int32_t)(I);                                                                       \
+    P[2 * k + 1] = (int32_t)(J);                                                                   \
+    P[2 * k + 2] = (int32_t)(J);                                                                   \
+    P[2 * k + 3] = (int32_t)(I);                                                                   \
+    k += 2;                                                                                        \
+  } while (0)
+  if (C->cutoff == 0) {
+    for (sunindextype i = 0; i < C->N; i++) {
+      for (sunindextype j = i + 1; j < C->N; j++) {
+        CHAIN_ADD_PAIR(i, j);
+      }
+    }
+  } else {
+    sunrealtype R = CHAIN_HESS_MARGIN * C->cutoff, R2 = R * R;
+    if (chain_cells_build(C, q, NULL, R) != 0) {
+      free(P);
+      return 1;
+    }
+    const chain_cells *c = &C->cl;
+    const int64_t off[4] = {1, c->stride - 1, c->stride, c->stride + 1};
+    for (sunindextype o = 0; o < c->nocc; o++) {
+      sunindextype s = c->occ[o], a0 = c->start[s], a1 = c->start[s + 1];
+      for (int nb = -1; nb < 4; nb++) {
+        sunindextype b0 = a0, b1 = a1;
+        if (nb >= 0) {
+          sunindextype t =
+              c->dense ? s + (sunindextype)off[nb] : chain_find(c, c->key[s] + off[nb]);
+          if (t < 0) {
+            continue;
+          }
+          b0 = c->start[t];
+          b1 = c->start[t + 1];
+        }
+        for (sunindextype a = a0; a < a1; a++) {
+          for (sunindextype b = nb < 0 ? a + 1 : b0; b < b1; b++) {
+            sunrealtype dx = c->x[a] - c->x[b], dy = c->y[a] - c->y[b];
+            if (dx * dx + dy * dy < R2) {
+              CHAIN_ADD_PAIR(c->perm[a], c->perm[b]);
+            }
+          }
+        }
+      }
+    }
+  }
+#undef CHAIN_ADD_PAIR
+  *pairs = P;
+  *np = k;
+  return rc;
+}
+
+static int chain_cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* hess V in CSR (ABI 4): 2 x 2 blocks, atom i's rows hold atom i and the atoms paired with it
+ * (chain_pairs), in increasing order. Pair block h = (phi'' - phi'/r) e e^T + phi'/r I (zero
+ * beyond the cutoff): +h on the diagonal blocks (i, i), (j, j), -h on (i, j) and (j, i). */
+static int chain_hessian_sparse(void *data, const sunrealtype *q, sunindextype cap,
+                                sunindextype *rowptr, sunindextype *colind, sunrealtype *val) {
+  chain *C = data;
+  sunindextype N = C->N;
+  int32_t *P = NULL;
+  size_t np = 0;
+  int rc = chain_pairs(C, q, &P, &np);
+  if (rc != 0) {
+    return rc;
+  }
+  /* neighbour lists: atom i's partners (and i itself) at nb[start[i] .. start[i+1]) */
+  sunindextype *start = calloc((size_t)N + 1, sizeof *start);
+  int32_t *nb = malloc((np + (size_t)N) * sizeof *nb);
+  if (!start || !nb) {
+    free(P);
+    free(start);
+    free(nb);
+    return -1;
+  }
+  for (size_t k = 0; k < np; k++) {
+    start[P[2 * k] + 1]++;
+  }
+  for (sunindextype i = 0; i < N; i++) {
+    start[i + 1] += start[i] + 1;
+  }
+  for (sunindextype i = 0; i < N; i++) { /* self first, then the pairs */
+    nb[start[i]] = (int32_t)i;
+    start[i]++;
+  }
+  for (size_t k = 0; k < np; k++) {
+    nb[start[P[2 * k]]++] = P[2 * k + 1];
+  }
+  for (sunindextype i = N; i > 0; i--) {
+    start[i] = start[i - 1];
+  }
+  start[0] = 0;
+  free(P);
+  rowptr[0] = 0;
+  for (sunindextype i = 0; i < N; i++) {
+    qsort(nb + start[i], (size_t)(start[i + 1] - start[i]), sizeof *nb, chain_cmp_i32);
+    sunindextype len = 2 * (start[i + 1] - start[i]);
+    rowptr[2 * i + 1] = rowptr[2 * i] + len;
+    rowptr[2 * i + 2] = rowptr[2 * i + 1] + len;
+  }
+  if (rowptr[2 * N] <= cap) {
+    sunrealtype rc2 = C->cutoff * C->cutoff;
+    for (sunindextype i = 0; i < N; i++) {
+      sunindextype r0 = rowptr[2 * i], r1 = rowptr[2 * i + 1], kd = -1;
+      sunrealtype dxx = 0, dxy = 0, dyy = 0;
+      for (sunindextype k = start[i]; k < start[i + 1]; k++) {
+        sunindextype j = nb[k], o = 2 * (k - start[i]);
+        colind[r0 + o] = colind[r1 + o] = 2 * j;
+        colind[r0 + o + 1] = colind[r1 + o + 1] = 2 * j + 1;
+        if (!val) {
+          continue;
+        }
+        val[r0 + o] = val[r0 + o + 1] = val[r1 + o] = val[r1 + o + 1] = 0;
+        if (j == i) {
+          kd = o;
+          continue;
+        }
+        sunrealtype dx = q[2 * i] - q[2 * j], dy = q[2 * i + 1] - q[2 * j + 1];
+        sunrealtype r2 = dx * dx + dy * dy;
+        if (!(r2 > 0)) {
+          rc = 1;
+          continue;
+        }
+        if (C->cutoff > 0 && r2 >= rc2) {
+          continue;
+        }
+        sunrealtype s2 = C->sigma * C->sigma / r2, s6 = s2 * s2 * s2, s12 = s6 * s6;
+        sunrealtype d1 = C->eps * 12 * (s6 - s12) / r2;       /* phi'/r */
+        sunrealtype d2 = C->eps * (156 * s12 - 84 * s6) / r2; /* phi'' */
+        sunrealtype c = (d2 - d1) / r2;
+        sunrealtype hxx = c * dx * dx + d1, hxy = c * dx * dy, hyy = c * dy * dy + d1;
+        val[r0 + o] = -hxx;
+        val[r0 + o + 1] = -hxy;
+        val[r1 + o] = -hxy;
+        val[r1 + o + 1] = -hyy;
+        dxx += hxx;
+        dxy += hxy;
+        dyy += hyy;
+      }
+      if (val && kd >= 0) {
+        val[r0 + kd] = dxx;
+        val[r0 + kd + 1] = dxy;
+        val[r1 + kd] = dxy;
+        val[r1 + kd + 1] = dyy;
+      }
+    }
+  }
+  free(start);
+  free(nb);
+  return rc;
+}
+
 static int chain_constraint(void *data, const sunrealtype *q, sunrealtype *g) {
   const chain *C = data;
   for (long a = 0; a + 1 < C->N; a++) {
@@ -676,6 +853,7 @@ const CHSProblemOps chs_problem_chain = {
     .jacobian_dot = chain_jacobian_dot,
     .hessian_potential = chain_hessian,
     .initial_state = chain_initial,
+    .hessian_sparse = chain_hessian_sparse,
     .invariant_names = chain_invariant_names,
     .invariants = chain_invariants,
 };

@@ -98,6 +98,7 @@ void CHSFormulation_Destroy(CHSFormulation *f) {
   }
   chs_projector_detach((*f)->projector);
   chs_jac_work_free(&(*f)->jac);
+  chs_precond_free(&(*f)->prec);
   if ((*f)->ops->free) {
     (*f)->ops->free(*f);
   }

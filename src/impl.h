@@ -77,10 +77,11 @@ struct CHSProblem_ {
   sunrealtype time;        /* the time last passed to ops->set_time (time-dependent problems) */
 };
 
-/* Bytes of a version-1 (version-2) CHSProblemOps: the fields before the first one version 2 (3)
+/* Bytes of a version-1 (-2, -3) CHSProblemOps: the fields before the first one version 2 (3, 4)
  * appended. */
 #define CHS_PROBLEM_OPS_V1_SIZE offsetof(CHSProblemOps, nonconservative_force)
 #define CHS_PROBLEM_OPS_V2_SIZE offsetof(CHSProblemOps, mass_matrix)
+#define CHS_PROBLEM_OPS_V3_SIZE offsetof(CHSProblemOps, hessian_sparse)
 
 /* Plugins (problems/plugin.c). */
 int chs_is_plugin_spec(const char *name);
@@ -382,6 +383,36 @@ int chs_jac_work_create(CHSFormulation f, int mode, int residual, N_Vector y0, N
                         CHSJacWork **out, CHSError *err);
 void chs_jac_work_free(CHSJacWork **w);
 void chs_jac_work_shape(const CHSJacWork *w, sunindextype *nnz, sunindextype *mu, sunindextype *ml);
+/* The sparse path (IDA, ls=klu, DAE formulation with an analytic Jacobian): no dense buffer, the
+ * CSC pattern of the Jacobian at y0; chs_jac_work_set_solver gives it the KLU solver to
+ * re-analyse when the pattern changes; chs_jac_work_symbolic: KLU symbolic analyses so far (0
+ * off the sparse path). */
+int chs_jac_work_create_sparse(CHSFormulation f, N_Vector y0, CHSJacWork **out, CHSError *err);
+void chs_jac_work_set_solver(CHSJacWork *w, SUNLinearSolver ls);
+long chs_jac_work_symbolic(const CHSJacWork *w);
+/* src/jacobian_sparse.c: 3, 2, 1 for dae-index3, dae-ggl, dae-index1, else 0; the residual
+ * Jacobian dF/dy + cj dF/dy' of those in CSC (CXSparse's cs_dl, sorted row indices, freed with
+ * chs_csc_free): 0, CHS_RECOVERABLE (callback out of domain, non-finite), CHS_ERR_UNSUPPORTED
+ * (no analytic Jacobian, or hess V without hessian_sparse above 3000 coordinates) or < 0. */
+struct cs_dl_sparse;
+int chs_dae_kind(const CHSFormulationOps *ops);
+int chs_dae_jacobian_csc(CHSFormulation f, sunrealtype cj, const sunrealtype *y,
+                         struct cs_dl_sparse **out);
+void chs_csc_free(struct cs_dl_sparse *A);
+/* Preconditioner of CVODE's matrix-free Newton-Krylov iteration (ls=spgmr, prec=sparse) for the
+ * ODE formulations on (q, p) with constant mass: P = [I, -gamma M^{-1}; gamma (hess V +
+ * sum lambda_i hess g_i), I] in CSC, factored by KLU (src/jacobian_sparse.c).
+ * chs_precond_available: 1 when it can be built for f. Setup and solve are CVODE's
+ * CVLsPrecSetupFn / CVLsPrecSolveFn with the formulation as user data, using f->prec (owned by
+ * the integrator that set it, src/integrate/cvode.c). */
+typedef struct CHSPrecond CHSPrecond;
+int chs_precond_available(CHSFormulation f);
+int chs_precond_create(CHSFormulation f, N_Vector y0, CHSPrecond **out, CHSError *err);
+void chs_precond_free(CHSPrecond **p);
+int chs_precond_setup(sunrealtype t, N_Vector y, N_Vector fy, sunbooleantype jok,
+                      sunbooleantype *jcur, sunrealtype gamma, void *user_data);
+int chs_precond_solve(sunrealtype t, N_Vector y, N_Vector fy, N_Vector r, N_Vector z,
+                      sunrealtype gamma, sunrealtype delta, int lr, void *user_data);
 long chs_jac_work_evals(const CHSJacWork *w);
 int chs_cvode_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix A, void *user_data,
                   N_Vector tmp1, N_Vector tmp2, N_Vector tmp3);
@@ -399,6 +430,7 @@ int chs_ida_jac(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector
 extern const char *const chs_ls_names[]; /* "dense", "band", "klu", "spgmr", NULL */
 typedef struct {
   int ls, jac;
+  int prec; /* spgmr: 0 none, 1 sparse (P = [I, -gamma M^{-1}; gamma (H + K), I]); -1 not given */
 } chs_ls_options;
 int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls_options *o,
                  CHSError *err);
@@ -418,7 +450,8 @@ struct CHSFormulation_ {
   long n_recharts;
   CHSProjector projector; /* attached by CHSProjector_Create, or NULL */
   CHSError failure;
-  CHSJacWork *jac; /* Jacobian workspace of the integrator using it, or NULL */
+  CHSJacWork *jac;         /* Jacobian workspace of the integrator using it, or NULL */
+  struct CHSPrecond *prec; /* Krylov preconditioner of the CVODE using it (owned there), or NULL */
 };
 
 /* ------------------------------------------------------------------ shared checks and clocks */

@@ -15,10 +15,16 @@
  * zero; a later evaluation with a nonzero outside the pattern is reported as a recoverable
  * failure naming the entry.
  *
- * Limitation: the Jacobian is assembled densely (N x N, then copied into the band or CSC
- * matrix), so memory is O(N^2) and the analytic blocks cost up to O(n^3); KLU then saves the
- * factorisations (pendulum-chain:N=200 with dae-ggl, N = 1200: 0.14 s with KLU against 3.9 s
- * dense). State sizes above CHS_JAC_MAX_SIZE are refused. */
+ * Sparse path (IDA with ls=klu on a DAE formulation with an analytic Jacobian): the Jacobian is
+ * assembled directly in CSC (src/jacobian_sparse.c, memory and work O(nnz), no size limit); its
+ * pattern is the structural one of the blocks. When the pattern changes (hess V's pattern follows
+ * the configuration, e.g. the chain's pairs within a cutoff) the matrix is reallocated if needed
+ * and KLU's symbolic analysis redone (SUNLinSol_KLUReInit); otherwise KLU refactors numerically.
+ *
+ * Dense path (everything else): the Jacobian is assembled densely (N x N, then copied into the
+ * band or CSC matrix), so memory is O(N^2) and the analytic blocks cost up to O(n^3); KLU then
+ * saves the factorisations (pendulum-chain:N=200 with dae-ggl, N = 1200: 0.14 s with KLU against
+ * 3.9 s dense). State sizes above CHS_JAC_MAX_SIZE are refused there. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +32,8 @@
 #include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunmatrix/sunmatrix_sparse.h>
+#include <sunlinsol/sunlinsol_klu.h>
+#include <suitesparse/cs.h>
 #include "impl.h"
 
 const char *const chs_jac_mode_names[] = {"analytic", "fd", NULL};
@@ -251,6 +259,11 @@ struct CHSJacWork {
   sunindextype nnz, mu, ml; /* of the pattern */
   N_Vector y1, yp1, r0, r1; /* difference-quotient scratch */
   long n_evals;
+  /* sparse path: the pattern last handed to KLU (colptr N + 1, rowind nnz), the solver */
+  int sparse;
+  sunindextype *pat_p, *pat_i;
+  SUNLinearSolver ls;
+  long n_symbolic;
 };
 
 void chs_jac_work_free(CHSJacWork **w) {
@@ -260,6 +273,8 @@ void chs_jac_work_free(CHSJacWork **w) {
   CHSJacWork *j = *w;
   free(j->J);
   free(j->mask);
+  free(j->pat_p);
+  free(j->pat_i);
   N_Vector v[] = {j->y1, j->yp1, j->r0, j->r1};
   for (int k = 0; k < 4; k++) {
     if (v[k]) {
@@ -334,9 +349,9 @@ int chs_jac_work_create(CHSFormulation f, int mode, int residual, N_Vector y0, N
   sunindextype N = f->size;
   if (N > CHS_JAC_MAX_SIZE) { /* the Jacobian is built densely (N^2 doubles) */
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "%s: state size %ld too large for the band and klu solvers and analytic "
-                         "Jacobians, which build the Jacobian densely (limit %d): use ls=dense "
-                         "with difference quotients, or cvode with ls=spgmr",
+                         "%s: state size %ld too large for a dense Jacobian (limit %d), which "
+                         "this combination builds: use a DAE formulation with ida:ls=klu (sparse "
+                         "Jacobian), or cvode:bdf:ls=spgmr",
                          f->ops->name, (long)N, CHS_JAC_MAX_SIZE);
   }
   CHSJacWork *w = calloc(1, sizeof *w);
@@ -401,6 +416,56 @@ int chs_jac_work_create(CHSFormulation f, int mode, int residual, N_Vector y0, N
   }
   *out = w;
   return CHS_SUCCESS;
+}
+
+int chs_jac_work_create_sparse(CHSFormulation f, N_Vector y0, CHSJacWork **out, CHSError *err) {
+  *out = NULL;
+  cs_dl *J = NULL;
+  int rc = chs_dae_jacobian_csc(f, 1, N_VGetArrayPointer(y0), &J);
+  if (rc != 0) {
+    const char *miss = chs_missing_derivative(f->prob, chs_jacobian_needs(f->ops));
+    return rc == CHS_ERR_MEM ? chs_error_set(err, rc, "out of memory for the sparse Jacobian")
+           : rc == CHS_ERR_UNSUPPORTED
+               ? chs_error_set(err, rc,
+                               "%s: no sparse Jacobian for problem '%s' (n = %ld)%s%s: it needs "
+                               "hessian_sparse (problem ABI 4) above n = 3000, or jac=fd with "
+                               "ls=dense for small n",
+                               f->ops->name, CHSProblem_GetName(f->prob), (long)f->sys.n,
+                               miss ? ", missing " : "", miss ? miss : "")
+               : chs_error_set(err, CHS_ERR_SOLVER,
+                               "%s: sparse Jacobian evaluation failed at the initial state",
+                               f->ops->name);
+  }
+  CHSJacWork *w = calloc(1, sizeof *w);
+  sunindextype N = f->size, nnz = J->p[N];
+  if (w) {
+    w->pat_p = malloc((size_t)(N + 1) * sizeof *w->pat_p);
+    w->pat_i = malloc((size_t)(nnz + 1) * sizeof *w->pat_i);
+  }
+  if (!w || !w->pat_p || !w->pat_i) {
+    cs_dl_spfree(J);
+    chs_jac_work_free(&w);
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  w->mode = CHS_JACOBIAN_ANALYTIC;
+  w->residual = 1;
+  w->sparse = 1;
+  w->N = N;
+  w->nnz = nnz;
+  w->mu = w->ml = N - 1;
+  memcpy(w->pat_p, J->p, (size_t)(N + 1) * sizeof *w->pat_p);
+  memcpy(w->pat_i, J->i, (size_t)nnz * sizeof *w->pat_i);
+  cs_dl_spfree(J);
+  *out = w;
+  return CHS_SUCCESS;
+}
+
+void chs_jac_work_set_solver(CHSJacWork *w, SUNLinearSolver ls) {
+  w->ls = ls;
+}
+
+long chs_jac_work_symbolic(const CHSJacWork *w) {
+  return w && w->sparse ? w->n_symbolic + 1 : 0;
 }
 
 void chs_jac_work_shape(const CHSJacWork *w, sunindextype *nnz, sunindextype *mu,
@@ -479,6 +544,49 @@ int chs_cvode_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix A, void *use
   return rc != 0 ? rc : chs_jac_store(f, w, A, t);
 }
 
+/* The sparse path: J assembled in CSC into A; a pattern other than the last one reallocates A
+ * when it grew and has KLU analyse it anew. */
+static int chs_jac_sparse(CHSFormulation f, CHSJacWork *w, sunrealtype t, sunrealtype cj,
+                          N_Vector y, SUNMatrix A) {
+  w->n_evals++;
+  CHSError_Clear(&f->failure);
+  cs_dl *J = NULL;
+  int rc = chs_dae_jacobian_csc(f, cj, N_VGetArrayPointer(y), &J);
+  if (rc != 0) {
+    if (f->failure.code == CHS_SUCCESS) {
+      CHSFormulation_SetFailure(f, rc > 0 ? CHS_RECOVERABLE : rc, "%s: Jacobian failed at t = %g",
+                                f->ops->name, (double)t);
+    }
+    return rc > 0 ? CHS_RECOVERABLE : rc;
+  }
+  sunindextype N = w->N, nnz = J->p[N];
+  int same = nnz == w->nnz && memcmp(J->p, w->pat_p, (size_t)(N + 1) * sizeof *J->p) == 0 &&
+             memcmp(J->i, w->pat_i, (size_t)nnz * sizeof *J->i) == 0;
+  if (!same) {
+    sunindextype *pi = realloc(w->pat_i, (size_t)(nnz + 1) * sizeof *pi);
+    if (!pi || (nnz > SUNSparseMatrix_NNZ(A) && SUNSparseMatrix_Reallocate(A, nnz) != 0)) {
+      w->pat_i = pi ? pi : w->pat_i;
+      cs_dl_spfree(J);
+      return CHS_ERR_MEM;
+    }
+    w->pat_i = pi;
+    memcpy(w->pat_p, J->p, (size_t)(N + 1) * sizeof *J->p);
+    memcpy(w->pat_i, J->i, (size_t)nnz * sizeof *J->i);
+    w->nnz = nnz;
+  }
+  memcpy(SUNSparseMatrix_IndexPointers(A), J->p, (size_t)(N + 1) * sizeof *J->p);
+  memcpy(SUNSparseMatrix_IndexValues(A), J->i, (size_t)nnz * sizeof *J->i);
+  memcpy(SUNSparseMatrix_Data(A), J->x, (size_t)nnz * sizeof *J->x);
+  cs_dl_spfree(J);
+  if (!same && w->ls) {
+    w->n_symbolic++;
+    if (SUNLinSol_KLUReInit(w->ls, A, SUNSparseMatrix_NNZ(A), SUNKLU_REINIT_PARTIAL) != 0) {
+      return CHS_ERR_MEM;
+    }
+  }
+  return 0;
+}
+
 int chs_ida_jac(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector r, SUNMatrix A,
                 void *user_data, N_Vector tmp1, N_Vector tmp2, N_Vector tmp3) {
   (void)r;
@@ -487,6 +595,9 @@ int chs_ida_jac(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector
   (void)tmp3;
   CHSFormulation f = user_data;
   CHSJacWork *w = f->jac;
+  if (w->sparse) {
+    return chs_jac_sparse(f, w, t, cj, y, A);
+  }
   int rc = chs_jac_eval(f, w, t, cj, y, yp);
   return rc != 0 ? rc : chs_jac_store(f, w, A, t);
 }

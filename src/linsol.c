@@ -5,8 +5,13 @@
  *   band   SUNDIALS band matrix + band LU, with the band widths mu, ml of the Jacobian's sparsity
  *          pattern (found at set-up, src/jacobian.c): honest, so for the formulations whose
  *          Jacobian couples everything (through Q^{-1}) the band is the full matrix
- *   klu    SUNDIALS CSC sparse matrix + KLU, with the pattern found at set-up
- *   spgmr  matrix-free GMRES (CVODE only), SUNDIALS' difference-quotient J v, no preconditioner
+ *   klu    SUNDIALS CSC sparse matrix + KLU: for the DAE formulations with an analytic Jacobian
+ *          assembled sparse (src/jacobian_sparse.c, O(nnz), any size; KLU's symbolic analysis
+ *          reused while the pattern holds), otherwise with the pattern found at set-up
+ *   spgmr  matrix-free GMRES (CVODE only), SUNDIALS' difference-quotient J v; prec=sparse (ODE
+ *          formulations on (q, p), constant mass, hess V; default prec=none) preconditions from
+ *          the left with P = [I, -gamma M^{-1}; gamma (H + K_lambda), I]
+ *          factored by KLU (src/jacobian_sparse.c), prec=none without
  *
  * Jacobian: jac=analytic is the formulation's (CHSFormulationOps.jacobian), jac=fd difference
  * quotients: SUNDIALS' own for dense and band, forward differences by columns (src/jacobian.c)
@@ -24,13 +29,18 @@
 #include <sunmatrix/sunmatrix_sparse.h>
 #include "impl.h"
 
+/* The dense solver's N x N matrix: up to this N (8000^2 doubles = 512 MB). */
+#define CHS_LS_DENSE_MAX 8000
+
 const char *const chs_ls_names[] = {"dense", "band", "klu", "spgmr", NULL};
+static const char *const chs_prec_names[] = {"none", "sparse", NULL};
 
 int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls_options *o,
                  CHSError *err) {
   CHSParams kv = NULL;
   o->ls = CHS_LS_DENSE;
   o->jac = -1;
+  o->prec = -1;
   int rc = CHSParams_Parse(params, &kv, err);
   if (rc == 0 && CHSParams_GetChoice(kv, "ls", chs_ls_names, CHS_LS_DENSE, &o->ls, err) != 0) {
     rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad linear solver (ls=dense, band, klu%s)",
@@ -44,6 +54,13 @@ int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls
   }
   if (rc == 0 && CHSParams_GetChoice(kv, "jac", chs_jac_mode_names, -1, &o->jac, err) != 0) {
     rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad Jacobian (jac=analytic, fd)", method);
+  }
+  if (rc == 0 && CHSParams_GetChoice(kv, "prec", chs_prec_names, -1, &o->prec, err) != 0) {
+    rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad preconditioner (prec=none, sparse)",
+                       method);
+  }
+  if (rc == 0 && o->prec >= 0 && o->ls != CHS_LS_SPGMR) {
+    rc = chs_error_set(err, CHS_ERR_ARG, "method %s: prec= is for ls=spgmr only", method);
   }
   if (rc == 0 && o->ls == CHS_LS_SPGMR && o->jac >= 0) {
     rc = chs_error_set(
@@ -79,7 +96,22 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
         miss ? ": it needs " : "", miss ? miss : "");
   }
   if (o->ls == CHS_LS_SPGMR) {
-    *LS = SUNLinSol_SPGMR(y0, SUN_PREC_NONE, 0, ctx);
+    /* prec=sparse: left preconditioning by the sparse part; not the default: on the coiled chain
+     * its KLU factorisation (a 2-D coupling) costs more than the Krylov iterations it saves
+     * (docs/scale.md) */
+    int prec = o->prec >= 0 ? o->prec : 0;
+    chs_precond_free(&f->prec);
+    if (prec && (residual || !chs_precond_available(f))) {
+      return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                           "method %s: prec=sparse needs an ODE formulation on (q, p) with a "
+                           "constant mass matrix, a conservative force and hess V (formulation "
+                           "'%s', problem '%s'): use prec=none",
+                           method, f->ops->name, CHSProblem_GetName(f->prob));
+    }
+    if (prec) {
+      CHS_CALL(chs_precond_create(f, y0, &f->prec, err));
+    }
+    *LS = SUNLinSol_SPGMR(y0, prec ? SUN_PREC_LEFT : SUN_PREC_NONE, 0, ctx);
     return *LS ? 0 : chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
   if (o->jac == CHS_JACOBIAN_ANALYTIC) {
@@ -89,7 +121,19 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
   } else {
     *user_jac = o->ls == CHS_LS_KLU; /* jac=fd: SUNDIALS' difference quotients, except for KLU */
   }
-  if (*user_jac || o->ls != CHS_LS_DENSE) {
+  if (o->ls == CHS_LS_KLU && residual && has && o->jac != CHS_JACOBIAN_FD &&
+      chs_dae_kind(f->ops) != 0) { /* assembled sparse (src/jacobian_sparse.c) */
+    CHSJacWork *w = NULL;
+    CHS_CALL(chs_jac_work_create_sparse(f, y0, &w, err));
+    chs_jac_work_free(&f->jac);
+    f->jac = w;
+  } else if (o->ls == CHS_LS_DENSE && N > CHS_LS_DENSE_MAX) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method %s: state size %ld too large for the dense linear solver (N x N "
+                         "matrix, limit %d): use ls=klu with a DAE formulation (ida), or "
+                         "cvode:bdf:ls=spgmr",
+                         method, (long)N, CHS_LS_DENSE_MAX);
+  } else if (*user_jac || o->ls != CHS_LS_DENSE) {
     CHSJacWork *w = NULL;
     int mode = has && o->jac != CHS_JACOBIAN_FD ? CHS_JACOBIAN_ANALYTIC : CHS_JACOBIAN_FD;
     CHS_CALL(chs_jac_work_create(f, mode, residual, y0, yp0, &w, err));
@@ -113,6 +157,9 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     *A = SUNDenseMatrix(N, N, ctx);
     *LS = *A ? SUNLinSol_Dense(y0, *A, ctx) : NULL;
     break;
+  }
+  if (*LS && f->jac) {
+    chs_jac_work_set_solver(f->jac, *LS);
   }
   if (!*LS) {
     if (*A) {

@@ -296,7 +296,9 @@ int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSPr
   if (ops->abi_version < CHS_PROBLEM_ABI_VERSION) {
     /* an older, shorter table: copy what it has, the fields appended since read as NULL */
     memcpy(&prob->ops_store, ops,
-           ops->abi_version == 1 ? CHS_PROBLEM_OPS_V1_SIZE : CHS_PROBLEM_OPS_V2_SIZE);
+           ops->abi_version == 1   ? CHS_PROBLEM_OPS_V1_SIZE
+           : ops->abi_version == 2 ? CHS_PROBLEM_OPS_V2_SIZE
+                                   : CHS_PROBLEM_OPS_V3_SIZE);
     prob->ops_store.abi_version = CHS_PROBLEM_ABI_VERSION;
     prob->ops = ops = &prob->ops_store;
   }

@@ -161,7 +161,18 @@ expect 2 "spgmr" -- run --problem pendulum --formulation dae-ggl --method ida:ls
 expect 2 "ls=dense, band, klu" -- run --problem pendulum --formulation dae-ggl --method ida:ls=superlu --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "no analytic Jacobian" -- run --problem pendulum --formulation dirac --method ida:jac=analytic --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "unknown parameter" -- run --problem pendulum --formulation dae-ggl --method ida:solver=klu --rtol 1e-6 --atol 1e-6 --tf 1
-expect 2 "too large" -- run --problem pendulum-chain:N=3000 --formulation dae-ggl --method ida:ls=klu --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "too large for a dense Jacobian" -- run --problem pendulum-chain:N=3000 --formulation dae-ggl --method ida:ls=band --rtol 1e-6 --atol 1e-6 --tf 1
+# issue 15: ida:ls=klu on a DAE assembles its Jacobian sparse (no size limit); the dense solver
+# refuses N x N beyond 8000 up front (was: "cannot create the linear solver" at chain:N=1e6);
+# cvode's Krylov solver takes prec=none|sparse and reports its iterations
+if "$chs" run --problem pendulum-chain:N=3000 --formulation dae-ggl --method ida:ls=klu --rtol 1e-6 --atol 1e-6 --tf 0.01 | has 'Jacobian evaluations'; then ok; else bad "ida:ls=klu at N = 3000 (sparse Jacobian)"; fi
+expect 2 "too large for the dense linear solver" -- run --problem pendulum-chain:N=5000 --formulation standard --method cvode:bdf --rtol 1e-6 --atol 1e-6 --tf 0.01
+expect 2 "too large for the dense linear solver" -- run --problem pendulum-chain:N=5000 --formulation dae-ggl --method ida --rtol 1e-6 --atol 1e-6 --tf 0.01
+expect 2 "bad preconditioner" -- run --problem pendulum --formulation standard --method cvode:bdf:ls=spgmr,prec=ilu --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "prec= is for ls=spgmr only" -- run --problem pendulum --formulation standard --method cvode:bdf:prec=sparse --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "prec=sparse needs" -- run --problem andrews --formulation standard --method cvode:bdf:ls=spgmr,prec=sparse --rtol 1e-6 --atol 1e-6 --tf 0.01
+if "$chs" run --problem chain:N=200,init=2,vel=thermal --formulation standard --method cvode:bdf:ls=spgmr,prec=sparse --rtol 1e-6 --atol 1e-6 --tf 0.05 | has 'per Newton iteration'; then ok; else bad "cvode:bdf:ls=spgmr,prec=sparse"; fi
+if "$chs" run --problem chain:N=200,init=2,vel=thermal --formulation dirac --method cvode:bdf:ls=spgmr --rtol 1e-6 --atol 1e-6 --tf 0.05 --json | has '"lin_iters_per_newton"'; then ok; else bad "run spgmr --json lin_iters"; fi
 for m in cvode:bdf:ls=band cvode:bdf:ls=klu cvode:bdf:ls=spgmr; do
   if "$chs" run --problem pendulum-chain:N=4 --formulation standard --method $m --rtol 1e-6 --atol 1e-6 --tf 1 --json | has '"jac_evals"'; then ok; else bad "run $m"; fi
 done

@@ -37,6 +37,8 @@ typedef struct CHSIntegratorStats {
    * failures; 0 for methods without a SUNDIALS nonlinear solver */
   long nonlin_iters;
   long nonlin_conv_fails;
+  /* Krylov iterations of the Newton iterations (cvode ls=spgmr); 0 otherwise */
+  long lin_iters;
 } CHSIntegratorStats;
 
 typedef struct CHSIntegratorOps {

@@ -28,12 +28,12 @@ extern "C" {
 
 /* Bumped whenever CHSProblemOps changes layout. Plugins export
  *   const CHSProblemOps *chs_problem_entry(int abi_version);
- * Versions 2 and 3 appended optional fields (below); tables of older versions (plugins or
+ * Versions 2, 3 and 4 appended optional fields (below); tables of older versions (plugins or
  * programs built against an older header) still load: the fields they lack read as NULL / 0,
  * and their NULL hessian_potential / constraint_third keep the meaning they documented (V at
  * most linear / quadratic constraints: the loader sets the matching CHS_DECLARE_* bits). The
- * loader asks a plugin for version 3 first, then 2, then 1.                                  */
-#define CHS_PROBLEM_ABI_VERSION 3
+ * loader asks a plugin for version 4 first, then 3, 2, 1.                                    */
+#define CHS_PROBLEM_ABI_VERSION 4
 #define CHS_PROBLEM_ABI_VERSION_MIN 1
 /* At most this many extra invariants, and events, per problem. */
 #define CHS_MAX_INVARIANTS 8
@@ -156,6 +156,16 @@ typedef struct CHSProblemOps {
   const char *const *event_names;
   int (*events)(void *data, sunrealtype t, const sunrealtype *q, const sunrealtype *p,
                 sunrealtype *e);
+
+  /* ---- ABI version 4 */
+  /* Optional: hess V(q) as a sparse matrix, for the sparse Newton matrices of IDA and CVODE at
+   * scale (docs/scale.md). Writes the CSR row pointers rowptr[0 .. n] (both triangles) and, when
+   * rowptr[n] <= cap, the column indices colind[0 .. rowptr[n]-1] (increasing within a row) and,
+   * when val != NULL, the values. The pattern must hold every entry that can be nonzero at q; it
+   * may hold zeros and may change with q (e.g. the pairs within a cutoff plus a margin). NULL:
+   * chs builds hess V from hessian_potential (n products: small problems only). */
+  int (*hessian_sparse)(void *data, const sunrealtype *q, sunindextype cap, sunindextype *rowptr,
+                        sunindextype *colind, sunrealtype *val);
 } CHSProblemOps;
 
 /* A problem instance: ops + data + dims. */

@@ -6,7 +6,8 @@
  *   cvode:bdf:ls=dense|band|klu|spgmr[,jac=analytic|fd]   the Newton linear solver (src/linsol.c):
  *                dense LU (default) or band LU with SUNDIALS' difference-quotient Jacobian, KLU
  *                with the formulation's analytic sparse Jacobian (forward differences when it
- *                has none), or matrix-free SPGMR (difference-quotient J v)
+ *                has none), or matrix-free SPGMR (difference-quotient J v; prec=sparse|none,
+ *                see src/linsol.c): Krylov iterations in the statistics (lin_iters)
  *
  * A projector attached to the formulation becomes CVODE's projection (CVodeSetProjFn, with the
  * error projection CVODE asks for; BDF only, as in CVODE): a failed position projection is a
@@ -113,6 +114,9 @@ static int cvode_create(const char *options, CHSFormulation f, N_Vector y0, sunr
   if (rc == 0 && user_jac) {
     rc = CVodeSetJacFn(c->cvode, chs_cvode_jac);
   }
+  if (rc == 0 && f->prec) {
+    rc = CVodeSetPreconditioner(c->cvode, chs_precond_setup, chs_precond_solve);
+  }
   if (rc == 0) {
     rc = CVodeSetMaxNumSteps(c->cvode, ctl->max_steps > 0 ? ctl->max_steps : 500000);
   }
@@ -172,6 +176,10 @@ static int cvode_stats(void *mem, CHSIntegratorStats *st) {
   st->lin_setups = CVodeGetNumLinSolvSetups(c->cvode, &v) == 0 ? v : -1;
   st->nonlin_iters = CVodeGetNumNonlinSolvIters(c->cvode, &v) == 0 ? v : 0;
   st->nonlin_conv_fails = CVodeGetNumNonlinSolvConvFails(c->cvode, &v) == 0 ? v : 0;
+  st->lin_iters = c->LS && SUNLinSolGetType(c->LS) == SUNLINEARSOLVER_ITERATIVE &&
+                          CVodeGetNumLinIters(c->cvode, &v) == 0
+                      ? v
+                      : 0;
   return 0;
 }
 
