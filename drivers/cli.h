@@ -125,7 +125,8 @@ int cmd_compare(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_scale(int argc, char **argv);
-int cmd_bench_dae(int json);
+/* problem NULL: the built-in set; else that problem to t = tf */
+int cmd_bench_dae(int json, const char *problem, double tf);
 int cmd_reproduce(int argc, char **argv);
 int cmd_workprec(int argc, char **argv);
 int cmd_check(int argc, char **argv);

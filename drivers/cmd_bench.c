@@ -219,6 +219,7 @@ int cmd_bench(int argc, char **argv) {
   }
   int have_evals = 0, nspecs = 0;
   const char *specs[BENCH_MAX_PROBLEMS], *baseline = NULL;
+  double tf = -1; /* bench dae --problem P --tf T */
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--problem") == 0 || strcmp(argv[i], "--baseline") == 0) {
       if (i + 1 >= argc || argv[i + 1][0] == '\0') {
@@ -245,6 +246,16 @@ int cmd_bench(int argc, char **argv) {
         return cli_usage_error("option --json given twice");
       }
       json = 1;
+    } else if (strcmp(argv[i], "--tf") == 0) {
+      if (i + 1 >= argc) {
+        return cli_usage_error("option --tf needs a value");
+      }
+      if (tf >= 0) {
+        return cli_usage_error("option --tf given twice");
+      }
+      if (cli_parse_real_above("--tf", argv[++i], 0, &tf) != 0) {
+        return CHS_EXIT_USAGE;
+      }
     } else if (strcmp(argv[i], "--evals") == 0) {
       if (i + 1 >= argc) {
         return cli_usage_error("option --evals needs a value");
@@ -259,7 +270,7 @@ int cmd_bench(int argc, char **argv) {
       }
     } else if (strcmp(argv[i], "--help") == 0) {
       printf("usage: chs bench rhs [--problem P]... [--baseline P] [--evals N] [--json]\n"
-             "       chs bench dae [--json]\n"
+             "       chs bench dae [--problem P --tf T] [--json]\n"
              "       chs bench scale [--max-n N] [--json]   (chain molecule to 10^5 atoms)\n"
              "  rhs: time per right-hand-side evaluation of every formulation, relative to\n"
              "       standard, on every built-in problem or on each --problem P (a built-in\n"
@@ -270,7 +281,8 @@ int cmd_bench(int argc, char **argv) {
              "       column vs-baseline: the cost of the same formulation relative to P (e.g.\n"
              "       a generated plugin vs the built-in)\n"
              "  dae: cheapest stabilised ODE vs cheapest IDA run per final error (pendulum,\n"
-             "       chain molecule)\n",
+             "       chain molecule, andrews, car-axis; or problem P to t = T, against its\n"
+             "       reference or a computed one)\n",
              BENCH_MAX_PROBLEMS, BENCH_REPEATS, BENCH_CHUNK);
       return CHS_EXIT_OK;
     } else if (!what && argv[i][0] != '-') {
@@ -280,12 +292,18 @@ int cmd_bench(int argc, char **argv) {
     }
   }
   if (what && strcmp(what, "dae") == 0) {
-    if (have_evals || nspecs || baseline) {
-      return cli_usage_error("%s applies to `chs bench rhs` only", have_evals ? "--evals"
-                                                                   : nspecs   ? "--problem"
-                                                                              : "--baseline");
+    if (have_evals || baseline) {
+      return cli_usage_error("%s applies to `chs bench rhs` only",
+                             have_evals ? "--evals" : "--baseline");
     }
-    return cmd_bench_dae(json); /* drivers/cmd_bench_dae.c */
+    if (nspecs > 1 || (nspecs == 1) != (tf > 0)) {
+      return cli_usage_error("chs bench dae takes one --problem P together with --tf T, or "
+                             "neither (the built-in set)");
+    }
+    return cmd_bench_dae(json, nspecs ? specs[0] : NULL, tf); /* drivers/cmd_bench_dae.c */
+  }
+  if (tf >= 0) {
+    return cli_usage_error("--tf applies to `chs bench dae --problem P` only");
   }
   if (!what || strcmp(what, "rhs") != 0) {
     return cli_usage_error("unknown benchmark '%.200s' (available: rhs, dae, scale)",

@@ -202,6 +202,12 @@ expect 2 "'nosuch'" -- bench rhs --problem pendulum --problem nosuch
 expect 2 "length=-1" -- bench rhs --problem pendulum --baseline pendulum:length=-1
 expect 2 "--baseline" -- bench rhs --baseline pendulum
 expect 2 "--problem" -- bench dae --problem pendulum
+expect 2 "--tf" -- bench rhs --tf 1
+expect 2 "'nosuch'" -- bench dae --problem nosuch --tf 1
+# bench dae on one problem (every new mechanism runs through it): the heavy top's exact
+# steady precession as the reference, one row per target error 1e-4 .. 1e-8
+"$chs" bench dae --problem heavy-top:steady=1 --tf 2 --json >"$tmp/bdae.json"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["results"]; assert len(r)==5 and all(x["problem"]=="heavy-top:steady=1" for x in r)' "$tmp/bdae.json"; then ok; else bad "bench dae --problem heavy-top: $(head -c 300 "$tmp/bdae.json")"; fi
 if "$chs" bench rhs --problem pendulum --baseline pendulum --evals 200 --json | grep -c '"ratio_to_baseline": [0-9]' | has -x "$(( 2 * $("$chs" list formulations | grep -vc '^dae-') ))"; then ok; else bad "bench rhs --problem --baseline --json"; fi
 
 # Reproduction of seed 000 Sec. 6: JSON shape, Table 1 and the growth claims computed as holding,
