@@ -11,8 +11,8 @@ static void print_summary(const cli_result *r) {
   printf("  t_final        %.6g\n", (double)d->t_final);
   printf("  steps          %ld\n", s->stats.steps);
   printf("  rhs evals      %ld\n", s->rhs_evals);
-  printf("  energy error   max %.3e  final %.3e  (relative%s)\n", (double)d->energy_err_max,
-         (double)d->energy_err_final,
+  printf("  energy error   max %.3e  final %.3e  (%s%s)\n", (double)d->energy_err_max,
+         (double)d->energy_err_final, d->energy0 != 0 ? "relative to |H(0)|" : "absolute: H(0) = 0",
          d->energy_invariant ? "" : "; not an invariant: the problem has a non-conservative force");
   printf("  |g|            max %.3e  final %.3e\n", (double)d->pos_res_max,
          (double)d->pos_res_final);

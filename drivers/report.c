@@ -108,6 +108,9 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
       json_real(out, f[i].x, f[i].valid);
     }
   }
+  /* energy_err (and energy_balance_err) are relative to |H(0)|, absolute when H(0) = 0 */
+  fprintf(out, ",\n%s  \"energy_err_kind\": \"%s\"", indent,
+          d->energy0 != 0 ? "relative" : "absolute");
   if (s->stats.nonlin_iters > 0) { /* implicit SUNDIALS methods: the nonlinear solver's work */
     fprintf(out,
             ",\n%s  \"nonlin_iters\": %ld,\n%s  \"nonlin_conv_fails\": %ld,\n%s  "

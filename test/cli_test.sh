@@ -278,7 +278,10 @@ for k in $keys; do
   if [[ $(grep -c "\"$k\":" "$tmp/dirac.json") -eq 1 ]]; then ok; else bad "JSON key $k"; fi
 done
 nkeys=$(grep -c '^  "[a-z_]*":' "$tmp/dirac.json")
-if [[ $nkeys -eq 21 ]]; then ok; else bad "JSON has $nkeys keys, the contract has 21 (with q_final, p_final)"; fi
+# energy_err is relative to |H(0)|, absolute when H(0) = 0 (the output says which)
+if has '"energy_err_kind": "relative"' "$tmp/dirac.json" &&
+  "$chs" run --problem pendulum:py=0 --formulation dirac --method erk:rk4 --h 0.1 --tf 1 --json | has '"energy_err_kind": "absolute"'; then ok; else bad "energy_err_kind"; fi
+if [[ $nkeys -eq 22 ]]; then ok; else bad "JSON has $nkeys keys, the contract has 22 (with q_final, p_final, energy_err_kind)"; fi
 val() { sed -n "s/^  \"$2\": \\(.*\\),\\{0,1\\}\$/\\1/p" "$1" | tr -d ','; }
 ed=$(val "$tmp/dirac.json" int_err_final)
 es=$(val "$tmp/std.json" int_err_final)
