@@ -38,7 +38,8 @@
 extern "C" {
 #endif
 
-/** Callbacks return 0 on success, > 0 when z is outside their domain (recoverable), < 0 on a fatal
+/** A first-order problem: its name and callbacks (one const table per problem).
+ * Callbacks return 0 on success, > 0 when z is outside their domain (recoverable), < 0 on a fatal
  * error. d is the dimension the create callback reported. */
 typedef struct CHSFirstOrderOps {
   const char *name;       /**< registry name, e.g. "fj-example" */
@@ -105,11 +106,12 @@ const CHSError *CHSFirstOrder_GetLastFailure(CHSFirstOrder fo);
 /** Zero the RHS counter and clear the last failure. */
 void CHSFirstOrder_ResetCounters(CHSFirstOrder fo);
 
-/** One integration from the initial state at t = opt->t0 to opt->tf with an explicit Runge-Kutta
- * method of ERKStep (opt->method "erk:<table>" as for CHSRun; other families
- * are CHS_ERR_UNSUPPORTED), fixed step opt->ctl.h or adaptive (rtol, atol). Diagnostics after
- * every step: the energy error |V - V0| / |V0| (absolute when V0 = 0) and, when the problem has a
- * reference, |z(t) - z_ref(t - t0)|_2. Projection options are CHS_ERR_UNSUPPORTED (no constraints).
+/** What CHSFirstOrder_Run reports. The run: one integration from the initial state at t = opt->t0
+ * to opt->tf with an explicit Runge-Kutta method of ERKStep (opt->method "erk:<table>" as for
+ * CHSRun; other families are CHS_ERR_UNSUPPORTED), fixed step opt->ctl.h or adaptive (rtol, atol).
+ * Diagnostics after every step: the energy error |V - V0| / |V0| (absolute when V0 = 0) and, when
+ * the problem has a reference, |z(t) - z_ref(t - t0)|_2. Projection options are CHS_ERR_UNSUPPORTED
+ * (no constraints).
  */
 typedef struct CHSFirstOrderSummary {
   int completed;       /**< 1 when opt->tf was reached */
