@@ -1,4 +1,5 @@
-/* Derivative checker: every callback a problem supplies against extrapolated central finite
+/** @file
+ * Derivative checker: every callback a problem supplies against extrapolated central finite
  * differences of the callback it derives from (`chs check`; docs/check.md).
  *
  *   CHSCheckOptions opt;
@@ -30,57 +31,69 @@
 extern "C" {
 #endif
 
+/** Options of CHSProblem_Check (CHSCheckOptions_Default sets every field). */
 typedef struct CHSCheckOptions {
-  int points;              /* perturbed points besides the initial state (default 3, >= 0) */
-  unsigned long long seed; /* seed of the perturbations and directions (default 1) */
-  sunrealtype perturb;     /* size of the perturbations relative to the scale of q (default 1e-3) */
-  int directions;          /* random directions per point (default 4, >= 1) */
-  int levels;              /* Richardson levels (default 4, 2 .. 8) */
-  sunrealtype safety;      /* factor on the finite-difference error estimate (default 10, >= 1) */
-  /* Gradients and G are checked entry by entry (n coordinate directions) when n <= dense_max
+  int points;              /**< perturbed points besides the initial state (default 3, >= 0) */
+  unsigned long long seed; /**< seed of the perturbations and directions (default 1) */
+  sunrealtype perturb; /**< size of the perturbations relative to the scale of q (default 1e-3) */
+  int directions;      /**< random directions per point (default 4, >= 1) */
+  int levels;          /**< Richardson levels (default 4, 2 .. 8) */
+  sunrealtype safety;  /**< factor on the finite-difference error estimate (default 10, >= 1) */
+  /** Gradients and G are checked entry by entry (n coordinate directions) when n <= dense_max
    * (default 512); above it along the random directions only (the CSR pattern check of G needs
    * the entries: skipped then). */
   sunindextype dense_max;
 } CHSCheckOptions;
 
+/** Fill opt with the defaults stated on each field. */
 void CHSCheckOptions_Default(CHSCheckOptions *opt);
 
+/** Outcome of one row of the check. */
 typedef enum {
-  CHS_CHECK_PASS = 0,
-  CHS_CHECK_FAIL = 1, /* wrong derivative, non-finite value, failing callback, bad initial state */
-  CHS_CHECK_SKIP = 2  /* not supplied, not applicable or not checkable (detail says why) */
+  CHS_CHECK_PASS = 0, /**< every comparison within its tolerance */
+  /** wrong derivative, non-finite value, failing callback, bad initial state */
+  CHS_CHECK_FAIL = 1,
+  CHS_CHECK_SKIP = 2 /**< not supplied, not applicable or not checkable (detail says why) */
 } CHSCheckVerdict;
 
-#define CHS_CHECK_NAME_LEN 48
-#define CHS_CHECK_DETAIL_LEN 240
-#define CHS_CHECK_MAX_ROWS 24
+#define CHS_CHECK_NAME_LEN 48    /**< size of CHSCheckRow.name, terminating NUL included */
+#define CHS_CHECK_DETAIL_LEN 240 /**< size of CHSCheckRow.detail, terminating NUL included */
+#define CHS_CHECK_MAX_ROWS 24    /**< capacity of CHSCheckReport.rows */
 
+/** One checked callback or declared fact, with its verdict. */
 typedef struct CHSCheckRow {
-  char name[CHS_CHECK_NAME_LEN]; /* the callback or fact checked: "jacobian_dot", ... */
-  int points;                    /* points at which it was compared */
-  long comparisons;              /* compared vectors (directions x points) */
-  sunrealtype max_rel_err;       /* largest |analytic - FD| / scale over all comparisons */
-  sunrealtype fd_err;            /* the FD error estimate (relative) of the worst comparison */
-  sunrealtype tol;               /* its tolerance (relative) */
-  CHSCheckVerdict verdict;
-  char detail[CHS_CHECK_DETAIL_LEN]; /* the first failure, or what was compared / why skipped */
+  char name[CHS_CHECK_NAME_LEN]; /**< the callback or fact checked: "jacobian_dot", ... */
+  int points;                    /**< points at which it was compared */
+  long comparisons;              /**< compared vectors (directions x points) */
+  sunrealtype max_rel_err;       /**< largest |analytic - FD| / scale over all comparisons */
+  sunrealtype fd_err;            /**< the FD error estimate (relative) of the worst comparison */
+  sunrealtype tol;               /**< its tolerance (relative) */
+  CHSCheckVerdict verdict;       /**< pass, fail or skip */
+  char detail[CHS_CHECK_DETAIL_LEN]; /**< the first failure, or what was compared / why skipped */
 } CHSCheckRow;
 
+/** The result of CHSProblem_Check: one row per check. */
 typedef struct CHSCheckReport {
-  int nrows;
-  CHSCheckRow rows[CHS_CHECK_MAX_ROWS];
+  int nrows;                            /**< rows in use */
+  CHSCheckRow rows[CHS_CHECK_MAX_ROWS]; /**< rows[0 .. nrows) */
+  /** @{ */
+  /** Rows with verdict CHS_CHECK_FAIL, CHS_CHECK_PASS and CHS_CHECK_SKIP. */
   int n_fail, n_pass, n_skip;
-  int points; /* evaluation points (the initial state + perturbed ones) */
-  /* the initial state: |g| and |G M^-1 p| (2-norms) */
+  /** @} */
+  int points; /**< evaluation points (the initial state + perturbed ones) */
+  /** @{ */
+  /** the initial state: |g| and |G M^-1 p| (2-norms) */
   sunrealtype init_pos_res, init_mom_res;
+  /** @} */
+
 } CHSCheckReport;
 
-/* Check every callback of prob (see above). Returns CHS_SUCCESS when the check ran (verdicts in
+/** Check every callback of prob (see above). Returns CHS_SUCCESS when the check ran (verdicts in
  * rep), CHS_ERR_ARG for bad options, CHS_ERR_MEM. opt NULL: the defaults. */
 int CHSProblem_Check(CHSProblem prob, const CHSCheckOptions *opt, CHSCheckReport *rep,
                      CHSError *err);
 
-/* "pass", "FAIL", "skip". */
+/** "pass", "FAIL", "skip". */
 const char *CHSCheckVerdict_Name(CHSCheckVerdict v);
 
 #ifdef __cplusplus

@@ -1,4 +1,5 @@
-/* chs: constrained Hamiltonian systems on SUNDIALS. Umbrella header. */
+/** @file
+ * chs: constrained Hamiltonian systems on SUNDIALS. Umbrella header. */
 #ifndef CHS_H
 #define CHS_H
 
@@ -20,7 +21,7 @@
 extern "C" {
 #endif
 
-/* The SUNDIALS version chs runs on, read from the library (not the headers), into buf. */
+/** The SUNDIALS version chs runs on, read from the library (not the headers), into buf. */
 int CHS_SundialsVersion(char *buf, int len);
 
 #ifdef __cplusplus

@@ -1,4 +1,5 @@
-/* Formulations: the equations of motion of a problem as a first-order ODE y' = f(t, y).
+/** @file
+ * Formulations: the equations of motion of a problem as a first-order ODE y' = f(t, y).
  *
  * A formulation binds a problem and owns the workspace its right-hand side needs (Gram matrix
  * solver, scratch vectors, counters). CHSFormulation_Rhs has the signature of ARKRhsFn and CVRhsFn
@@ -20,111 +21,137 @@
 extern "C" {
 #endif
 
+/** A problem bound to a formulation, with the workspace and counters of its right-hand side. */
 typedef struct CHSFormulation_ *CHSFormulation;
 
-/* Capability flags. */
-#define CHS_FORM_ODE 0x1u       /* an ODE right-hand side */
-#define CHS_FORM_KEEPS_G 0x2u   /* g is a first integral of the exact flow */
-#define CHS_FORM_KEEPS_PSI 0x4u /* psi = G M^{-1} p is a first integral of the exact flow */
-#define CHS_FORM_DAE 0x8u       /* a residual F(t, y, y') = 0 with algebraic components (IDA) */
-/* The field is built from the Hamiltonian H itself (its gradient, or derivatives of multipliers
+/** @name Capability flags (CHSFormulationOps.flags)
+ * @{ */
+#define CHS_FORM_ODE 0x1u       /**< an ODE right-hand side */
+#define CHS_FORM_KEEPS_G 0x2u   /**< g is a first integral of the exact flow */
+#define CHS_FORM_KEEPS_PSI 0x4u /**< psi = G M^{-1} p is a first integral of the exact flow */
+#define CHS_FORM_DAE 0x8u       /**< a residual F(t, y, y') = 0 with algebraic components (IDA) */
+/** The field is built from the Hamiltonian H itself (its gradient, or derivatives of multipliers
  * that assume F = -grad V): refuses problems with a non-conservative force (CHS_ERR_UNSUPPORTED).
  */
 #define CHS_FORM_NEEDS_HAMILTONIAN 0x10u
-/* Accepts a kinetic energy with a configuration-dependent scale sigma(q) (CHSProblemOps
+/** Accepts a kinetic energy with a configuration-dependent scale sigma(q) (CHSProblemOps
  * .kinetic_scale); every other formulation refuses such a problem (CHS_ERR_UNSUPPORTED). */
 #define CHS_FORM_KINETIC_SCALE 0x20u
-/* Accepts a configuration-dependent mass matrix M(q) (CHS_MASS_CONFIG), resp. explicit time
+/** Accepts a configuration-dependent mass matrix M(q) (CHS_MASS_CONFIG), resp. explicit time
  * dependence (CHSProblemDims.time_dependent): docs/mechanics.md. Every other formulation refuses
  * such a problem (CHS_ERR_UNSUPPORTED naming the formulation and the property). */
 #define CHS_FORM_MASS_CONFIG 0x40u
-#define CHS_FORM_TIME 0x80u
+#define CHS_FORM_TIME 0x80u /**< accepts explicit time dependence (see CHS_FORM_MASS_CONFIG) */
+/** @} */
 
+/** A formulation: its name, flags and callbacks (one const table per formulation). */
 typedef struct CHSFormulationOps {
-  const char *name;    /* registry name, e.g. "dirac" */
-  const char *summary; /* one line for `chs list formulations` */
-  const char *source;  /* paper and equations, e.g. "seed 000 (31), (35)" */
-  unsigned flags;
-  /* State size for a problem with n coordinates and m constraints; NULL: 2n, y = (q, p). */
+  const char *name;    /**< registry name, e.g. "dirac" */
+  const char *summary; /**< one line for `chs list formulations` */
+  const char *source;  /**< paper and equations, e.g. "seed 000 (31), (35)" */
+  unsigned flags;      /**< CHS_FORM_* capability flags */
+  /** State size for a problem with n coordinates and m constraints; NULL: 2n, y = (q, p). */
   sunindextype (*state_size)(sunindextype n, sunindextype m);
-  /* Optional: read parameters ("baumgarte:alpha=2" passes alpha=2; every key must be read, see
+  /** Optional: read parameters ("baumgarte:alpha=2" passes alpha=2; every key must be read, see
    * CHSParams) and allocate private workspace (CHSFormulation_SetPrivate). A formulation without
    * init accepts no parameters. */
   int (*init)(CHSFormulation f, CHSParams params, CHSError *err);
-  void (*free)(CHSFormulation f);
-  /* ydot = f(t, y); 0, > 0 recoverable (message via CHSFormulation_SetFailure), < 0 fatal. */
+  void (*free)(CHSFormulation f); /**< optional: free the private workspace of init */
+  /** ydot = f(t, y); 0, > 0 recoverable (message via CHSFormulation_SetFailure), < 0 fatal. */
   int (*rhs)(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrealtype *ydot);
-  /* Physical (q, p) from the state and back. NULL means y = (q, p). */
+  /** Physical (q, p) from the state and back. NULL means y = (q, p). */
   int (*to_physical)(CHSFormulation f, const sunrealtype *y, sunrealtype *q, sunrealtype *p);
+  /** The state y of the physical (q, p) (the inverse of to_physical). NULL means y = (q, p). */
   int (*from_physical)(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
                        sunrealtype *y);
-  /* DAE formulations (CHS_FORM_DAE): the residual F(t, y, y') (0, > 0 recoverable, < 0 fatal),
+  /** DAE formulations (CHS_FORM_DAE): the residual F(t, y, y') (0, > 0 recoverable, < 0 fatal),
    * a consistent y' for a consistent y, and the component kinds (id[i] = 1 differential,
    * 0 algebraic). ODE formulations have none of these; IDA then solves y' - f(t, y) = 0. */
   int (*residual)(CHSFormulation f, sunrealtype t, const sunrealtype *y, const sunrealtype *yp,
                   sunrealtype *res);
+  /** DAE formulations: a consistent y' for a consistent y. */
   int (*initial_derivative)(CHSFormulation f, const sunrealtype *y, sunrealtype *yp);
+  /** DAE formulations: id[i] = 1 for differential, 0 for algebraic components. */
   void (*component_ids)(CHSFormulation f, sunrealtype *id);
-  /* Optional, for formulations in local coordinates (charts): called between steps; returns 1
+  /** Optional, for formulations in local coordinates (charts): called between steps; returns 1
    * after rewriting y in new coordinates (the integrator is then restarted), 0 when y stays,
    * < 0 on failure. */
   int (*rechart)(CHSFormulation f, sunrealtype t, sunrealtype *y);
-  /* Optional analytic Jacobian, dense column-major (J[i + j * size] = d out_i / d y_j): for ODE
+  /** Optional analytic Jacobian, dense column-major (J[i + j * size] = d out_i / d y_j): for ODE
    * formulations df/dy at (t, y) (yp NULL, cj unused); for DAE formulations the residual's
    * dF/dy + cj dF/dy' at (t, y, yp). 0, > 0 recoverable, < 0 fatal. */
   int (*jacobian)(CHSFormulation f, sunrealtype t, const sunrealtype *y, const sunrealtype *yp,
                   sunrealtype cj, sunrealtype *J);
 } CHSFormulationOps;
 
-/* Create from "name[:k=v,...]" in the registry, for a problem that outlives the formulation. */
+/** Create from "name[:k=v,...]" in the registry, for a problem that outlives the formulation. */
 int CHSFormulation_Create(const char *spec, CHSProblem prob, SUNContext sunctx, CHSFormulation *out,
                           CHSError *err);
+/** From any ops table (e.g. one a user program defines) and a parameter string, for a problem
+ * that outlives the formulation. */
 int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, const char *params, CHSProblem prob,
                                  SUNContext sunctx, CHSFormulation *out, CHSError *err);
+/** Free the formulation (detaching its projector) and set *f to NULL; NULL allowed. */
 void CHSFormulation_Destroy(CHSFormulation *f);
 
-/* IDAResFn; user_data must be the CHSFormulation. For ODE formulations, y' - f(t, y). */
+/** IDAResFn; user_data must be the CHSFormulation. For ODE formulations, y' - f(t, y). */
 int CHSFormulation_Residual(sunrealtype t, N_Vector y, N_Vector yp, N_Vector res, void *user_data);
-/* y' consistent with y (DAE: from the formulation; ODE: f(t, y)). */
+/** y' consistent with y (DAE: from the formulation; ODE: f(t, y)). */
 int CHSFormulation_InitialDerivative(CHSFormulation f, N_Vector y, N_Vector yp);
-/* id[i] = 1 for differential, 0 for algebraic components (all 1 for ODE formulations). */
+/** id[i] = 1 for differential, 0 for algebraic components (all 1 for ODE formulations). */
 void CHSFormulation_ComponentIds(CHSFormulation f, N_Vector id);
 
 /* Analytic Jacobians (J dense column-major, size x size; CHS_ERR_UNSUPPORTED when the
  * formulation has none): df/dy of an ODE formulation, and the residual Jacobian
  * dF/dy + cj dF/dy' (for ODE formulations of y' - f: cj I - df/dy). */
+/** 1 when the formulation has an analytic Jacobian that applies to its problem (conservative,
+ * supplying the derivatives it needs), 0 otherwise. */
 int CHSFormulation_HasJacobian(CHSFormulation f);
+/** df/dy at (t, y) of an ODE formulation into J (dense column-major, size x size). */
 int CHSFormulation_RhsJacobian(CHSFormulation f, sunrealtype t, N_Vector y, sunrealtype *J);
+/** The residual Jacobian dF/dy + cj dF/dy' at (t, y, yp) into J (dense column-major, size x
+ * size); for ODE formulations of y' - f: cj I - df/dy. */
 int CHSFormulation_ResidualJacobian(CHSFormulation f, sunrealtype t, sunrealtype cj, N_Vector y,
                                     N_Vector yp, sunrealtype *J);
 
-/* ARKRhsFn / CVRhsFn; user_data must be the CHSFormulation. */
+/** ARKRhsFn / CVRhsFn; user_data must be the CHSFormulation. */
 int CHSFormulation_Rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data);
 
+/** The length of the state y (2n for y = (q, p)). */
 sunindextype CHSFormulation_GetStateSize(CHSFormulation f);
-/* New serial N_Vector holding the problem's consistent initial state in this formulation. */
+/** New serial N_Vector holding the problem's consistent initial state in this formulation. */
 int CHSFormulation_NewInitialState(CHSFormulation f, N_Vector *y0, CHSError *err);
+/** The physical (q, p) (length n each) of the state y. */
 int CHSFormulation_ToPhysical(CHSFormulation f, N_Vector y, sunrealtype *q, sunrealtype *p);
+/** The state y of the physical (q, p). */
 int CHSFormulation_FromPhysical(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
                                 N_Vector y);
 
+/** The formulation's ops table. */
 const CHSFormulationOps *CHSFormulation_GetOps(CHSFormulation f);
+/** The problem the formulation is bound to. */
 CHSProblem CHSFormulation_GetProblem(CHSFormulation f);
+/** The SUNContext the formulation was created with. */
 SUNContext CHSFormulation_GetContext(CHSFormulation f);
+/** Right-hand side evaluations since creation or the last CHSFormulation_ResetCounters. */
 long CHSFormulation_GetNumRhsEvals(CHSFormulation f);
+/** Factorisations of the Gram matrix since creation or the last CHSFormulation_ResetCounters. */
 long CHSFormulation_GetNumGramFactorizations(CHSFormulation f);
-/* Number of coordinate changes (charts) so far; 0 for formulations without charts. */
+/** Number of coordinate changes (charts) so far; 0 for formulations without charts. */
 long CHSFormulation_GetNumRecharts(CHSFormulation f);
-/* Give a charted formulation the chance to change coordinates at (t, y); 1 if it did. */
+/** Give a charted formulation the chance to change coordinates at (t, y); 1 if it did. */
 int CHSFormulation_Rechart(CHSFormulation f, sunrealtype t, N_Vector y);
-/* The reason of the last failed RHS evaluation (empty when none). */
+/** The reason of the last failed RHS evaluation (empty when none). */
 const CHSError *CHSFormulation_GetLastFailure(CHSFormulation f);
+/** Zero the RHS and Gram factorisation counters and clear the last failure. */
 void CHSFormulation_ResetCounters(CHSFormulation f);
 
 /* For formulation implementations. */
+/** The private workspace set by CHSFormulation_SetPrivate (NULL before). */
 void *CHSFormulation_GetPrivate(CHSFormulation f);
+/** Store the formulation's private workspace (its ops' init allocates it, free releases it). */
 void CHSFormulation_SetPrivate(CHSFormulation f, void *priv);
-/* Record why an RHS failed; returns code. */
+/** Record why an RHS failed; returns code. */
 int CHSFormulation_SetFailure(CHSFormulation f, int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -132,8 +159,11 @@ int CHSFormulation_SetFailure(CHSFormulation f, int code, const char *fmt, ...)
     ;
 
 /* Registry of built-in formulations. */
+/** Number of built-in formulations. */
 int CHSFormulationRegistry_Count(void);
+/** The i-th built-in formulation, NULL when i is out of range. */
 const CHSFormulationOps *CHSFormulationRegistry_Get(int i);
+/** The built-in formulation of that name, NULL when there is none. */
 const CHSFormulationOps *CHSFormulationRegistry_Find(const char *name);
 
 #ifdef __cplusplus

@@ -1,4 +1,5 @@
-/* Problems: natural mechanical systems with holonomic constraints.
+/** @file
+ * Problems: natural mechanical systems with holonomic constraints.
  *
  *   H(q,p,t) = 1/2 p^T M(q)^{-1} p + V(q,t),   g(q,t) = 0 (m constraints),   F = -grad V,
  *   G(q) = dg/dq (m x n),   Gdot(q,u) = d/de G(q + e u) at e = 0 (same layout as G).
@@ -26,7 +27,7 @@
 extern "C" {
 #endif
 
-/* Bumped whenever CHSProblemOps changes layout. Plugins export
+/** Bumped whenever CHSProblemOps changes layout. Plugins export
  *   const CHSProblemOps *chs_problem_entry(int abi_version);
  * Versions 2, 3 and 4 appended optional fields (below); tables of older versions (plugins or
  * programs built against an older header) still load: the fields they lack read as NULL / 0,
@@ -34,131 +35,152 @@ extern "C" {
  * most linear / quadratic constraints: the loader sets the matching CHS_DECLARE_* bits). The
  * loader asks a plugin for version 4 first, then 3, 2, 1.                                    */
 #define CHS_PROBLEM_ABI_VERSION 4
-#define CHS_PROBLEM_ABI_VERSION_MIN 1
+#define CHS_PROBLEM_ABI_VERSION_MIN 1 /**< the oldest table version the loader accepts */
 /* At most this many extra invariants, and events, per problem. */
-#define CHS_MAX_INVARIANTS 8
-#define CHS_MAX_EVENTS 8
+#define CHS_MAX_INVARIANTS 8 /**< at most this many extra invariants per problem */
+#define CHS_MAX_EVENTS 8     /**< at most this many events per problem */
+/** The name of the entry function a plugin exports (see CHS_PROBLEM_ABI_VERSION). */
 #define CHS_PROBLEM_ENTRY_SYMBOL "chs_problem_entry"
 
-/* CHS_MASS_CONFIG (ABI 3): M(q) from CHSProblemOps.mass_matrix, symmetric positive definite,
+/** CHS_MASS_CONFIG (ABI 3): M(q) from CHSProblemOps.mass_matrix, symmetric positive definite,
  * dense n x n row-major (mass_nnz = 0) or, with a fixed CSR pattern (mass_nnz, mass_rowptr,
  * mass_colind: both triangles), its nnz values. */
 typedef enum {
-  CHS_MASS_IDENTITY = 0,
-  CHS_MASS_DIAGONAL = 1,
-  CHS_MASS_DENSE = 2,
-  CHS_MASS_CONFIG = 3
+  CHS_MASS_IDENTITY = 0, /**< M = I */
+  CHS_MASS_DIAGONAL = 1, /**< constant diagonal M (n entries in CHSProblemDims.mass) */
+  CHS_MASS_DENSE = 2,    /**< constant dense SPD M (n x n row-major in CHSProblemDims.mass) */
+  CHS_MASS_CONFIG = 3    /**< M(q) from CHSProblemOps.mass_matrix */
 } CHSMassKind;
 
-/* Facts a problem declares about itself (CHSProblemDims.declares, ABI 3). A formulation or method
+/** @name Declared facts (CHSProblemDims.declares, ABI 3)
+ * Facts a problem declares about itself. A formulation or method
  * that needs a derivative the problem does not supply refuses the problem unless the matching
- * fact is declared (never a silent zero). `chs check` verifies declared facts numerically. */
-#define CHS_DECLARE_LINEAR_POTENTIAL 0x1u      /* V at most linear in q: no hessian_potential */
-#define CHS_DECLARE_QUADRATIC_CONSTRAINTS 0x2u /* g at most quadratic: no constraint_third */
+ * fact is declared (never a silent zero). `chs check` verifies declared facts numerically.
+ * @{ */
+#define CHS_DECLARE_LINEAR_POTENTIAL 0x1u      /**< V at most linear in q: no hessian_potential */
+#define CHS_DECLARE_QUADRATIC_CONSTRAINTS 0x2u /**< g at most quadratic: no constraint_third */
 
-/* Which callbacks depend on t explicitly (CHSProblemDims.time_dependent, ABI 3). */
-#define CHS_TIME_CONSTRAINTS 0x1u /* g(q, t): constraint_dt is required */
-#define CHS_TIME_POTENTIAL 0x2u   /* V(q, t), F(q, t): potential_dt is required */
-#define CHS_TIME_FORCE 0x4u       /* the non-conservative force depends on t */
-typedef enum { CHS_JAC_DENSE = 0, CHS_JAC_CSR = 1 } CHSJacKind;
+/** @} */
 
-/* Filled by the problem's create callback; pointers are owned by the problem's data. */
+/** @name Time dependence (CHSProblemDims.time_dependent, ABI 3)
+ * Which callbacks depend on t explicitly.
+ * @{ */
+#define CHS_TIME_CONSTRAINTS 0x1u /**< g(q, t): constraint_dt is required */
+#define CHS_TIME_POTENTIAL 0x2u   /**< V(q, t), F(q, t): potential_dt is required */
+#define CHS_TIME_FORCE 0x4u       /**< the non-conservative force depends on t */
+/** @} */
+/** Layout of G and Gdot (see the file's description). */
+typedef enum {
+  CHS_JAC_DENSE = 0, /**< m x n row-major */
+  CHS_JAC_CSR = 1    /**< the nnz values of the fixed CSR pattern of CHSProblemDims */
+} CHSJacKind;
+
+/** Filled by the problem's create callback; pointers are owned by the problem's data. */
 typedef struct CHSProblemDims {
-  sunindextype n; /* coordinates */
-  sunindextype m; /* constraints, 0 < m < n */
-  CHSMassKind mass_kind;
-  const sunrealtype *mass; /* NULL (identity), n diagonal entries, or n*n row-major SPD */
-  CHSJacKind jac_kind;
-  sunindextype nnz;           /* CSR only */
-  const sunindextype *rowptr; /* CSR only, m+1 entries */
-  const sunindextype *colind; /* CSR only, nnz entries */
-  /* ABI 2: 1 when this instance's kinetic energy is sigma(q) 1/2 p^T M^{-1} p with sigma from
+  sunindextype n;             /**< coordinates */
+  sunindextype m;             /**< constraints, 0 < m < n */
+  CHSMassKind mass_kind;      /**< the kind of mass matrix */
+  const sunrealtype *mass;    /**< NULL (identity), n diagonal entries, or n*n row-major SPD */
+  CHSJacKind jac_kind;        /**< layout of G and Gdot */
+  sunindextype nnz;           /**< CSR only */
+  const sunindextype *rowptr; /**< CSR only, m+1 entries */
+  const sunindextype *colind; /**< CSR only, nnz entries */
+  /** ABI 2: 1 when this instance's kinetic energy is sigma(q) 1/2 p^T M^{-1} p with sigma from
    * CHSProblemOps.kinetic_scale (left 0 by version-1 problems). */
   int kinetic_scaled;
   /* ABI 3 (left 0 by older problems; the loader fills `declares` for them, see above). */
-  unsigned declares;       /* CHS_DECLARE_* bits */
-  unsigned time_dependent; /* CHS_TIME_* bits; 0: autonomous */
-  sunindextype mass_nnz;   /* CHS_MASS_CONFIG with a CSR pattern: its nnz (0: dense M(q)) */
-  const sunindextype *mass_rowptr, *mass_colind; /* n+1 and mass_nnz entries */
+  unsigned declares;       /**< CHS_DECLARE_* bits */
+  unsigned time_dependent; /**< CHS_TIME_* bits; 0: autonomous */
+  sunindextype mass_nnz;   /**< CHS_MASS_CONFIG with a CSR pattern: its nnz (0: dense M(q)) */
+  /** @{ */
+  const sunindextype *mass_rowptr, *mass_colind; /**< n+1 and mass_nnz entries */
+  /** @} */
 } CHSProblemDims;
 
+/** A problem: its name and callbacks, versioned by abi_version (one const table per problem). */
 typedef struct CHSProblemOps {
-  int abi_version;        /* CHS_PROBLEM_ABI_VERSION */
-  const char *name;       /* registry name, e.g. "pendulum" */
-  const char *summary;    /* one line for `chs list problems` */
-  const char *params_doc; /* "key=default meaning; ..." for --help */
+  int abi_version;        /**< CHS_PROBLEM_ABI_VERSION */
+  const char *name;       /**< registry name, e.g. "pendulum" */
+  const char *summary;    /**< one line for `chs list problems` */
+  const char *params_doc; /**< "key=default meaning; ..." for --help */
 
-  /* Create an instance from validated parameters; must call CHSParams_Get* for every key it
+  /** Create an instance from validated parameters; must call CHSParams_Get* for every key it
    * accepts (unknown keys are reported by the caller). Required. Any nonzero return is reported
    * as an input error (CHS_ERR_ARG unless it is an input or CHS_ERR_MEM/IO code) with the
    * message it wrote into err, or one naming the returned value. */
   int (*create)(CHSParams params, void **data, CHSProblemDims *dims, CHSError *err);
-  void (*destroy)(void *data); /* required */
+  void (*destroy)(void *data); /**< required */
 
-  int (*potential)(void *data, const sunrealtype *q, sunrealtype *V);  /* required */
-  int (*force)(void *data, const sunrealtype *q, sunrealtype *F);      /* required, -grad V */
-  int (*constraint)(void *data, const sunrealtype *q, sunrealtype *g); /* required */
-  int (*jacobian)(void *data, const sunrealtype *q, sunrealtype *G);   /* required */
+  int (*potential)(void *data, const sunrealtype *q, sunrealtype *V);  /**< required */
+  int (*force)(void *data, const sunrealtype *q, sunrealtype *F);      /**< required, -grad V */
+  int (*constraint)(void *data, const sunrealtype *q, sunrealtype *g); /**< required */
+  int (*jacobian)(void *data, const sunrealtype *q, sunrealtype *G);   /**< required */
   int (*jacobian_dot)(void *data, const sunrealtype *q, const sunrealtype *u,
-                      sunrealtype *Gdot); /* required */
-  /* Optional: Hu = (hess V)(q) u. NULL means V is at most linear. */
+                      sunrealtype *Gdot); /**< required */
+  /** Optional: Hu = (hess V)(q) u. NULL means V is at most linear. */
   int (*hessian_potential)(void *data, const sunrealtype *q, const sunrealtype *u, sunrealtype *Hu);
-  /* Optional: out = grad_q ( w^T Gdot(q,u) u ) at fixed u, w. NULL: quadratic constraints. */
+  /** Optional: out = grad_q ( w^T Gdot(q,u) u ) at fixed u, w. NULL: quadratic constraints. */
   int (*constraint_third)(void *data, const sunrealtype *q, const sunrealtype *u,
                           const sunrealtype *w, sunrealtype *out);
-  /* Consistent initial state (g = 0, G M^{-1} p = 0). Required. */
+  /** Consistent initial state (g = 0, G M^{-1} p = 0). Required. */
   int (*initial_state)(void *data, sunrealtype *q, sunrealtype *p);
-  /* Optional reference solution at time t (from t = 0). */
+  /** Optional reference solution at time t (from t = 0). */
   int (*reference)(void *data, sunrealtype t, sunrealtype *q, sunrealtype *p);
 
   /* ---- ABI version 2 */
-  /* Optional velocity-dependent generalized force (dampers, friction), v = M^{-1} p: the equations
+  /** Optional velocity-dependent generalized force (dampers, friction), v = M^{-1} p: the equations
    * of motion become q' = v, p' = F(q) + Fnc(q, v) - G^T lambda. NULL: the system is Hamiltonian.
    * A problem with this callback is not Hamiltonian: formulations and methods built on H
    * (CHS_FORM_NEEDS_HAMILTONIAN, CHSIntegratorOps.needs_hamiltonian) refuse it, and the energy H
    * is not an invariant (its rate is Fnc . v). */
   int (*nonconservative_force)(void *data, const sunrealtype *q, const sunrealtype *v,
                                sunrealtype *Fnc);
-  /* Optional configuration-dependent scale of the kinetic energy, used when the instance sets
+  /** Optional configuration-dependent scale of the kinetic energy, used when the instance sets
    * dims.kinetic_scaled: H = sigma(q) 1/2 p^T M^{-1} p + V(q), sigma > 0 and sigma = 1 on the
    * constraint manifold (so H is unchanged there: a different Hamiltonian for the same
    * constrained motion, e.g. the pendulum's (52) of seed 001). Only formulations flagged
    * CHS_FORM_KINETIC_SCALE (impetus) accept such an instance. */
   int (*kinetic_scale)(void *data, const sunrealtype *q, sunrealtype *sigma,
                        sunrealtype *grad_sigma);
-  /* Extra first integrals of the continuous dynamics besides H (e.g. total linear and angular
+  /** Extra first integrals of the continuous dynamics besides H (e.g. total linear and angular
    * momentum): invariant_names is NULL-terminated (at most CHS_MAX_INVARIANTS names) and
    * invariants(q, p) writes one value per name. Diagnostics report their drift. */
   const char *const *invariant_names;
+  /** The values of the extra invariants at (q, p), one per name of invariant_names. */
   int (*invariants)(void *data, const sunrealtype *q, const sunrealtype *p, sunrealtype *out);
 
   /* ---- ABI version 3 */
-  /* Configuration-dependent mass matrix (dims.mass_kind = CHS_MASS_CONFIG; all three required
+  /** Configuration-dependent mass matrix (dims.mass_kind = CHS_MASS_CONFIG; all three required
    * then). M(q) into M (layout: see CHSMassKind); mass_dir: out = M'(q; u) b with
    * M'(q; u) = d/de M(q + e u) at e = 0; mass_grad: out = grad_q (a^T M(q) b) at fixed a, b
    * (so u . mass_grad(q, a, b) = a^T mass_dir(q, u, b)). */
   int (*mass_matrix)(void *data, const sunrealtype *q, sunrealtype *M);
+  /** out = M'(q; u) b (see mass_matrix). */
   int (*mass_dir)(void *data, const sunrealtype *q, const sunrealtype *u, const sunrealtype *b,
                   sunrealtype *out);
+  /** out = grad_q (a^T M(q) b) (see mass_matrix). */
   int (*mass_grad)(void *data, const sunrealtype *q, const sunrealtype *a, const sunrealtype *b,
                    sunrealtype *out);
-  /* Explicit time dependence (dims.time_dependent != 0): set_time is required then; chs calls it
+  /** Explicit time dependence (dims.time_dependent != 0): set_time is required then; chs calls it
    * with the time of the evaluations that follow (the problem keeps t in its data).
    * constraint_dt (CHS_TIME_CONSTRAINTS): gt = dg/dt, Gt = d/dt G (stored like G), gtt = d2g/dt2
    * at (q, t); any output pointer may be NULL (not needed). potential_dt (CHS_TIME_POTENTIAL):
    * Vt = dV/dt at (q, t), for the energy balance. */
   int (*set_time)(void *data, sunrealtype t);
+  /** gt, Gt and gtt at (q, t) (CHS_TIME_CONSTRAINTS; see set_time). */
   int (*constraint_dt)(void *data, const sunrealtype *q, sunrealtype *gt, sunrealtype *Gt,
                        sunrealtype *gtt);
+  /** Vt = dV/dt at (q, t) (CHS_TIME_POTENTIAL; see set_time). */
   int (*potential_dt)(void *data, const sunrealtype *q, sunrealtype *Vt);
-  /* Events: event_names is NULL-terminated (at most CHS_MAX_EVENTS) and events(t, q, p) writes
+  /** Events: event_names is NULL-terminated (at most CHS_MAX_EVENTS) and events(t, q, p) writes
    * one value per name; an event happens where its value changes sign (`chs run --stop-at`). */
   const char *const *event_names;
+  /** The event values e at (t, q, p), one per name of event_names. */
   int (*events)(void *data, sunrealtype t, const sunrealtype *q, const sunrealtype *p,
                 sunrealtype *e);
 
   /* ---- ABI version 4 */
-  /* Optional: hess V(q) as a sparse matrix, for the sparse Newton matrices of IDA and CVODE at
+  /** Optional: hess V(q) as a sparse matrix, for the sparse Newton matrices of IDA and CVODE at
    * scale (docs/scale.md). Writes the CSR row pointers rowptr[0 .. n] (both triangles) and, when
    * rowptr[n] <= cap, the column indices colind[0 .. rowptr[n]-1] (increasing within a row) and,
    * when val != NULL, the values. The pattern must hold every entry that can be nonzero at q; it
@@ -168,40 +190,50 @@ typedef struct CHSProblemOps {
                         sunindextype *colind, sunrealtype *val);
 } CHSProblemOps;
 
-/* A problem instance: ops + data + dims. */
+/** A problem instance: ops + data + dims. */
 typedef struct CHSProblem_ *CHSProblem;
 
-/* "name[:k=v,...]" from the built-in registry. Checks the initial state for consistency. */
+/** "name[:k=v,...]" from the built-in registry. Checks the initial state for consistency. */
 int CHSProblem_Create(const char *spec, CHSProblem *out, CHSError *err);
-/* From any ops table (e.g. one a user program defines) and a parameter string. */
+/** From any ops table (e.g. one a user program defines) and a parameter string. */
 int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSProblem *out,
                              CHSError *err);
+/** Free the problem (its data through ops->destroy) and set *prob to NULL; NULL allowed. */
 void CHSProblem_Destroy(CHSProblem *prob);
 
+/** The problem's ops table. */
 const CHSProblemOps *CHSProblem_GetOps(CHSProblem prob);
+/** The problem's data (what its create callback allocated). */
 void *CHSProblem_GetData(CHSProblem prob);
+/** The dimensions the problem's create callback filled. */
 const CHSProblemDims *CHSProblem_GetDims(CHSProblem prob);
+/** The problem's registry name (ops->name). */
 const char *CHSProblem_GetName(CHSProblem prob);
 
-/* 1 when the problem has no non-conservative force (its flow is Hamiltonian), 0 otherwise. */
+/** 1 when the problem has no non-conservative force (its flow is Hamiltonian), 0 otherwise. */
 int CHSProblem_IsConservative(CHSProblem prob);
-/* 1 when the instance's kinetic energy has a configuration-dependent scale sigma(q). */
+/** 1 when the instance's kinetic energy has a configuration-dependent scale sigma(q). */
 int CHSProblem_HasKineticScale(CHSProblem prob);
 /* Number of extra invariants (0 when the problem declares none) and their values at (q, p)
  * (CHS_ERR_UNSUPPORTED when it has none); names in CHSProblem_GetOps(prob)->invariant_names. */
+/** Number of extra invariants (0 when the problem declares none). */
 int CHSProblem_GetNumInvariants(CHSProblem prob);
+/** The values of the extra invariants at (q, p) (CHS_ERR_UNSUPPORTED when there are none). */
 int CHSProblem_Invariants(CHSProblem prob, const sunrealtype *q, const sunrealtype *p,
                           sunrealtype *out);
 
-/* The problem's reference solution at t (CHS_ERR_UNSUPPORTED when it has none). */
+/** The problem's reference solution at t (CHS_ERR_UNSUPPORTED when it has none). */
 int CHSProblem_Reference(CHSProblem prob, sunrealtype t, sunrealtype *q, sunrealtype *p);
 
 /* Registry of built-in problems. */
+/** Number of built-in problems. */
 int CHSProblemRegistry_Count(void);
+/** The i-th built-in problem, NULL when i is out of range. */
 const CHSProblemOps *CHSProblemRegistry_Get(int i);
+/** The built-in problem of that name, NULL when there is none. */
 const CHSProblemOps *CHSProblemRegistry_Find(const char *name);
 
-/* Tolerance for accepting an initial state: |g|_2 <= tol * max(1, |q|_2^2) and
+/** Tolerance for accepting an initial state: |g|_2 <= tol * max(1, |q|_2^2) and
  * |G M^{-1} p|_2 <= tol * max(1, |q|_2 |M^{-1} p|_2) (the scales of quadratic constraints). */
 #define CHS_CONSISTENCY_TOL 1e-10
 

@@ -1,4 +1,5 @@
-/* Projections onto the constraint manifold as post-step hooks (seed 000 (66)-(69), seed 001
+/** @file
+ * Projections onto the constraint manifold as post-step hooks (seed 000 (66)-(69), seed 001
  * Sec. 7-8, seed 002 Sec. 4).
  *
  *   momentum: p <- p - G^T Q^{-1} (G M^{-1} p + g_t), the M^{-1}-orthogonal projection onto
@@ -30,38 +31,44 @@
 extern "C" {
 #endif
 
-#define CHS_PROJECT_NONE 0
-#define CHS_PROJECT_MOMENTUM 1
-#define CHS_PROJECT_POSITION 2
-#define CHS_PROJECT_BOTH 3
+#define CHS_PROJECT_NONE 0     /**< no projection */
+#define CHS_PROJECT_MOMENTUM 1 /**< project the momenta onto psi = 0 */
+#define CHS_PROJECT_POSITION 2 /**< project the positions onto g = 0 */
+#define CHS_PROJECT_BOTH 3     /**< positions first, then momenta */
 
+/** A projection onto the constraint manifold, attached to a formulation. */
 typedef struct CHSProjector_ *CHSProjector;
 
-/* kind: CHS_PROJECT_*; tol >= 0. Attaches the projector to f (one per formulation). */
+/** kind: CHS_PROJECT_*; tol >= 0. Attaches the projector to f (one per formulation). */
 int CHSProjector_Create(CHSFormulation f, int kind, sunrealtype tol, CHSProjector *out,
                         CHSError *err);
+/** Detach the projector from its formulation, free it and set *proj to NULL; NULL allowed. */
 void CHSProjector_Destroy(CHSProjector *proj);
-/* Stop the position Newton iteration once |g|_2 <= tol (seed 000 (67) stops at the projection
+/** Stop the position Newton iteration once |g|_2 <= tol (seed 000 (67) stops at the projection
  * tolerance); 0 (default): iterate to round-off. */
 int CHSProjector_SetNewtonTol(CHSProjector proj, sunrealtype tol);
-/* Only every k-th call projects (k >= 1, default 1). */
+/** Only every k-th call projects (k >= 1, default 1). */
 int CHSProjector_SetEvery(CHSProjector proj, long k);
-/* Project the state y in place; 0, or > 0 when the position Newton iteration failed (the state is
+/** Project the state y in place; 0, or > 0 when the position Newton iteration failed (the state is
  * then unchanged), < 0 on a fatal error. */
 int CHSProjector_Apply(CHSProjector proj, sunrealtype t, N_Vector y);
-/* ARKPostProcessFn: user_data is the formulation the projector is attached to. */
+/** ARKPostProcessFn: user_data is the formulation the projector is attached to. */
 int CHSProjector_ARKPostprocess(sunrealtype t, N_Vector y, void *user_data);
-/* CVProjFn for CVodeSetProjFn (user_data: the formulation): corr = P(ycur) - ycur, and the error
+/** CVProjFn for CVodeSetProjFn (user_data: the formulation): corr = P(ycur) - ycur, and the error
  * estimate err, when CVODE passes one, replaced by its projection onto the tangent space. */
 int CHSProjector_CVodeProjFn(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps_proj,
                              N_Vector err, void *user_data);
-/* The projector attached to a formulation, or NULL. */
+/** The projector attached to a formulation, or NULL. */
 CHSProjector CHSFormulation_GetProjector(CHSFormulation f);
 
+/** Position projections applied so far. */
 long CHSProjector_GetNumPosition(CHSProjector proj);
+/** Momentum projections applied so far. */
 long CHSProjector_GetNumMomentum(CHSProjector proj);
+/** Position Newton iterations so far. */
 long CHSProjector_GetNumNewtonIters(CHSProjector proj);
-/* "momentum", "position", "both" -> CHS_PROJECT_*; -1 for anything else. */
+
+/** "momentum", "position", "both" -> CHS_PROJECT_*; -1 for anything else. */
 int CHSProjector_KindFromName(const char *name);
 
 #ifdef __cplusplus

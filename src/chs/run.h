@@ -1,4 +1,5 @@
-/* One integration from t0 to tf with diagnostics at output times: what `chs run` does, as a
+/** @file
+ * One integration from t0 to tf with diagnostics at output times: what `chs run` does, as a
  * library call. Output times: with a fixed step h, every `every` steps (t0 + k*every*h) and tf,
  * reached exactly by setting ARKODE's stop time (no interpolation); adaptive, after every `every`
  * internal steps and at tf (stop time tf). */
@@ -13,31 +14,38 @@
 extern "C" {
 #endif
 
-/* Steps of a whole run when ctl.max_steps is 0, and the largest ctl.max_steps accepted. A run with
+/** @name Bounds on the number of steps
+ * Steps of a whole run when ctl.max_steps is 0, and the largest ctl.max_steps accepted. A run with
  * a fixed step h whose ceil((tf - t0) / h) exceeds the bound is refused up front (CHS_ERR_ARG);
- * an adaptive run stops with CHS_ERR_SOLVER ("too much work") when it reaches the bound. */
-#define CHS_RUN_MAX_STEPS_DEFAULT 5000000L
-#define CHS_RUN_MAX_STEPS_LIMIT 1000000000000L
+ * an adaptive run stops with CHS_ERR_SOLVER ("too much work") when it reaches the bound.
+ * @{ */
+#define CHS_RUN_MAX_STEPS_DEFAULT 5000000L     /**< steps of a whole run when ctl.max_steps is 0 */
+#define CHS_RUN_MAX_STEPS_LIMIT 1000000000000L /**< the largest ctl.max_steps accepted */
+/** @} */
 
+/** Options of CHSRun (CHSRunOptions_Default sets the defaults). */
 typedef struct CHSRunOptions {
-  const char *method; /* "erk:rk4" */
-  CHSStepControl ctl;
+  const char *method; /**< "erk:rk4" */
+  CHSStepControl ctl; /**< fixed step or tolerances, and the bound on the steps */
+  /** @{ */
+  /** Initial and final time. */
   sunrealtype t0, tf;
-  long every;              /* >= 1 */
-  int project;             /* CHS_PROJECT_NONE (default), _MOMENTUM, _POSITION, _BOTH */
-  sunrealtype project_tol; /* project a kind when its residual exceeds this (0: every step) */
-  long project_every;      /* project only every k-th step (0 or 1: every step) */
-  sunrealtype project_newton_tol; /* position Newton stops at |g| <= this (0: round-off) */
-  /* Events (the problem's event_names and events, chs/problem.h): NULL (default) or a
+  /** @} */
+  long every;              /**< >= 1 */
+  int project;             /**< CHS_PROJECT_NONE (default), _MOMENTUM, _POSITION, _BOTH */
+  sunrealtype project_tol; /**< project a kind when its residual exceeds this (0: every step) */
+  long project_every;      /**< project only every k-th step (0 or 1: every step) */
+  sunrealtype project_newton_tol; /**< position Newton stops at |g| <= this (0: round-off) */
+  /** Events (the problem's event_names and events, chs/problem.h): NULL (default) or a
    * comma-separated list of event names, or "all": the run stops at the first occurrence of one
    * of them, and its final time and state are the event's. An unknown name is refused before any
    * work (CHS_ERR_ARG, naming it and the problem's events). */
   const char *stop_at;
-  /* 1: locate and report the problem's events also when stop_at is NULL (then none stops). */
+  /** 1: locate and report the problem's events also when stop_at is NULL (then none stops). */
   int locate_events;
 } CHSRunOptions;
 
-/* Event location (stop_at or locate_events). Adaptive runs use the integrator's root finding
+/** Event location (stop_at or locate_events). Adaptive runs use the integrator's root finding
  * (ARKODE, CVODE, IDA: CHSIntegratorOps.root_init; other families refuse before any work,
  * CHS_ERR_UNSUPPORTED). Fixed-step runs watch the sign of every event function after each step;
  * when one changes sign, the event is located within the step by bracketing (Illinois' regula
@@ -47,44 +55,47 @@ typedef struct CHSRunOptions {
  * start counts from its next sign. Events of more than one sign change within one step (or one
  * step of the adaptive integrator) are seen as none or one. */
 typedef struct CHSEventRecord {
-  int index;     /* into the problem's event_names */
-  sunrealtype t; /* located time */
-  int direction; /* +1: the event function rose through 0; -1: it fell */
+  int index;     /**< into the problem's event_names */
+  sunrealtype t; /**< located time */
+  int direction; /**< +1: the event function rose through 0; -1: it fell */
 } CHSEventRecord;
-/* The summary keeps the first this many events (CHSRunSummary.n_events counts them all). */
+/** The summary keeps the first this many events (CHSRunSummary.n_events counts them all). */
 #define CHS_RUN_MAX_EVENT_RECORDS 64
 
-/* Called at t0 and at every output time; a nonzero return stops the run: a negative return is
+/** Called at t0 and at every output time; a nonzero return stops the run: a negative return is
  * passed on as the run's code, a positive one becomes CHS_ERR_IO (output failed). */
 typedef int (*CHSMonitorFn)(const CHSRecord *rec, void *ctx);
 
+/** What a run did: diagnostics, integrator counters, projections and events (CHSRun). */
 typedef struct CHSRunSummary {
-  CHSDiagnosticsSummary diag;
-  CHSIntegratorStats stats;
-  long rhs_evals;     /* counted by the formulation (includes any extra evaluations) */
-  long proj_position; /* -1: no projector */
-  long proj_momentum; /* -1: no projector */
-  double wall_s;      /* time inside the integrator only (diagnostics and output excluded) */
-  int completed;      /* 1 when tf was reached, or the stop event (stop_at) */
+  CHSDiagnosticsSummary diag; /**< the diagnostics over the output times */
+  CHSIntegratorStats stats;   /**< the integrator's counters */
+  long rhs_evals;             /**< counted by the formulation (includes any extra evaluations) */
+  long proj_position;         /**< -1: no projector */
+  long proj_momentum;         /**< -1: no projector */
+  double wall_s; /**< time inside the integrator only (diagnostics and output excluded) */
+  int completed; /**< 1 when tf was reached, or the stop event (stop_at) */
   /* Events (when located: stop_at or locate_events): every occurrence up to the end of the run,
    * in time order; the first CHS_RUN_MAX_EVENT_RECORDS are kept. */
-  int events_located; /* 1 when events were located */
-  long n_events;      /* occurrences */
-  int n_event_records;
-  CHSEventRecord events[CHS_RUN_MAX_EVENT_RECORDS];
-  int stopped;    /* 1 when the run stopped at an event of stop_at (t_final is its time) */
-  int stop_event; /* then its index into the problem's event_names */
+  int events_located;                               /**< 1 when events were located */
+  long n_events;                                    /**< occurrences */
+  int n_event_records;                              /**< entries of events in use */
+  CHSEventRecord events[CHS_RUN_MAX_EVENT_RECORDS]; /**< the first occurrences, in time order */
+  int stopped;    /**< 1 when the run stopped at an event of stop_at (t_final is its time) */
+  int stop_event; /**< then its index into the problem's event_names */
 } CHSRunSummary;
 
+/** Fill opt with the defaults: method "erk:rk4", every 1, every other field 0 or NULL. */
 void CHSRunOptions_Default(CHSRunOptions *opt);
-/* Runs; the summary is filled as far as the run got, also when it fails. Before any step the
+
+/** Runs; the summary is filled as far as the run got, also when it fails. Before any step the
  * initial state, its energy and the first right-hand side (DAE: residual) must be finite, else
  * CHS_ERR_ARG naming the problem (parameters so large that the forces overflow). */
 int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, void *ctx,
            CHSRunSummary *summary, CHSError *err);
-/* The number of events the problem declares (0: none); names in its ops' event_names. */
+/** The number of events the problem declares (0: none); names in its ops' event_names. */
 int CHSProblem_GetNumEvents(CHSProblem prob);
-/* The check CHSRun makes of CHSRunOptions.stop_at, on its own (e.g. before opening outputs):
+/** The check CHSRun makes of CHSRunOptions.stop_at, on its own (e.g. before opening outputs):
  * CHS_ERR_ARG naming an unknown or empty name and the problem's events. */
 int CHSProblem_CheckStopAt(CHSProblem prob, const char *stop_at, CHSError *err);
 

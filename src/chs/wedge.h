@@ -1,4 +1,5 @@
-/* The wedge product dq ^ dp along a numerical solution (seed 002 Sec. 3.2): two tangent vectors
+/** @file
+ * The wedge product dq ^ dp along a numerical solution (seed 002 Sec. 3.2): two tangent vectors
  * dz1, dz2 of the constraint manifold T*M = {g = 0, G M^{-1} p = 0} at the initial state are
  * carried along by the linearisation of each step of a fixed-step method, and
  *
@@ -29,29 +30,31 @@
 extern "C" {
 #endif
 
+/** The wedge product's conservation along a run (CHSWedge_Run). */
 typedef struct CHSWedgeSummary {
-  long steps;
-  sunrealtype omega0;    /* omega(dz1, dz2) at t0: 1 (dz2 is scaled so) */
-  sunrealtype err_max;   /* max_n |omega_n - omega_0| */
-  sunrealtype err_final; /* |omega_N - omega_0| at tf */
-  /* max_n |omega_n - omega_0| / (|dz1_n| |dz2_n|): the error relative to the size of the
+  long steps; /**< steps taken */
+
+  sunrealtype omega0;    /**< omega(dz1, dz2) at t0: 1 (dz2 is scaled so) */
+  sunrealtype err_max;   /**< max_n |omega_n - omega_0| */
+  sunrealtype err_final; /**< |omega_N - omega_0| at tf */
+  /** max_n |omega_n - omega_0| / (|dz1_n| |dz2_n|): the error relative to the size of the
    * tangents (Euclidean norms of (dq, dp)), which grow along the flow (shear) while the
    * linearisation's round-off stays relative to them */
   sunrealtype rel_err_max;
-  /* 1: the method's tangent map (CHSIntegrator_TangentStep), 0: finite differences */
+  /** 1: the method's tangent map (CHSIntegrator_TangentStep), 0: finite differences */
   int exact_tangents;
 } CHSWedgeSummary;
 
-/* Called at t0 and after every step with the current wedge product; nonzero stops the run. */
+/** Called at t0 and after every step with the current wedge product; nonzero stops the run. */
 typedef int (*CHSWedgeMonitorFn)(sunrealtype t, sunrealtype omega, void *ctx);
 
-/* Project (dq, dp) (length n each, in place) onto the tangent space of T*M at (q, p):
+/** Project (dq, dp) (length n each, in place) onto the tangent space of T*M at (q, p):
  *   dq <- dq - M^{-1} G^T Q^{-1} G dq                       (G dq = 0),
  *   dp <- dp - G^T Q^{-1} (G M^{-1} dp + Gdot(q, dq) M^{-1} p)  (the linearised G M^{-1} p = 0). */
 int CHSWedge_TangentProject(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
                             sunrealtype *dq, sunrealtype *dp, CHSError *err);
 
-/* From the formulation's initial state at opt->t0 to opt->tf with the method opt->method and the
+/** From the formulation's initial state at opt->t0 to opt->tf with the method opt->method and the
  * fixed step opt->ctl.h (required: CHS_ERR_ARG otherwise); opt->project as in CHSRun. */
 int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn monitor, void *ctx,
                  CHSWedgeSummary *sum, CHSError *err);
