@@ -190,6 +190,23 @@ void cli_print_run_usage(FILE *out, const char *cmd, const char *formulation_fla
               : "comma-separated formulations (default: every registered one)");
 }
 
+int cli_problem_help(const char *spec) {
+  size_t len = strlen(spec);
+  const char *suffix = ":help";
+  if (len < 5 || strcmp(spec + len - 5, suffix) != 0) {
+    return -1;
+  }
+  char name[4096], text[8192];
+  snprintf(name, sizeof name, "%.*s", (int)(len - 5), spec);
+  CHSError err;
+  CHSError_Clear(&err);
+  if (CHSProblem_Help(name, text, sizeof text, &err) != 0) {
+    return cli_fail(&err);
+  }
+  fputs(text, stdout);
+  return CHS_EXIT_OK;
+}
+
 int cli_parse(int argc, char **argv, const char *formulation_flag, cli_options *o) {
   memset(o, 0, sizeof *o);
   o->every = 1;
@@ -242,6 +259,10 @@ int cli_parse(int argc, char **argv, const char *formulation_flag, cli_options *
     }
     if (strcmp(a, "--problem") == 0) {
       o->problem = v;
+      int hr = cli_problem_help(v);
+      if (hr >= 0) { /* --problem NAME:help: its parameters, nothing else */
+        return hr == 0 ? CLI_HELP_DONE : hr;
+      }
     } else if (strcmp(a, formulation_flag) == 0) {
       o->formulation = v;
     } else if (strcmp(a, "--method") == 0) {

@@ -36,6 +36,11 @@ typedef struct {
 
 /* Parse argv[1..] into o; `formulation_flag` is "--formulation" or "--formulations".
  * Prints the message and returns CHS_EXIT_USAGE on bad input. */
+/* --problem NAME:help (built-in or plugin path): prints the problem's name, summary and parameters
+ * and returns the exit status; -1 when spec does not end in ":help". */
+int cli_problem_help(const char *spec);
+/* cli_parse's return when it printed a problem's help (--problem NAME:help): exit 0. */
+#define CLI_HELP_DONE (-1000)
 int cli_parse(int argc, char **argv, const char *formulation_flag, cli_options *o);
 /* Check that the options needed to integrate are present and consistent. */
 int cli_check_run_options(const cli_options *o);

@@ -259,7 +259,7 @@ int cmd_compare(int argc, char **argv) {
   cli_options o;
   int rc = cli_parse(argc, argv, "--formulations", &o);
   if (rc != 0) {
-    return rc;
+    return rc == CLI_HELP_DONE ? CHS_EXIT_OK : rc;
   }
   if (o.help) {
     cli_print_run_usage(stdout, "compare", "--formulations");

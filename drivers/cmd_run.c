@@ -170,7 +170,7 @@ int cmd_run(int argc, char **argv) {
   }
   free(rest);
   if (rc != 0) {
-    return rc;
+    return rc == CLI_HELP_DONE ? CHS_EXIT_OK : rc;
   }
   o.stop_at = stop_at[0] ? stop_at : NULL;
   if (o.help) {

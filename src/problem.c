@@ -1,6 +1,7 @@
 /* Problem instances: validation of the ops table, dimensions and initial state. */
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -345,6 +346,27 @@ int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSPr
     return rc < 0 ? rc : CHS_ERR_ARG;
   }
   *out = prob;
+  return CHS_SUCCESS;
+}
+
+int CHSProblem_Help(const char *name, char *buf, size_t len, CHSError *err) {
+  if (!name || !buf || len == 0) {
+    return chs_error_set(err, CHS_ERR_ARG, "CHSProblem_Help: NULL argument");
+  }
+  const CHSProblemOps *ops = NULL;
+  void *handle = NULL;
+  if (chs_is_plugin_spec(name)) {
+    CHS_CALL(chs_plugin_load(name, &ops, &handle, err));
+  } else if (!(ops = CHSProblemRegistry_Find(name))) {
+    return chs_error_set(err, CHS_ERR_NOTFOUND, "unknown problem '%s' (see `chs list problems`)",
+                         name);
+  }
+  snprintf(buf, len, "%s: %s\nparameters (key=default meaning; ...): %s\n", ops->name,
+           ops->summary ? ops->summary : "",
+           ops->params_doc && *ops->params_doc ? ops->params_doc : "none");
+  if (handle) {
+    chs_plugin_close(handle);
+  }
   return CHS_SUCCESS;
 }
 

@@ -278,6 +278,10 @@ for k in $keys; do
   if [[ $(grep -c "\"$k\":" "$tmp/dirac.json") -eq 1 ]]; then ok; else bad "JSON key $k"; fi
 done
 nkeys=$(grep -c '^  "[a-z_]*":' "$tmp/dirac.json")
+# --problem NAME:help prints the problem's parameters (built-in and plugin), exit 0; unknown: 2
+if "$chs" run --problem heavy-top:help | has 'steady=0'; then ok; else bad "run --problem heavy-top:help"; fi
+if "$chs" compare --problem pendulum:help | has 'gscale=0.5'; then ok; else bad "compare --problem pendulum:help"; fi
+expect 2 "'nosuch'" -- run --problem nosuch:help
 # energy_err is relative to |H(0)|, absolute when H(0) = 0 (the output says which)
 if has '"energy_err_kind": "relative"' "$tmp/dirac.json" &&
   "$chs" run --problem pendulum:py=0 --formulation dirac --method erk:rk4 --h 0.1 --tf 1 --json | has '"energy_err_kind": "absolute"'; then ok; else bad "energy_err_kind"; fi

@@ -19,6 +19,7 @@
 #ifndef CHS_PROBLEM_H
 #define CHS_PROBLEM_H
 
+#include <stddef.h>
 #include <sundials/sundials_types.h>
 #include "chs/error.h"
 #include "chs/params.h"
@@ -195,6 +196,9 @@ typedef struct CHSProblem_ *CHSProblem;
 
 /** "name[:k=v,...]" from the built-in registry. Checks the initial state for consistency. */
 int CHSProblem_Create(const char *spec, CHSProblem *out, CHSError *err);
+/** The name, summary and parameters (key=default meaning; ...) of the built-in problem or plugin
+ * (path) `name` into buf, for a user's --help; CHS_ERR_NOTFOUND for an unknown name. */
+int CHSProblem_Help(const char *name, char *buf, size_t len, CHSError *err);
 /** From any ops table (e.g. one a user program defines) and a parameter string. */
 int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSProblem *out,
                              CHSError *err);
