@@ -13,7 +13,10 @@ static void print_summary(const cli_result *r) {
   printf("  rhs evals      %ld\n", s->rhs_evals);
   printf("  energy error   max %.3e  final %.3e  (%s%s)\n", (double)d->energy_err_max,
          (double)d->energy_err_final, d->energy0 != 0 ? "relative to |H(0)|" : "absolute: H(0) = 0",
-         d->energy_invariant ? "" : "; not an invariant: the problem has a non-conservative force");
+         d->energy_invariant ? ""
+         : d->energy_is_balance
+             ? "; H depends on t explicitly: this is the error of the energy balance below"
+             : "; not an invariant: the problem has a non-conservative force");
   printf("  |g|            max %.3e  final %.3e\n", (double)d->pos_res_max,
          (double)d->pos_res_final);
   printf("  |psi|          max %.3e  final %.3e\n", (double)d->mom_res_max,
