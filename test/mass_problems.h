@@ -248,6 +248,23 @@ static const CHSProblemOps moving_circle_ops = {
     .constraint_dt = mc_constraint_dt,
 };
 
+/* The largest distance (max norm) of the polar pendulum's state at rec, mapped to Cartesian
+ * coordinates, from the built-in pendulum's reference cart at rec->t (test_mass.c,
+ * test_mass_forms.c); -1 when the reference is not available. */
+static inline int pp_reference_distance(CHSProblem cart, const CHSRecord *rec, sunrealtype *dist) {
+  sunrealtype xc[4], qr[2], pr[2];
+  pp_to_cartesian(rec->q, rec->p, xc);
+  if (CHSProblem_Reference(cart, rec->t, qr, pr) != 0) {
+    return -1;
+  }
+  const sunrealtype ref[4] = {qr[0], qr[1], pr[0], pr[1]};
+  *dist = 0;
+  for (int i = 0; i < 4; i++) {
+    *dist = fmax(*dist, fabs(xc[i] - ref[i]));
+  }
+  return 0;
+}
+
 /* The moving circle's independent model (test_mass.c, test_mass_forms.c, symplectic_mass.h): in
  * the frame of the centre, f'' = -c''(t) . (cos f, sin f), integrated by the caller's ERKStep
  * `model` on a = (f, f'); mc_model_advance brings it to t, mc_model_physical maps it to the

@@ -286,16 +286,11 @@ typedef struct {
 
 static int observe_polar(const CHSRecord *rec, void *ctx) {
   observer *o = ctx;
-  sunrealtype xc[4], qr[2], pr[2], ref[4];
-  pp_to_cartesian(rec->q, rec->p, xc);
-  if (CHSProblem_Reference(o->cart, rec->t, qr, pr) != 0) {
+  sunrealtype d;
+  if (pp_reference_distance(o->cart, rec, &d) != 0) {
     return -1;
   }
-  ref[0] = qr[0];
-  ref[1] = qr[1];
-  ref[2] = pr[0];
-  ref[3] = pr[1];
-  o->err = fmax(o->err, diff_inf(xc, ref, 4));
+  o->err = fmax(o->err, d);
   o->records++;
   return 0;
 }
