@@ -199,18 +199,18 @@ static double rk4_error(sunrealtype h) {
   ARKodeButcherTable B = ARKodeButcherTable_Create(4, 4, 0, (sunrealtype *)c, (sunrealtype *)A,
                                                    (sunrealtype *)b, NULL);
   void *ark = ERKStepCreate(CHSFormulation_Rhs, 0, y, ctx);
-  assert_int_equal(ERKStepSetUserData(ark, f), 0);
+  assert_int_equal(chs_erk_set_user_data(ark, f), 0);
   assert_int_equal(ERKStepSetTable(ark, B), 0);
   assert_int_equal(CHSERKStep_FixLastStageReuse(ark, B), 0);
-  assert_int_equal(ERKStepSetFixedStep(ark, h), 0);
-  assert_int_equal(ERKStepSetMaxNumSteps(ark, 1000000), 0);
-  assert_int_equal(ERKStepSetStopTime(ark, 2), 0);
+  assert_int_equal(chs_erk_set_fixed_step(ark, h), 0);
+  assert_int_equal(chs_erk_set_max_num_steps(ark, 1000000), 0);
+  assert_int_equal(chs_erk_set_stop_time(ark, 2), 0);
   sunrealtype t, q[2], p[2], qr[2], pr[2];
-  assert_true(ERKStepEvolve(ark, 2, y, &t, ARK_NORMAL) >= 0);
+  assert_true(chs_erk_evolve(ark, 2, y, &t, ARK_NORMAL) >= 0);
   CHSFormulation_ToPhysical(f, y, q, p);
   assert_int_equal(CHSProblem_Reference(prob, 2, qr, pr), 0);
   double e = hypot(hypot(q[0] - qr[0], q[1] - qr[1]), hypot(p[0] - pr[0], p[1] - pr[1]));
-  ERKStepFree(&ark);
+  chs_erk_free(&ark);
   ARKodeButcherTable_Free(B);
   N_VDestroy(y);
   CHSFormulation_Destroy(&f);
