@@ -4,32 +4,10 @@
 # complete CSV rows only, no NaN, no temporary files left).
 # usage: cli_test.sh PATH_TO_CHS [PLUGIN_DIR]
 set -uo pipefail
-# grep that reads all its input: `grep -q` may exit before the writer is done, and under
-# pipefail the writer's SIGPIPE would then fail a pipeline whose grep matched.
-has() { grep "$@" >/dev/null; }
 chs=$1
 plugins=${2:-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-
-# expect STATUS NEEDLE -- ARGS...: exit status and a stderr message containing NEEDLE.
-expect() {
-  local want=$1 needle=$2
-  shift 3
-  "$chs" "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  if [[ $got -ne $want ]]; then
-    bad "chs $* -> exit $got, want $want ($(head -c 300 "$tmp/err"))"
-  elif [[ -n $needle ]] && ! grep -qF -- "$needle" "$tmp/err"; then
-    bad "chs $* -> message does not name '$needle': $(head -c 300 "$tmp/err")"
-  else
-    ok
-  fi
-}
+# shellcheck source=cli_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
 run=(run --problem pendulum --formulation dirac --method erk:rk4)
 # valgrind checks run where valgrind is installed and chs is not built with AddressSanitizer

@@ -5,28 +5,10 @@
 # at t = 0.03 (IVP test set, PSIDE at tol 1e-14).
 # usage: events_cli_test.sh PATH_TO_CHS
 set -uo pipefail
-has() { grep "$@" >/dev/null; }
 chs=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+# shellcheck source=cli_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
-expect() {
-  local want=$1 needle=$2
-  shift 3
-  "$chs" "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  if [[ $got -ne $want ]]; then
-    bad "chs $* -> exit $got, want $want ($(head -c 300 "$tmp/err"))"
-  elif [[ -n $needle ]] && ! grep -qF -- "$needle" "$tmp/err"; then
-    bad "chs $* -> message does not name '$needle': $(head -c 300 "$tmp/err")"
-  else
-    ok
-  fi
-}
 # a top-level JSON key's value (one line)
 val() { sed -n "s/^  \"$2\": \\(.*\\)\$/\\1/p" "$1" | sed 's/,$//'; }
 # |a - b| <= tol

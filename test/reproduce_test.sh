@@ -4,14 +4,9 @@
 # against independent runs of `chs run` where one exists; --all's summary; the figures.
 # usage: reproduce_test.sh PATH_TO_CHS
 set -uo pipefail
-has() { grep "$@" >/dev/null; }
 chs=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+# shellcheck source=cli_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 # check NAME FILE PYTHON: a python expression block over d (the JSON), row(prefix) -> ours,
 # paper(prefix), claim(prefix) -> the claim object; it must not raise.
 check() {
