@@ -6,9 +6,16 @@
  *   - the normal impetus component n = x* p*x + y* p*y grows linearly on average (51),
  *   - the maximal impetus amplitude (paper: about 30000 with (50); about 1000 with the modified
  *     Hamiltonian (52)-(53), pendulum:hamiltonian=modified),
- *   - the observables (physical p = p* - lambda q*) do not see the drift.
+ *   - the observables (physical p = p* - lambda q*) do not see the drift;
+ *   - Fig. 2: the x*-y* (left) and p*x-p*y (right) phase portraits of both runs;
+ *   - the paper's comparison with momentum projections (Sec. 8: "the results are similar to
+ *     those obtained above with momentum projections", but (50) projects at every evaluation of
+ *     the right-hand side while (42) needed few projections, "hence from a computational point
+ *     of view the latter approach seems preferable"): the impetus run against the standard
+ *     formulation with momentum projections at eps = 1e-6, errors and costs side by side.
  * The state (q*, p*) is integrated through chs' library API (CHSIntegrator on the impetus
  * formulation) so that the perturbed start can be set directly. */
+#include <stdlib.h>
 #include <string.h>
 #include <nvector/nvector_serial.h>
 #include "../../src/compat.h"
@@ -19,10 +26,16 @@ typedef struct {
   double n_slope, n_final, pstar_max, energy_err_max;
   double qf[2], pf[2]; /* physical state at t = 1023 */
   long resets;
+  double *orbit; /* NULL, or room for 4 * ORBIT_N values: (x*, y*, p*x, p*y) every ORBIT_EVERY
+                    steps from t = 0 */
+  long norbit;
 } impetus_run;
 
+#define ORBIT_EVERY 4 /* steps of 0.025: a point every 0.1, ~33 per revolution */
+#define ORBIT_N (1023 * 40 / ORBIT_EVERY + 1)
+
 static int run_impetus(CHSProblem prob, const char *form, const double *start, impetus_run *out,
-                       CHSError *err) {
+                       double *orbit, CHSError *err) {
   SUNContext ctx = NULL;
   CHSFormulation f = NULL;
   CHSIntegrator it = NULL;
@@ -41,6 +54,12 @@ static int run_impetus(CHSProblem prob, const char *form, const double *start, i
     rc = CHSIntegrator_Create("erk:rk4", f, y, 0, &ctl, &it, err);
   }
   memset(out, 0, sizeof *out);
+  out->orbit = orbit;
+  if (orbit) {
+    memcpy(orbit, start, 4 * sizeof *start);
+    out->norbit = 1;
+  }
+  long nstep = 0;
   const double *z = y ? N_VGetArrayPointer(y) : NULL;
   double r0 = hypot(start[0], start[1]), H0 = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, tret = 0;
   long k = 0;
@@ -49,6 +68,9 @@ static int run_impetus(CHSProblem prob, const char *form, const double *start, i
       rc = CHSIntegrator_OneStep(it, t, y, &tret, err);
       if (rc == 0 && CHSFormulation_Rechart(f, tret, y) > 0) {
         rc = CHSIntegrator_Reinit(it, tret, y);
+      }
+      if (rc == 0 && orbit && ++nstep % ORBIT_EVERY == 0 && out->norbit < ORBIT_N) {
+        memcpy(orbit + 4 * out->norbit++, z, 4 * sizeof *z);
       }
     }
     if (rc != 0) {
@@ -102,6 +124,100 @@ static double mean_growth_rate(void) {
   return (a - y) / T;
 }
 
+/* "About the same" / "similar" (one definition, as "about X" in drivers/reproduce.h with X = 1):
+ * the ratio of the two numbers rounds to 1 at one significant digit, i.e. lies in [0.5, 1.5]. */
+static int similar(double a, double b) {
+  return b > 0 && rep_about(a / b, 1, 1);
+}
+
+/* Seed 001 Sec. 8: the impetus-striction equations (50) against the classical equations (42)
+ * with momentum projections at eps = 1e-6 (the run of Fig. 1), both RK4 h = 0.025 on
+ * [0, 1023], errors from the physical state against the problem's reference solution. */
+static int versus_projection(rep_report *r, CHSProblem prob, CHSError *err) {
+  CHSRunOptions oi = {.method = "erk:rk4", .ctl = {.h = 0.025}, .tf = 1023, .every = 40};
+  CHSRunOptions om = oi;
+  om.project = CHS_PROJECT_MOMENTUM;
+  om.project_tol = 1e-6;
+  CHSRunSummary si, sm;
+  CHS_CALL_DRV(rep_run(prob, "impetus", oi, NULL, NULL, &si, err));
+  CHS_CALL_DRV(rep_run(prob, "standard", om, NULL, NULL, &sm, err));
+  const char *who[2] = {"impetus-striction (50)", "standard (42) + momentum projections"};
+  const CHSRunSummary *s[2] = {&si, &sm};
+  for (int k = 0; k < 2; k++) {
+    rep_row_add(r, NAN, s[k]->diag.int_err_max, "max integration error, %s", who[k]);
+    rep_row_add(r, NAN, s[k]->diag.energy_err_max, "max relative energy error, %s", who[k]);
+    rep_row_add(r, NAN, s[k]->diag.pos_res_max, "max |g|, %s", who[k]);
+    rep_row_add(r, NAN, s[k]->diag.mom_res_max, "max |psi|, %s", who[k]);
+    rep_row_add(r, NAN, (double)s[k]->rhs_evals, "right-hand side evaluations, %s", who[k]);
+  }
+  /* (50) projects p = p* - lambda q* inside every evaluation of its right-hand side */
+  rep_row_add(r, 155, (double)sm.proj_momentum, "momentum projections, %s", who[1]);
+  rep_row_add(r, NAN, (double)si.rhs_evals, "projections inside the right-hand side, %s", who[0]);
+  const char *names[2] = {"impetus", "standard"};
+  double cost[2];
+  cli_rhs_costs(prob, names, 2, 200000, cost);
+  rep_row_add(r, NAN, cost[0] / cost[1], "cost per right-hand side evaluation, impetus / standard");
+  rep_row_add(r, NAN, si.wall_s, "integrator wall time (s), %s", who[0]);
+  rep_row_add(r, NAN, sm.wall_s, "integrator wall time (s), %s", who[1]);
+  rep_claim_add(r,
+                similar(si.diag.int_err_max, sm.diag.int_err_max) &&
+                    similar(si.diag.energy_err_max, sm.diag.energy_err_max),
+                "the impetus-striction results are similar to those with momentum projections "
+                "(max integration and energy errors: ratios round to 1, i.e. in [0.5, 1.5])",
+                "integration error %.3g vs %.3g (ratio %.3g); energy error %.3g vs %.3g (ratio "
+                "%.3g)",
+                si.diag.int_err_max, sm.diag.int_err_max, si.diag.int_err_max / sm.diag.int_err_max,
+                si.diag.energy_err_max, sm.diag.energy_err_max,
+                si.diag.energy_err_max / sm.diag.energy_err_max);
+  /* the cost of the two runs: the same number of steps and evaluations, so the per-evaluation
+   * cost decides, plus the classical run's few projections (each about one evaluation) */
+  double ci = (double)si.rhs_evals * cost[0],
+         cm = (double)(sm.rhs_evals + sm.proj_momentum) * cost[1];
+  rep_claim_add(r, cost[0] > 0 && cost[1] > 0 && cm < ci,
+                "computationally the classical equations with momentum projections are "
+                "preferable: (50) projects at every evaluation, (42) needed few projections",
+                "%ld projections inside (50)'s evaluations vs %ld momentum projections; "
+                "estimated cost (evaluations x cost per evaluation, best of interleaved rounds) "
+                "%.3g s vs %.3g s (ratio %.2f)",
+                si.rhs_evals, sm.proj_momentum, ci, cm, ci / cm);
+  return 0;
+}
+
+/* The paper's Fig. 2: left the x*-y* phase portrait of the exact and the perturbed start, right
+ * the p*x-p*y one (an outward spiral: the normal impetus component grows linearly). */
+static int draw_fig2(const char *dir, const impetus_run *run, CHSError *err) {
+  long n = run[0].norbit < run[1].norbit ? run[0].norbit : run[1].norbit;
+  double *c = malloc(8 * (size_t)n * sizeof *c);
+  if (!c) {
+    return err->code = CHS_ERR_MEM;
+  }
+  const double *cols[8];
+  for (int k = 0; k < 8; k++) {
+    for (long i = 0; i < n; i++) {
+      c[k * n + i] = run[k / 4].orbit[4 * i + k % 4];
+    }
+    cols[k] = c + k * n;
+  }
+  const char *header = "exact: x* y* p*x p*y; perturbed: x* y* p*x p*y (every 0.1 on [0, 1023])";
+  const char *script[2] = {
+      "set title 'seed 001 Fig. 2 (left): x*-y* phase portrait (impetus-striction (50), RK4 h = "
+      "0.025, t <= 1023)'\nset xlabel 'x*'\nset ylabel 'y*'\nset size ratio -1\nset key outside "
+      "right\nplot DATA u 1:2 w l t 'exact start', DATA u 5:6 w l t 'perturbed start'",
+      "set title 'seed 001 Fig. 2 (right): p*x-p*y phase portrait (impetus-striction (50))'\nset "
+      "xlabel 'p*x'\nset ylabel 'p*y'\nset size ratio -1\nset key outside right\nplot DATA u "
+      "3:4 w l t 'exact start', DATA u 7:8 w l t 'perturbed start'"};
+  const char *names[2] = {"seiler-impetus-fig2-left-xy", "seiler-impetus-fig2-right-impetus"};
+  int rc = 0;
+  for (int k = 0; k < 2 && rc == 0; k++) {
+    if (rep_plot(dir, names[k], header, cols, 8, n, script[k]) != 0) {
+      rc = err->code = CHS_ERR_IO;
+      snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", dir);
+    }
+  }
+  free(c);
+  return rc;
+}
+
 static int seiler_impetus(rep_report *r, CHSError *err) {
   CHSProblem prob = NULL;
   if (CHSProblem_Create("pendulum", &prob, err) != 0) {
@@ -110,9 +226,10 @@ static int seiler_impetus(rep_report *r, CHSError *err) {
   const double starts[2][4] = {{1, 0, 0, -2}, {1.1, 0.1, 0.1, -1.9}};
   const char *names[2] = {"exact start (1, 0, 0, -2)", "perturbed start (1.1, 0.1, 0.1, -1.9)"};
   impetus_run run[2], reset;
-  int rc = 0;
+  double *orbit[2] = {malloc(4 * ORBIT_N * sizeof(double)), malloc(4 * ORBIT_N * sizeof(double))};
+  int rc = orbit[0] && orbit[1] ? 0 : (err->code = CHS_ERR_MEM);
   for (int s = 0; s < 2 && rc == 0; s++) {
-    rc = run_impetus(prob, "impetus", starts[s], &run[s], err);
+    rc = run_impetus(prob, "impetus", starts[s], &run[s], orbit[s], err);
     if (rc == 0) {
       rep_row_add(r, NAN, run[s].radius_dev, "max deviation of |q*| from its start, %s", names[s]);
       rep_row_add(r, NAN, run[s].n_slope, "slope of n = q*.p* against t (least squares), %s",
@@ -125,7 +242,7 @@ static int seiler_impetus(rep_report *r, CHSError *err) {
     }
   }
   if (rc == 0) {
-    rc = run_impetus(prob, "impetus:reset=10", starts[0], &reset, err);
+    rc = run_impetus(prob, "impetus:reset=10", starts[0], &reset, NULL, err);
   }
   if (rc == 0) {
     rep_row_add(r, NAN, reset.pstar_max,
@@ -145,11 +262,13 @@ static int seiler_impetus(rep_report *r, CHSError *err) {
     impetus_run mod;
     rc = CHSProblem_Create("pendulum:hamiltonian=modified", &mprob, err);
     if (rc == 0) {
-      rc = run_impetus(mprob, "impetus", starts[0], &mod, err);
+      rc = run_impetus(mprob, "impetus", starts[0], &mod, NULL, err);
     }
     CHSProblem_Destroy(&mprob);
     if (rc != 0) {
       CHSProblem_Destroy(&prob);
+      free(orbit[0]);
+      free(orbit[1]);
       return rc;
     }
     rep_row_add(r, 1000, mod.pstar_max,
@@ -192,6 +311,14 @@ static int seiler_impetus(rep_report *r, CHSError *err) {
         "scaled by x^2 + y^2) the same run reaches %.3g.\n",
         run[0].pstar_max, rate, 30000 / rate, mod.pstar_max);
   }
+  if (rc == 0) {
+    rc = versus_projection(r, prob, err);
+  }
+  if (rc == 0 && r->plot_dir) {
+    rc = draw_fig2(r->plot_dir, run, err);
+  }
+  free(orbit[0]);
+  free(orbit[1]);
   CHSProblem_Destroy(&prob);
   return rc;
 }
