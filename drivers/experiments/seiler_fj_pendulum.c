@@ -1,4 +1,5 @@
-/* seiler-fj-pendulum: seed 003 Sec. 6 (Seiler, Faddeev-Jackiw), Table 1: errors at t = 10 of
+/* seiler-fj-pendulum: seed 003 Sec. 6 (Seiler, Faddeev-Jackiw), Table 1 and Figs. 1-4 (the error
+ * curves, fj_trajectories below). Table 1: errors at t = 10 of
  * classical RK4 with h = 0.1, 0.05, 0.01 for the standard formulation ("Involution", (42)) and
  * the Faddeev-Jackiw system (43)-(44), pendulum from (x, y, px, py) = (0, -1, 2, 0).
  *
@@ -512,7 +513,8 @@ static int seiler_fj_pendulum(rep_report *r, CHSError *err) {
 
 const rep_experiment chs_experiment_seiler_fj_pendulum = {
     .name = "seiler-fj-pendulum",
-    .source = "seed 003 Sec. 6, Table 1",
-    .summary = "RK4 from (0, -1, 2, 0) to t = 10, h = 0.1, 0.05, 0.01: standard vs Faddeev-Jackiw",
+    .source = "seed 003 Sec. 6, Table 1, Figs. 1-4",
+    .summary = "RK4 from (0, -1, 2, 0), h = 0.1, 0.05, 0.01: standard vs Faddeev-Jackiw, Table 1 "
+               "at t = 10 and the error curves to t = 30 (break-down, t^1.4, signs)",
     .run = seiler_fj_pendulum,
 };
