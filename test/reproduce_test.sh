@@ -243,6 +243,133 @@ for f in seiler-impetus-fig2-left-xy seiler-impetus-fig2-right-impetus; do
   if [[ $(head -c 8 "$tmp/imp/$f.png" 2>/dev/null | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; then ok; else bad "seed 001 Fig. 2: $f.png"; fi
 done
 
+# Seed 003 Sec. 6 (issue 17, claims not yet examined): the trajectories of RK4 from (0, -1, 2, 0),
+# recomputed here from `chs run` CSVs (h and h/2), against the experiment's rows and verdicts.
+fjp_csv() { "$chs" run --problem pendulum:x=0,y=-1,px=2,py=0 --formulation "$1" --method erk:rk4 --h "$2" --tf 30 --every "$3" --out "$4" >/dev/null; }
+for f in standard fj; do
+  fjp_csv $f 0.1 1 "$tmp/fjp_${f}_a.csv"
+  fjp_csv $f 0.05 2 "$tmp/fjp_${f}_b.csv"
+  fjp_csv $f 0.01 10 "$tmp/fjp_${f}_c.csv"
+  fjp_csv $f 0.005 20 "$tmp/fjp_${f}_d.csv"
+done
+check "seed 003: break-down periods, t^1.4 and signs from chs run" "$tmp/fjp.json" "
+import csv
+T = 2 * math.pi
+def load(name):
+    return [list(map(float, r)) for r in list(csv.reader(open('$tmp/' + name)))[1:]]
+def breakdown(a, b):
+    for x, y in zip(a, b):
+        assert abs(x[0] - y[0]) < 1e-9
+        if max(abs(x[i] - y[i]) for i in range(1, 5)) >= max(abs(v) for v in x[1:5]):
+            return x[0]
+    return float('nan')
+tb = {}
+for f, tag in (('standard', 'inv (standard)'), ('fj', 'fj')):
+    t1 = breakdown(load('fjp_%s_a.csv' % f), load('fjp_%s_b.csv' % f))
+    t01 = breakdown(load('fjp_%s_c.csv' % f), load('fjp_%s_d.csv' % f))
+    assert abs(row('h = 0.1: break-down time (Delta_I >= |z|_max), ' + tag) - t1) < 1e-9, (f, t1)
+    assert abs(row('h = 0.1: break-down after periods (T = 2 pi), ' + tag) - t1 / T) < 1e-9
+    assert abs(row('h = 0.01: break-down after periods (T = 2 pi), ' + tag) - t01 / T) < 1e-9, (f, t01)
+    tb[f] = (t1 / T, t01 / T)
+c = claim('h = 0.1: after about two periods the integration breaks down')
+assert c['holds'] == (all(abs(tb[f][0] - 2) <= 0.5 for f in tb)), tb
+c = claim('h = 0.01: both formulations can be integrated over three periods')
+assert c['holds'] == (3 <= tb['standard'][1] < 4 and tb['fj'][1] >= 4), tb
+# Delta_p = |x^2 + y^2 - 1| of the standard run, least squares in log-log over (0, 6 pi]
+a = load('fjp_standard_a.csv')
+pts = [(math.log(r[0]), math.log(abs(r[1] ** 2 + r[2] ** 2 - 1))) for r in a if 0 < r[0] <= 3 * T + 1e-9 and r[1] ** 2 + r[2] ** 2 != 1]
+n = len(pts); sx = sum(p[0] for p in pts); sy = sum(p[1] for p in pts)
+ex = (n * sum(p[0] * p[1] for p in pts) - sx * sy) / (n * sum(p[0] ** 2 for p in pts) - sx * sx)
+assert abs(row('h = 0.1: growth exponent of Delta_p on (0, 6 pi] (the figure), standard') - ex) < 1e-6, ex
+assert paper('h = 0.1: growth exponent of Delta_p on (0, 6 pi]') == 1.4
+assert claim('the standard formulation') ['holds'] == (abs(ex - 1.4) <= 0.05), ex
+# signs on [0, break-down at h = 0.1]: counted from the CSVs
+t_end = min(tb[f][0] for f in tb) * T
+def changes(rows, fn, lo, hi):
+    sg, k = 0, 0
+    for r in rows:
+        if lo - 1e-9 <= r[0] <= hi + 1e-9 and fn(r) != 0:
+            s = 1 if fn(r) > 0 else -1
+            k += sg != 0 and s != sg
+            sg = s
+    return k, sg
+gp = lambda r: r[1] ** 2 + r[2] ** 2 - 1
+gv = lambda r: r[1] * r[3] + r[2] * r[4]
+ns, sgn = changes(a, gp, 0, t_end)
+assert row('h = 0.1: sign changes of x^2 + y^2 - 1 on [0, %.3g], standard' % t_end) == ns
+assert claim('usually one finds a drift')['holds'] == (sgn < 0)
+fa = load('fjp_fj_a.csv')
+assert row('h = 0.1: sign changes of x^2 + y^2 - 1 on [0, %.3g], fj' % t_end) == changes(fa, gp, 0, t_end)[0]
+lp, lv = changes(fa, gp, T, t_end)[0], changes(fa, gv, T, t_end)[0]
+assert claim('in the stabilised formulation the trajectories oscillate')['holds'] == (lp >= 2 and lv >= 2), (lp, lv)
+"
+# Seed 002 Fig. 4.5 (issue 17): loss of regular structure under projection every 20th step,
+# tested with loose solver tolerances; the correlation recomputed from `chs run` CSVs.
+for tol in 1e-6 1e-8; do
+  for pe in 0 20; do
+    pj=()
+    [[ $pe -gt 0 ]] && pj=(--project both --project-every "$pe")
+    "$chs" run --problem pendulum:gscale=1 --formulation dirac --method midpoint:fixed:tol=$tol --h 0.05 --tf 10 "${pj[@]}" --out "$tmp/lr45_${tol}_$pe.csv" >/dev/null
+  done
+done
+check "seed 002 Fig. 4.5 from chs run" "$tmp/lrp.json" "
+import csv
+P = row('period of the pendulum')
+assert 3.2 < P < 3.4, P  # the rotation from (1, 0, 0, -2), H = 2
+def corr(name, fn):
+    r = [list(map(float, x)) for x in list(csv.reader(open('$tmp/' + name)))[1:]]
+    v = [fn(x) for x in r]
+    lag = round(P / (r[1][0] - r[0][0])); m = len(v) - lag
+    a, b = v[:m], v[lag:]
+    ma, mb = sum(a) / m, sum(b) / m
+    sab = sum((x - ma) * (y - mb) for x, y in zip(a, b))
+    return sab / math.sqrt(sum((x - ma) ** 2 for x in a) * sum((y - mb) ** 2 for y in b)), max(abs(x) for x in v)
+gp = lambda x: x[1] ** 2 + x[2] ** 2 - 1
+gs = lambda x: x[1] * x[3] + x[2] * x[4]
+lost = []
+for tol in ('1e-6', '1e-8'):
+    c = {}
+    for pe, how in (('0', 'no projection'), ('20', 'projection every 20th step')):
+        cg, mg = corr('lr45_%s_%s.csv' % (tol, pe), gp)
+        cs, _ = corr('lr45_%s_%s.csv' % (tol, pe), gs)
+        pre = 'dirac, tol %s, %s: ' % (tol, how)
+        assert abs(row(pre + 'period-to-period correlation of q1^2 + q2^2 - 1') - cg) < 1e-6, (tol, pe, cg)
+        assert abs(row(pre + 'period-to-period correlation of q1 p1 + q2 p2') - cs) < 1e-6, (tol, pe, cs)
+        assert abs(row(pre + 'max |q1^2 + q2^2 - 1| on [0, 10]') - mg) <= 1e-9 * mg
+        c[pe] = (cg, cs)
+    lost.append(min(c['0']) >= 0.9 and min(c['20']) < 0.9)
+assert claim('infrequent endpoint projection')['holds'] == any(lost)
+g0 = row('dirac, round-off, no projection: max |q1^2 + q2^2 - 1|')
+assert g0 < 1e-13, g0  # solved to round-off: nothing for the projection to correct
+cr = [row('dirac, round-off, %s: period-to-period correlation of %s' % (h, q)) for h in ('no projection', 'projection every 20th step') for q in ('q1^2 + q2^2 - 1', 'q1 p1 + q2 p2')]
+lost0 = min(cr[:2]) >= 0.9 and min(cr[2:]) < 0.9
+assert claim('the residuals infrequent projection corrects')['holds'] == (g0 < 1e-13 and row('dirac, tol 1e-6, no projection: max |q1^2 + q2^2 - 1|') > 1e3 * g0 and not lost0)
+"
+# Seed 004: the order plot's fitted slopes (least squares over the three h) beside the orders,
+# against `chs run` errors at t = 10.
+"$chs" reproduce li-wang-alpha-prk --json >"$tmp/lw.json"
+for h in 0.1 0.05 0.025; do
+  "$chs" run --problem pendulum --formulation standard --method rattle --h $h --tf 10 --every 1000000 --json >"$tmp/lw_$h.json"
+done
+check "seed 004 fitted slopes" "$tmp/lw.json" "
+e = [json.load(open('$tmp/lw_%s.json' % h))['int_err_final'] for h in ('0.1', '0.05', '0.025')]
+x = [math.log(h) for h in (0.1, 0.05, 0.025)]; y = [math.log(v) for v in e]
+s = (3 * sum(a * b for a, b in zip(x, y)) - sum(x) * sum(y)) / (3 * sum(a * a for a in x) - sum(x) ** 2)
+assert abs(row('fitted slope of log error vs log h (3 step sizes, the order plot), rattle') - s) < 1e-6, s
+for m, o in (('rattle', 2), ('lobatto:3', 4), ('alpha-prk:3', 4), ('lobatto:4', 6), ('alpha-prk:4', 6)):
+    v = row('fitted slope of log error vs log h (3 step sizes, the order plot), ' + m)
+    assert paper('fitted slope of log error vs log h (3 step sizes, the order plot), ' + m) == o
+    assert abs(v - o) < 0.25, (m, v)
+"
+# The figures of seeds 002-004 (issue 17) are written as complete PNGs.
+for ex in seiler-fj-pendulum leimkuhler-reich-projection leimkuhler-reich-stability; do
+  "$chs" reproduce $ex --plot-dir "$tmp/figs" >/dev/null 2>"$tmp/err" || bad "reproduce $ex --plot-dir: $(cat "$tmp/err")"
+done
+for png in seiler-fj-pendulum-fig1 seiler-fj-pendulum-fig2 seiler-fj-pendulum-fig3 seiler-fj-pendulum-fig4 \
+  leimkuhler-reich-fig4-3 leimkuhler-reich-fig4-4 leimkuhler-reich-fig4-5 leimkuhler-reich-fig3-1-wedge leimkuhler-reich-fig3-2-wedge; do
+  if [[ "$(head -c 4 "$tmp/figs/$png.png" 2>/dev/null | tail -c 3)" == PNG ]]; then ok; else bad "figure $png.png missing"; fi
+done
+
 # --all: every experiment, one summary (holding / failing / n.a., the failing named), exit 0.
 "$chs" reproduce --all --json >"$tmp/all.json"
 st=$?

@@ -18,6 +18,8 @@ typedef struct {
   double max1, max10; /* max |omega - omega0| on [0, 1], [0, 10] */
   long sign_changes;  /* of omega - omega0 on [0, 10], above round-off: oscillation */
   int last_sign;
+  long n, cap; /* the series for the wedge panels: t and |omega - omega0| (floor 1e-17) */
+  double *t, *d;
 } wedge_acc;
 
 static int wedge_monitor(sunrealtype t, sunrealtype omega, void *ctx) {
@@ -27,6 +29,24 @@ static int wedge_monitor(sunrealtype t, sunrealtype omega, void *ctx) {
     a->max1 = fmax(a->max1, fabs(d));
   }
   a->max10 = fmax(a->max10, fabs(d));
+  if (a->n == a->cap) {
+    long cap = a->cap ? 2 * a->cap : 1024;
+    double *x = realloc(a->t, (size_t)cap * sizeof *x);
+    if (x) {
+      a->t = x;
+    }
+    double *y = realloc(a->d, (size_t)cap * sizeof *y);
+    if (y) {
+      a->d = y;
+    }
+    if (!x || !y) {
+      return CHS_ERR_MEM;
+    }
+    a->cap = cap;
+  }
+  a->t[a->n] = t;
+  a->d[a->n] = fmax(fabs(d), 1e-17);
+  a->n++;
   if (fabs(d) > 1e-10) {
     int sg = d > 0 ? 1 : -1;
     a->sign_changes += a->last_sign && sg != a->last_sign;
@@ -174,6 +194,10 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
   for (int f = 0; f < NF; f++) {
     double tf = f == 1 ? 1 : 10;
     if (wedge_run(prob, forms[f], tf, &w[f], err) != 0) {
+      for (int k = 0; k <= f; k++) {
+        free(w[k].t);
+        free(w[k].d);
+      }
       for (int k = 0; k < NF; k++) {
         rep_series_free(&s[k]);
       }
@@ -246,6 +270,17 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
                         s[f].n) != 0) {
       rc = CHS_ERR_IO;
     }
+    /* the wedge-product panel: |omega - omega0| after every step (omega0 = 1) */
+    char wfile[64];
+    const double *wy[1] = {w[f].d};
+    const char *wlab[1] = {"|omega - omega0|"};
+    snprintf(wfile, sizeof wfile, "%s-wedge", file[f]);
+    snprintf(title, sizeof title, "seed 002 Fig. %s: wedge product, %s (midpoint h = 0.01)", fig[f],
+             labels[f]);
+    if (rc == 0 && rep_plot_curves(r->plot_dir, wfile, title, "t", "|omega - omega0| (floor 1e-17)",
+                                   1, w[f].t, wy, wlab, 1, w[f].n) != 0) {
+      rc = CHS_ERR_IO;
+    }
     free(psi);
   }
   if (rc != 0) {
@@ -254,6 +289,8 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
   }
   for (int f = 0; f < NF; f++) {
     rep_series_free(&s[f]);
+    free(w[f].t);
+    free(w[f].d);
   }
   CHSProblem_Destroy(&prob);
   return rc;

@@ -25,7 +25,7 @@ typedef struct {
   double q[32], p[32];
   double L0, dL, E_prev, dE_step, e_first, e_second;
   long cap, len;
-  double *t, *e; /* energy error per output (for the plot), or NULL */
+  double *t, *e, *l; /* energy error and |L - L0| per output (for the plots), or NULL */
 } li_track;
 
 static int li_monitor(const CHSRecord *rec, void *ctx) {
@@ -53,6 +53,7 @@ static int li_monitor(const CHSRecord *rec, void *ctx) {
   if (z->t && z->len < z->cap) {
     z->t[z->len] = rec->t;
     z->e[z->len] = fmax(rec->energy_err, 1e-17);
+    z->l[z->len] = fmax(z->k ? fabs(L - z->L0) : 0, 1e-17);
     z->len++;
   }
   z->k++;
@@ -62,11 +63,12 @@ static int li_monitor(const CHSRecord *rec, void *ctx) {
 static int li_run(CHSProblem prob, const char *method, double h, double tf, long every, li_track *z,
                   CHSRunSummary *sum, CHSError *err) {
   CHSRunOptions o = {.method = method, .ctl = {.h = h}, .tf = tf, .every = every};
-  double *t = z->t, *e = z->e;
+  double *t = z->t, *e = z->e, *l = z->l;
   long cap = z->cap;
   memset(z, 0, sizeof *z);
   z->t = t;
   z->e = e;
+  z->l = l;
   z->cap = cap;
   z->n = (int)CHSProblem_GetDims(prob)->n;
   z->tf = tf;
@@ -92,7 +94,7 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
   }
   li_track *z = calloc(NM_CHAIN + 4, sizeof *z);
   const long NT = 4001;
-  double *tt = malloc(6 * (size_t)NT * sizeof *tt); /* t and energy error of 3 chain runs */
+  double *tt = malloc(9 * (size_t)NT * sizeof *tt); /* t, energy error, |L - L0| of 3 runs */
   if (rc == 0 && (!z || !tt)) {
     rc = err->code = CHS_ERR_MEM;
   }
@@ -100,8 +102,9 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
   const char *cm[NM_CHAIN] = {"rattle", "lobatto:3", "alpha-prk:3", "alpha-prk:3:alpha=0.3"};
   CHSRunSummary cs[NM_CHAIN];
   for (int k = 0; rc == 0 && k < NM_CHAIN; k++) {
-    z[k].t = k < 3 ? tt + (size_t)(2 * k) * (size_t)NT : NULL;
-    z[k].e = k < 3 ? tt + (size_t)(2 * k + 1) * (size_t)NT : NULL;
+    z[k].t = k < 3 ? tt + (size_t)(3 * k) * (size_t)NT : NULL;
+    z[k].e = k < 3 ? tt + (size_t)(3 * k + 1) * (size_t)NT : NULL;
+    z[k].l = k < 3 ? tt + (size_t)(3 * k + 2) * (size_t)NT : NULL;
     z[k].cap = k < 3 ? NT : 0;
     rc = li_run(chain, cm[k], 0.05, 200, 1, &z[k], &cs[k], err);
   }
@@ -132,7 +135,7 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
   const char *om[NM_ORD] = {"rattle",      "lobatto:2", "lobatto:3",
                             "alpha-prk:3", "lobatto:4", "alpha-prk:4"};
   const double paper_order[NM_ORD] = {2, 2, 4, 4, 6, 6};
-  double order[NM_ORD], amax[2][3];
+  double order[NM_ORD], amax[2][3], ord_h[NM_ORD][3], ord_e[NM_ORD][3], slope[NM_ORD];
   for (int k = 0; rc == 0 && k < NM_ORD; k++) {
     double e[3];
     for (int j = 0; rc == 0 && j < 3; j++) {
@@ -140,11 +143,23 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
       double h = (k >= 4 ? 0.2 : 0.1) / (1 << j);
       rc = li_run(pend, om[k], h, 10, 1000000, &other, &s, err);
       e[j] = s.diag.int_err_final;
+      ord_h[k][j] = h;
+      ord_e[k][j] = e[j];
       if (k == 3 || k == 5) {
         amax[k == 5][j] = s.stats.alpha_max;
       }
     }
     order[k] = log2(e[1] / e[2]);
+    /* least-squares slope of log e against log h over the three step sizes (the order plot) */
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int j = 0; j < 3; j++) {
+      double x = log(ord_h[k][j]), y = log(ord_e[k][j]);
+      sx += x;
+      sy += y;
+      sxx += x * x;
+      sxy += x * y;
+    }
+    slope[k] = rc == 0 ? (3 * sxy - sx * sy) / (3 * sxx - sx * sx) : NAN;
   }
   if (rc == 0) {
     for (int k = 0; k < NM_CHAIN; k++) {
@@ -167,6 +182,10 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
                 "pendulum: max relative energy change in one step, alpha-prk:3");
     for (int k = 0; k < NM_ORD; k++) {
       rep_row_add(r, paper_order[k], order[k], "observed order on the pendulum, %s", om[k]);
+    }
+    for (int k = 0; k < NM_ORD; k++) {
+      rep_row_add(r, paper_order[k], slope[k],
+                  "fitted slope of log error vs log h (3 step sizes, the order plot), %s", om[k]);
     }
     double ar3 = log2(amax[0][1] / amax[0][2]), ar4 = log2(amax[1][1] / amax[1][2]);
     rep_row_add(r, NAN, amax[0][0], "pendulum t <= 10: max |alpha|, alpha-prk:3, h = 0.1");
@@ -255,6 +274,42 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
             "1e-17)'\n"
             "plot DATA u 1:2 w l t 'rattle', DATA u 1:3 w l t 'lobatto:3', DATA u 1:4 w l "
             "t 'alpha-prk:3'") != 0) {
+      rc = err->code = CHS_ERR_IO;
+      snprintf(err->msg, sizeof err->msg, "plotting failed");
+    }
+  }
+  if (rc == 0 && r->plot_dir && z[0].len == NT && z[1].len == NT && z[2].len == NT) {
+    const double *cols[4] = {z[0].t, z[0].l, z[1].l, z[2].l};
+    if (rep_plot(r->plot_dir, "li-wang-alpha-prk-invariants", "t rattle lobatto3 alphaprk3", cols,
+                 4, NT,
+                 "set logscale y\nset key top left\nset format y '%.0e'\nset xlabel 't'\n"
+                 "set ylabel '|L - L0|'\nset title 'seed 004: quadratic invariant (angular "
+                 "momentum L), chain N = 7, h = 0.05 (floor 1e-17)'\n"
+                 "plot DATA u 1:2 w l t 'rattle', DATA u 1:3 w l t 'lobatto:3', DATA u 1:4 w l "
+                 "t 'alpha-prk:3'") != 0) {
+      rc = err->code = CHS_ERR_IO;
+      snprintf(err->msg, sizeof err->msg, "plotting failed");
+    }
+  }
+  if (rc == 0 && r->plot_dir) {
+    /* order plot: error at t = 10 against h, log-log, the fitted slope beside the order */
+    const double *cols[2 * NM_ORD];
+    char script[3000], header[256] = "";
+    int len = snprintf(script, sizeof script,
+                       "set logscale xy\nset format y '%%.0e'\nset xlabel 'h'\nset ylabel "
+                       "'max-norm error at t = 10'\nset key bottom right\nset title 'seed 004: "
+                       "order on the pendulum (fitted slope; the paper''s order)'\nplot ");
+    for (int k = 0; k < NM_ORD; k++) {
+      cols[2 * k] = ord_h[k];
+      cols[2 * k + 1] = ord_e[k];
+      size_t hl = strlen(header);
+      snprintf(header + hl, sizeof header - hl, "%sh_%s err_%s", k ? " " : "", om[k], om[k]);
+      len += snprintf(script + len, sizeof script - (size_t)len,
+                      "%sDATA u %d:%d w lp t '%s: slope %.2f (order %g)'", k ? ", " : "", 2 * k + 1,
+                      2 * k + 2, om[k], slope[k], paper_order[k]);
+    }
+    if (len >= (int)sizeof script || rep_plot(r->plot_dir, "li-wang-alpha-prk-order", header, cols,
+                                              2 * NM_ORD, 3, script) != 0) {
       rc = err->code = CHS_ERR_IO;
       snprintf(err->msg, sizeof err->msg, "plotting failed");
     }

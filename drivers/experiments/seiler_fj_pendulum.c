@@ -1,4 +1,5 @@
-/* seiler-fj-pendulum: seed 003 Sec. 6 (Seiler, Faddeev-Jackiw), Table 1: errors at t = 10 of
+/* seiler-fj-pendulum: seed 003 Sec. 6 (Seiler, Faddeev-Jackiw), Table 1 and Figs. 1-4 (the error
+ * curves, fj_trajectories below). Table 1: errors at t = 10 of
  * classical RK4 with h = 0.1, 0.05, 0.01 for the standard formulation ("Involution", (42)) and
  * the Faddeev-Jackiw system (43)-(44), pendulum from (x, y, px, py) = (0, -1, 2, 0).
  *
@@ -9,6 +10,7 @@
  *   Delta_E  |H - H0| (H0 = 1, so relative = absolute);
  *   Delta_p  |x^2 + y^2 - 1| = 2 |g| with chs' g = (x^2 + y^2 - 1)/2;
  *   Delta_v  |x px + y py| = |psi|. */
+#include <stdlib.h>
 #include <string.h>
 #include "../reproduce.h"
 
@@ -73,6 +75,336 @@ static double plain_rk4_energy_err(double h, long n) {
     }
   }
   return fabs(0.5 * (z[2] * z[2] + z[3] * z[3]) + z[1] - H0);
+}
+
+/* ---- Figs. 1-4 and the claims of Sec. 6 on the trajectories (RK4, h and h/2, on [0, FJ_TF]).
+ * "Periods": the solution from (0, -1, 2, 0) has H = 1, the energy of the upright position: it is
+ * the separatrix, which creeps up to the top and has no period; the only period the problem has
+ * is that of the small oscillations, T = 2 pi (g = l = 1), and we read "periods" so (the paper's
+ * breakdown times then agree with its Table 1, see the note). */
+#define FJ_TF 30.0
+#define FJ_T (2 * 3.14159265358979323846)
+#define FJ_NF 2
+
+typedef struct {
+  long n, cap;
+  double *t, *z, *e; /* time, (x, y, px, py), |H - H0| per record */
+} fj_traj;
+
+static int fj_traj_monitor(const CHSRecord *rec, void *ctx) {
+  fj_traj *a = ctx;
+  if (a->n == a->cap) {
+    long cap = a->cap ? 2 * a->cap : 512;
+    double *t = realloc(a->t, (size_t)cap * sizeof *t);
+    if (t) {
+      a->t = t;
+    }
+    double *z = realloc(a->z, 4 * (size_t)cap * sizeof *z);
+    if (z) {
+      a->z = z;
+    }
+    double *e = realloc(a->e, (size_t)cap * sizeof *e);
+    if (e) {
+      a->e = e;
+    }
+    if (!t || !z || !e) {
+      return CHS_ERR_MEM;
+    }
+    a->cap = cap;
+  }
+  a->t[a->n] = rec->t;
+  a->z[4 * a->n] = rec->q[0];
+  a->z[4 * a->n + 1] = rec->q[1];
+  a->z[4 * a->n + 2] = rec->p[0];
+  a->z[4 * a->n + 3] = rec->p[1];
+  a->e[a->n] = rec->energy_err;
+  a->n++;
+  return 0;
+}
+
+static void fj_traj_free(fj_traj *a) {
+  free(a->t);
+  free(a->z);
+  free(a->e);
+  memset(a, 0, sizeof *a);
+}
+
+/* The error measures of one formulation at one h on the grid t = k * 0.1 (every out-th step of h,
+ * every 2 out-th of h/2): Delta_I (max-norm against the h/2 run, the paper's estimate), Delta_E,
+ * the signed residuals x^2 + y^2 - 1 and x px + y py, and the size of the values |z|_max. */
+typedef struct {
+  long n;
+  double *t, *dI, *dE, *gp, *gv, *zmax, *abs_gp, *abs_gv;
+  double t_break;  /* first t with Delta_I >= |z|_max: the error as large as the values */
+  double t_break1; /* first t with Delta_I >= |z|_max / sqrt(10): a looser reading */
+  double t_end;    /* where the h run stopped (FJ_TF when it completed) */
+} fj_meas;
+
+static void fj_meas_free(fj_meas *m) {
+  free(m->t); /* one block */
+  memset(m, 0, sizeof *m);
+}
+
+static int fj_measure(CHSProblem prob, const char *form, double h, long out, fj_meas *m,
+                      CHSError *err) {
+  fj_traj a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  memset(m, 0, sizeof *m);
+  CHSRunOptions o = {.method = "erk:rk4", .ctl = {.h = h}, .tf = FJ_TF, .every = out};
+  CHSError run_err; /* a run that fails keeps its records up to the failure: reported */
+  rep_run(prob, form, o, fj_traj_monitor, &a, NULL, &run_err);
+  o.ctl.h = h / 2;
+  o.every = 2 * out;
+  rep_run(prob, form, o, fj_traj_monitor, &b, NULL, &run_err);
+  long n = a.n < b.n ? a.n : b.n;
+  m->t = malloc(8 * (size_t)(n > 0 ? n : 1) * sizeof *m->t);
+  if (!m->t) {
+    fj_traj_free(&a);
+    fj_traj_free(&b);
+    err->code = CHS_ERR_MEM;
+    snprintf(err->msg, sizeof err->msg, "seiler-fj-pendulum: out of memory");
+    return err->code;
+  }
+  double **cols[7] = {&m->dI, &m->dE, &m->gp, &m->gv, &m->zmax, &m->abs_gp, &m->abs_gv};
+  for (int c = 0; c < 7; c++) {
+    *cols[c] = m->t + (size_t)(c + 1) * (size_t)(n > 0 ? n : 1);
+  }
+  m->t_break = m->t_break1 = NAN;
+  m->t_end = a.n ? a.t[a.n - 1] : 0;
+  for (long i = 0; i < n && fabs(a.t[i] - b.t[i]) < 1e-9; i++) {
+    const double *za = a.z + 4 * i, *zb = b.z + 4 * i;
+    double d = 0, zm = 0;
+    for (int c = 0; c < 4; c++) {
+      d = fmax(d, fabs(za[c] - zb[c]));
+      zm = fmax(zm, fabs(za[c]));
+    }
+    m->t[i] = a.t[i];
+    m->dI[i] = d;
+    m->dE[i] = a.e[i];
+    m->gp[i] = za[0] * za[0] + za[1] * za[1] - 1;
+    m->gv[i] = za[0] * za[2] + za[1] * za[3];
+    m->abs_gp[i] = fabs(m->gp[i]);
+    m->abs_gv[i] = fabs(m->gv[i]);
+    m->zmax[i] = zm;
+    if (isnan(m->t_break) && d >= zm) {
+      m->t_break = a.t[i];
+    }
+    if (isnan(m->t_break1) && d >= zm / sqrt(10.0)) {
+      m->t_break1 = a.t[i];
+    }
+    m->n = i + 1;
+  }
+  if (isnan(m->t_break) && m->t_end < FJ_TF - 1e-9) {
+    m->t_break = m->t_end; /* the run itself failed first */
+  }
+  fj_traj_free(&a);
+  fj_traj_free(&b);
+  return 0;
+}
+
+/* Least-squares slope of log|e| against log t over lo <= t <= hi. */
+static double fj_slope(const fj_meas *m, const double *e, double lo, double hi) {
+  rep_series s = {.n = m->n, .t = m->t};
+  return rep_growth_exponent(&s, e, lo, hi);
+}
+
+/* Sign changes of v over lo <= t <= hi (zeros skipped), and the last time one happened (or
+ * NAN); *last_sign the sign at the end of the window. */
+static long fj_sign_changes(const fj_meas *m, const double *v, double lo, double hi, double *t_last,
+                            int *last_sign) {
+  long k = 0;
+  int sg = 0;
+  *t_last = NAN;
+  for (long i = 0; i < m->n; i++) {
+    if (m->t[i] < lo - 1e-9 || m->t[i] > hi + 1e-9 || v[i] == 0) {
+      continue;
+    }
+    int s = v[i] > 0 ? 1 : -1;
+    if (sg && s != sg) {
+      k++;
+      *t_last = m->t[i];
+    }
+    sg = s;
+  }
+  *last_sign = sg;
+  return k;
+}
+
+static double fj_max_between(const fj_meas *m, const double *e, double lo, double hi) {
+  double x = 0;
+  for (long i = 0; i < m->n; i++) {
+    if (m->t[i] >= lo - 1e-9 && m->t[i] <= hi + 1e-9) {
+      x = fmax(x, e[i]);
+    }
+  }
+  return x;
+}
+
+static int fj_trajectories(CHSProblem prob, rep_report *r, CHSError *err) {
+  const char *forms[FJ_NF] = {"standard", "fj"}, *tag[FJ_NF] = {"inv (standard)", "fj"};
+  fj_meas m1[FJ_NF], m01[FJ_NF]; /* h = 0.1 and h = 0.01, grid 0.1 */
+  memset(m1, 0, sizeof m1);
+  memset(m01, 0, sizeof m01);
+  int rc = 0;
+  for (int f = 0; f < FJ_NF && rc == 0; f++) {
+    rc = fj_measure(prob, forms[f], 0.1, 1, &m1[f], err);
+    if (rc == 0) {
+      rc = fj_measure(prob, forms[f], 0.01, 10, &m01[f], err);
+    }
+  }
+  if (rc == 0) {
+    double p1[FJ_NF], p01[FJ_NF];
+    for (int f = 0; f < FJ_NF; f++) {
+      p1[f] = m1[f].t_break / FJ_T;
+      p01[f] = m01[f].t_break / FJ_T;
+      rep_row_add(r, NAN, m1[f].t_break, "h = 0.1: break-down time (Delta_I >= |z|_max), %s",
+                  tag[f]);
+      rep_row_add(r, 2, p1[f], "h = 0.1: break-down after periods (T = 2 pi), %s", tag[f]);
+      rep_row_add(r, NAN, m01[f].t_break, "h = 0.01: break-down time, %s", tag[f]);
+      rep_row_add(r, f ? 4 : 3, p01[f], "h = 0.01: break-down after periods (T = 2 pi), %s",
+                  tag[f]);
+      rep_row_add(r, NAN, m1[f].t_break1 / FJ_T,
+                  "h = 0.1: periods until Delta_I >= |z|_max / sqrt(10) (looser reading), %s",
+                  tag[f]);
+      rep_row_add(r, NAN, m01[f].t_break1 / FJ_T,
+                  "h = 0.01: periods until Delta_I >= |z|_max / sqrt(10) (looser reading), %s",
+                  tag[f]);
+    }
+    rep_claim_add(r, rep_about(p1[0], 2, 1) && rep_about(p1[1], 2, 1),
+                  "h = 0.1: after about two periods the integration breaks down (the error "
+                  "estimated against h/2 of the same magnitude as the values)",
+                  "Delta_I first >= |z|_max at t = %.3g (standard), %.3g (fj): %.2f and %.2f "
+                  "periods of 2 pi (about two: [1.5, 2.5]); Delta_I >= |z|_max / sqrt(10): %.2f, "
+                  "%.2f",
+                  m1[0].t_break, m1[1].t_break, p1[0], p1[1], m1[0].t_break1 / FJ_T,
+                  m1[1].t_break1 / FJ_T);
+    /* "possible to integrate both formulations over three periods; (43) even over four" */
+    int three = p01[0] >= 3 && p01[0] < 4 && p01[1] >= 4;
+    rep_claim_add(r, three,
+                  "h = 0.01: both formulations can be integrated over three periods, the "
+                  "Faddeev-Jackiw system (43) even over four",
+                  "Delta_I >= |z|_max at t = %.3g (standard, %.2f periods), %.3g (fj, %.2f "
+                  "periods); holds when standard in [3, 4) and fj >= 4; with Delta_I >= |z|_max / "
+                  "sqrt(10): %.2f, %.2f",
+                  m01[0].t_break, p01[0], m01[1].t_break, p01[1], m01[0].t_break1 / FJ_T,
+                  m01[1].t_break1 / FJ_T);
+    /* Delta_p ~ t^1.4 for the standard formulation, on the paper's window: Fig. 3, h = 0.1, up
+     * to the break-down, from t = 1 (the residual starts at 0) */
+    double tb = fmin(m1[0].t_break, m1[1].t_break);
+    /* the paper's window: its figure, RK4 h = 0.1 over "approximately three periods", every
+     * record with t > 0 (the residual is 0 at t = 0); narrower windows as rows */
+    double ex_s = fj_slope(&m1[0], m1[0].abs_gp, 0.05, 3 * FJ_T),
+           ex_s1 = fj_slope(&m1[0], m1[0].abs_gp, 1, 3 * FJ_T),
+           ex_sb = fj_slope(&m1[0], m1[0].abs_gp, 1, tb),
+           ex_f = fj_slope(&m1[1], m1[1].abs_gp, 1, tb);
+    double ex_s01 = fj_slope(&m01[0], m01[0].abs_gp, 1, m01[0].t_break);
+    rep_row_add(r, 1.4, ex_s,
+                "h = 0.1: growth exponent of Delta_p on (0, 6 pi] (the figure), standard");
+    rep_row_add(r, NAN, ex_s1, "h = 0.1: growth exponent of Delta_p on [1, 6 pi], standard");
+    rep_row_add(r, NAN, ex_sb, "h = 0.1: growth exponent of Delta_p on [1, %.3g], standard", tb);
+    rep_row_add(r, NAN, ex_f, "h = 0.1: growth exponent of Delta_p on [1, %.3g], fj", tb);
+    rep_row_add(r, NAN, ex_s01, "h = 0.01: growth exponent of Delta_p on [1, %.3g], standard",
+                m01[0].t_break);
+    rep_claim_add(r, rep_about(ex_s, 1.4, 2),
+                  "the standard formulation's position residual grows approximately like t^1.4 "
+                  "(Fig. 3)",
+                  "least-squares exponent of |x^2 + y^2 - 1| against t over the figure (h = 0.1, "
+                  "t in (0, 6 pi]): %.3f (rounds to 1.4: [1.35, 1.45]); on [1, 6 pi] %.3f, on [1, "
+                  "%.3g] (to the break-down) %.3f; h = 0.01 on [1, %.3g]: %.3f",
+                  ex_s, ex_s1, tb, ex_sb, m01[0].t_break, ex_s01);
+    double f_lo = fj_max_between(&m1[1], m1[1].abs_gp, 1, 2),
+           f_hi = fj_max_between(&m1[1], m1[1].abs_gp, tb - 1, tb),
+           s_lo = fj_max_between(&m1[0], m1[0].abs_gp, 1, 2),
+           s_hi = fj_max_between(&m1[0], m1[0].abs_gp, tb - 1, tb);
+    rep_row_add(r, NAN, f_hi / f_lo,
+                "h = 0.1: max Delta_p on the last unit before break-down / on [1, 2], fj");
+    rep_row_add(r, NAN, s_hi / s_lo,
+                "h = 0.1: max Delta_p on the last unit before break-down / on [1, 2], standard");
+    rep_claim_add(r, f_hi / f_lo < sqrt(10.0) && fabs(ex_f) < 0.5,
+                  "the stabilised formulation's position residual remains almost constant until "
+                  "the break-down (Fig. 3)",
+                  "fj, h = 0.1: growth exponent %.2f on [1, %.3g] (rounds to 0); max |x^2 + y^2 - "
+                  "1| on [%.3g, %.3g] / on [1, 2] = %.2f (under half an order of magnitude); "
+                  "standard: %.3g",
+                  ex_f, tb, tb - 1, tb, f_hi / f_lo, s_hi / s_lo);
+    /* signs: standard keeps one sign after initial oscillations (within the first period),
+     * drifting inwards (x^2 + y^2 < 1); fj oscillates around the manifold */
+    double tl_gp, tl_gv, tl_fp, tl_fv, tl_dummy;
+    int sg_gp, sg_gv, sg_fp, sg_fv, sg_dummy;
+    long n_gp = fj_sign_changes(&m1[0], m1[0].gp, 0, tb, &tl_gp, &sg_gp);
+    long n_gv = fj_sign_changes(&m1[0], m1[0].gv, 0, tb, &tl_gv, &sg_gv);
+    long n_fp = fj_sign_changes(&m1[1], m1[1].gp, 0, tb, &tl_fp, &sg_fp);
+    long n_fv = fj_sign_changes(&m1[1], m1[1].gv, 0, tb, &tl_fv, &sg_fv);
+    long late_fp = fj_sign_changes(&m1[1], m1[1].gp, FJ_T, tb, &tl_dummy, &sg_dummy);
+    long late_fv = fj_sign_changes(&m1[1], m1[1].gv, FJ_T, tb, &tl_dummy, &sg_dummy);
+    long all_fp = fj_sign_changes(&m1[1], m1[1].gp, 0, FJ_TF, &tl_dummy, &sg_dummy);
+    rep_row_add(r, NAN, (double)all_fp,
+                "h = 0.1: sign changes of x^2 + y^2 - 1 on [0, 30] (past the break-down), fj");
+    rep_row_add(r, NAN, (double)n_gp,
+                "h = 0.1: sign changes of x^2 + y^2 - 1 on [0, %.3g], standard", tb);
+    rep_row_add(r, NAN, isnan(tl_gp) ? 0 : tl_gp,
+                "h = 0.1: last sign change of x^2 + y^2 - 1 (t), standard");
+    rep_row_add(r, NAN, (double)n_gv, "h = 0.1: sign changes of x px + y py on [0, %.3g], standard",
+                tb);
+    rep_row_add(r, NAN, isnan(tl_gv) ? 0 : tl_gv,
+                "h = 0.1: last sign change of x px + y py (t), standard");
+    rep_row_add(r, NAN, (double)n_fp, "h = 0.1: sign changes of x^2 + y^2 - 1 on [0, %.3g], fj",
+                tb);
+    rep_row_add(r, NAN, (double)n_fv, "h = 0.1: sign changes of x px + y py on [0, %.3g], fj", tb);
+    int same = (isnan(tl_gp) || tl_gp < FJ_T) && (isnan(tl_gv) || tl_gv < FJ_T);
+    rep_claim_add(r, same,
+                  "in the standard formulation the constraint residuals always have the same sign "
+                  "after perhaps some initial oscillations",
+                  "h = 0.1 on [0, %.3g]: x^2 + y^2 - 1 changes sign %ld times, the last at t = "
+                  "%.3g; x px + y py %ld times, the last at t = %.3g (initial: within the first "
+                  "period, 2 pi)",
+                  tb, n_gp, isnan(tl_gp) ? 0 : tl_gp, n_gv, isnan(tl_gv) ? 0 : tl_gv);
+    rep_claim_add(r, sg_gp < 0,
+                  "usually one finds a drift to smaller and smaller values for the distance from "
+                  "the origin (standard)",
+                  "sign of x^2 + y^2 - 1 at the break-down (t = %.3g): %s", tb,
+                  sg_gp < 0 ? "negative (inwards)" : "positive (outwards)");
+    rep_claim_add(r, late_fp >= 2 && late_fv >= 2,
+                  "in the stabilised formulation the trajectories oscillate around the constraint "
+                  "manifold",
+                  "fj, h = 0.1, after the first period [2 pi, %.3g]: x^2 + y^2 - 1 changes sign "
+                  "%ld times, x px + y py %ld times (oscillating: at least twice each)",
+                  tb, late_fp, late_fv);
+    if (r->plot_dir) {
+      const char *file[4] = {"seiler-fj-pendulum-fig1", "seiler-fj-pendulum-fig2",
+                             "seiler-fj-pendulum-fig3", "seiler-fj-pendulum-fig4"};
+      const char *title[4] = {
+          "seed 003 Fig. 1: estimation of integration error (RK4, h = 0.1, vs h/2)",
+          "seed 003 Fig. 2: energy conservation (RK4, h = 0.1)",
+          "seed 003 Fig. 3: position constraint residual (RK4, h = 0.1)",
+          "seed 003 Fig. 4: velocity constraint residual (RK4, h = 0.1)"};
+      const char *ylab[4] = {"Delta I: max-norm of z(h) - z(h/2)", "Delta E = |H - H0|",
+                             "Delta p = |x^2 + y^2 - 1|", "Delta v = |x px + y py|"};
+      const char *lab[2] = {"inv (standard)", "fj"};
+      long n = m1[0].n < m1[1].n ? m1[0].n : m1[1].n;
+      while (n > 0 && m1[0].t[n - 1] > 3 * FJ_T + 1e-9) {
+        n--; /* the paper's three periods */
+      }
+      for (int k = 0; k < 4 && rc == 0; k++) {
+        const double *ys[2];
+        for (int f = 0; f < 2; f++) {
+          const double *c[4] = {m1[f].dI, m1[f].dE, m1[f].abs_gp, m1[f].abs_gv};
+          ys[f] = c[k];
+        }
+        if (rep_plot_curves(r->plot_dir, file[k], title[k], "t", ylab[k], 1, m1[0].t, ys, lab, 2,
+                            n) != 0) {
+          rc = err->code = CHS_ERR_IO;
+          snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
+        }
+      }
+    }
+  }
+  for (int f = 0; f < FJ_NF; f++) {
+    fj_meas_free(&m1[f]);
+    fj_meas_free(&m01[f]);
+  }
+  return rc;
 }
 
 static int seiler_fj_pendulum(rep_report *r, CHSError *err) {
@@ -172,13 +504,17 @@ static int seiler_fj_pendulum(rep_report *r, CHSError *err) {
              plain, table1[0][2][0] / table1[0][2][1], table1[0][3][0] / table1[0][3][1],
              table1[0][1][0] / table1[0][1][1], ours[0][1][0] / ours[0][1][1]);
   }
+  if (rc == 0) {
+    rc = fj_trajectories(prob, r, err);
+  }
   CHSProblem_Destroy(&prob);
   return rc;
 }
 
 const rep_experiment chs_experiment_seiler_fj_pendulum = {
     .name = "seiler-fj-pendulum",
-    .source = "seed 003 Sec. 6, Table 1",
-    .summary = "RK4 from (0, -1, 2, 0) to t = 10, h = 0.1, 0.05, 0.01: standard vs Faddeev-Jackiw",
+    .source = "seed 003 Sec. 6, Table 1, Figs. 1-4",
+    .summary = "RK4 from (0, -1, 2, 0), h = 0.1, 0.05, 0.01: standard vs Faddeev-Jackiw, Table 1 "
+               "at t = 10 and the error curves to t = 30 (break-down, t^1.4, signs)",
     .run = seiler_fj_pendulum,
 };
