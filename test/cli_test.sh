@@ -36,6 +36,12 @@ expect 2 "nosuch" -- compare --problem pendulum --formulations dirac,nosuch --me
 expect 2 "" -- frobnicate
 expect 0 "" -- --help
 expect 0 "" -- run --help
+# the help of every subcommand is generated from the option table (test/cli_options_test.sh)
+for c in compare workprec reproduce check list completion "bench rhs" "bench dae" "bench scale"; do
+  # shellcheck disable=SC2086
+  expect 0 "" -- $c --help
+done
+expect 2 "--out is not valid for chs compare" -- compare --out x.csv --help
 if "$chs" --version | has -E 'SUNDIALS [0-9]+\.[0-9]+'; then ok; else bad "--version"; fi
 if "$chs" list problems | has '^pendulum'; then ok; else bad "list problems"; fi
 if "$chs" list formulations | has '^dirac'; then ok; else bad "list formulations"; fi
