@@ -59,6 +59,7 @@ typedef struct {
   const char *help;
 } cli_option;
 
+#define UNBOUNDED 1e19 /* CLI_LONG: no upper bound but LONG_MAX */
 #define M(c) (1u << (c))
 #define F(field) offsetof(cli_options, field)
 #define ALL_INT (M(CLI_RUN) | M(CLI_COMPARE) | M(CLI_WORKPREC) | M(CLI_REPRODUCE) | BENCH)
@@ -92,7 +93,7 @@ static const cli_option options[] = {
    .help = "final time (from t = 0); bench dae: with --problem"},
   {"tols", CLI_SWEEP, "HI:LO:N", M(CLI_COMPARE) | M(CLI_WORKPREC), M(CLI_WORKPREC), F(tols), 0, .hi = 32,
    .help = "N tolerances from HI down to LO, logarithmically spaced (HI >= LO > 0, N in 1 .. 32; N = 1 runs HI); compare: a sweep of every formulation, with and without --project"},
-  {"every", CLI_LONG, "K", RC, 0, F(every), 0, .lo = 1, .hi = LONG_MAX, .def = "1",
+  {"every", CLI_LONG, "K", RC, 0, F(every), 0, .lo = 1, .hi = UNBOUNDED, .def = "1",
    .help = "output every K steps"},
   {"out", CLI_STR, "FILE.csv", M(CLI_RUN), 0, F(out), 0, .complete = CLI_C_FILE,
    .help = "one row per output time: t, q, p, energy and errors (never half-written)"},
@@ -102,7 +103,7 @@ static const cli_option options[] = {
    .help = "project after each step when |g| or |psi| > --project-tol"},
   {"project-tol", CLI_REAL, "EPS", RC, 0, F(project_tol), 0, .lo = 0, .def = "0",
    .help = "projection threshold (0: always)"},
-  {"project-every", CLI_LONG, "K", RC, 0, F(project_every), 0, .lo = 0, .hi = LONG_MAX,
+  {"project-every", CLI_LONG, "K", RC, 0, F(project_every), 0, .lo = 0, .hi = UNBOUNDED,
    .help = "project only every K steps"},
   {"project-newton-tol", CLI_REAL, "EPS", RC, 0, F(project_newton_tol), 0, .lo = 0,
    .help = "stop the position projection's Newton iteration at |g| <= EPS"},
@@ -126,7 +127,7 @@ static const cli_option options[] = {
    .help = "evaluations per round"},
   {"max-n", CLI_LONG, "N", M(CLI_BENCH_SCALE), 0, F(max_n), 0, .lo = 10, .hi = 1e6, .def = "100000",
    .help = "the largest chain (a power of ten)"},
-  {"seed", CLI_LONG, "S", M(CLI_CHECK), 0, F(seed), 0, .lo = 0, .hi = LONG_MAX, .def = "1",
+  {"seed", CLI_LONG, "S", M(CLI_CHECK), 0, F(seed), 0, .lo = 0, .hi = UNBOUNDED, .def = "1",
    .help = "seed of the random perturbations (reproducible)"},
   {"points", CLI_LONG, "K", M(CLI_CHECK), 0, F(points), 0, .lo = 0, .hi = 10000, .def = "3",
    .help = "perturbed states besides the initial one"},
@@ -191,10 +192,21 @@ static const cli_command_spec commands[CLI_NCOMMANDS] = {
     [CLI_BENCH_SCALE] = {"bench scale", NULL, NULL,
                          "the chain molecule from 10 to N atoms: RHS cost, Gram factorisations, "
                          "memory, RK4 runs",
-                         NULL},
+                         "The chain molecule (coil, thermal momenta, LJ cut off at 2.5 sigma, cell "
+                         "lists) at N = 10, 100, ..., N: time per RHS of standard and dirac and "
+                         "their ratio, band vs KLU Gram factorisation and solve, bytes per atom, "
+                         "atom-evaluations per second; t(N)/t(N/10) (linear: <= 12); then RK4 runs "
+                         "of the largest chain, standard and dirac, 100 steps of h = 0.01."},
     [CLI_CHECK] = {"check", NULL, NULL, "check a problem's derivatives against finite differences",
-                   "Exit status 1: a derivative is wrong (or the initial state is off the "
-                   "constraint manifold, or a callback returns NaN/Inf); see docs/check.md."},
+                   "Evaluates every callback of the problem at its initial state and at K random "
+                   "perturbations of it (seed S) and compares each derivative with extrapolated "
+                   "central finite differences of the callback it derives from: force vs -grad V, "
+                   "jacobian vs g (and the CSR pattern), jacobian_dot vs G, hessian_potential vs "
+                   "F, constraint_third vs jacobian_dot, mass_dir/mass_grad vs M, "
+                   "constraint_dt/potential_dt vs time differences, and the declared facts. "
+                   "Tolerances come from the finite differences' own error estimate "
+                   "(docs/check.md). Exit status 1: a derivative is wrong (or the initial state is "
+                   "off the constraint manifold, or a callback returns NaN/Inf)."},
     [CLI_LIST] = {"list", "WHAT", "problems|formulations|methods|experiments",
                   "list problems, formulations, methods or experiments", NULL},
     [CLI_COMPLETION] = {"completion", "SHELL", "bash", "print the shell completion script (bash)",
@@ -276,7 +288,7 @@ static int store(const cli_option *op, const char *v, cli_options *o) {
       return CHS_EXIT_USAGE;
     }
     if (op->open ? !(x > op->lo) : !(x >= op->lo)) {
-      return cli_usage_error("bad value for %s: %.200s (must be %s %g)", opt, v,
+      return cli_usage_error("bad value for %s: '%.200s' (must be %s %g)", opt, v,
                              op->open ? ">" : ">=", op->lo);
     }
     *(double *)(base + op->offset) = x;
