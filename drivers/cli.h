@@ -18,34 +18,81 @@ typedef struct {
   int (*main)(int argc, char **argv);
 } cli_command;
 
-/* Options shared by run and compare. */
+/* The subcommands whose options the option table (drivers/cli_options.c) describes. */
+typedef enum {
+  CLI_RUN,
+  CLI_COMPARE,
+  CLI_WORKPREC,
+  CLI_REPRODUCE,
+  CLI_BENCH_RHS,
+  CLI_BENCH_DAE,
+  CLI_BENCH_SCALE,
+  CLI_CHECK,
+  CLI_LIST,
+  CLI_COMPLETION,
+  CLI_NCOMMANDS
+} cli_command_id;
+#define CLI_MAX_PROBLEMS 16 /* bench rhs: --problem repeated at most this often */
+/* Longest value of a command-line option (bytes). */
+#define CLI_MAX_VALUE_LEN 4096
+
+/* Every subcommand's options; the option table says which field each option sets. */
 typedef struct {
+  int command; /* cli_command_id of the parse (first: no option lives at offset 0) */
   const char *problem;
   const char *formulation; /* run: one name; compare: comma-separated list */
   const char *method;
-  const char *out;
+  const char *out;     /* run: FILE.csv; workprec: DIR */
   const char *project; /* momentum|position|both or NULL */
-  const char *tols;    /* compare: HI:LO:N tolerance sweep */
+  const char *tols;    /* compare, workprec: HI:LO:N tolerance sweep (checked by the parser) */
   double h, rtol, atol, tf, project_tol, project_newton_tol;
   long every, max_steps, project_every;
   int json, help;
   int wedge; /* run --wedge: the wedge product diagnostic (chs/wedge.h) */
   int have_h, have_rtol, have_atol, have_tf;
-  const char *stop_at; /* run --stop-at (set by cmd_run): CHSRunOptions.stop_at */
+  const char *stop_at; /* run --stop-at (repeatable, joined with commas): CHSRunOptions.stop_at */
+  int quiet;           /* --quiet: no progress on stderr (drivers/progress.c) */
+  int dry_run;         /* --dry-run: check every option and input, exit 0 before any work */
+  /* workprec */
+  const char *configs, *cache_dir;
+  int no_cache;
+  long repeats;
+  /* bench */
+  const char *problems[CLI_MAX_PROBLEMS]; /* bench rhs: every --problem */
+  int nproblems;
+  const char *baseline;
+  long evals, max_n;
+  /* check */
+  long seed, points;
+  /* reproduce */
+  const char *plot_dir;
+  int all;
+  /* the subcommand's argument (reproduce EXPERIMENT, list WHAT, completion SHELL) or NULL */
+  const char *arg;
+  char stop_at_buf[CLI_MAX_VALUE_LEN];
 } cli_options;
 
-/* Parse argv[1..] into o; `formulation_flag` is "--formulation" or "--formulations".
- * Prints the message and returns CHS_EXIT_USAGE on bad input. */
 /* --problem NAME:help (built-in or plugin path): prints the problem's name, summary and parameters
  * and returns the exit status; -1 when spec does not end in ":help". */
 int cli_problem_help(const char *spec);
-/* cli_parse's return when it printed a problem's help (--problem NAME:help): exit 0. */
+/* cli_parse's return when it printed a help (--help, --problem NAME:help): exit 0. */
 #define CLI_HELP_DONE (-1000)
-int cli_parse(int argc, char **argv, const char *formulation_flag, cli_options *o);
+/* Parse argv[1..] (argv[0]: the subcommand) of subcommand `cmd` with getopt_long from the option
+ * table: defaults, kinds, ranges, required and exclusive options, options of other subcommands.
+ * 0; CHS_EXIT_USAGE after a message naming the option and the value; CLI_HELP_DONE after --help
+ * (printed on stdout) or --problem NAME:help. Resets getopt's state: callable repeatedly. */
+int cli_parse(cli_command_id cmd, int argc, char **argv, cli_options *o);
+/* The generated help of a subcommand; the reference of every subcommand as Markdown (docs/cli.md),
+ * the man page chs(1) (roff) and the bash completion script. */
+void cli_print_help(FILE *out, cli_command_id cmd);
+void cli_print_markdown(FILE *out);
+void cli_print_man(FILE *out);
+void cli_print_bash_completion(FILE *out);
+/* --dry-run after every check: "chs: dry run: ..." naming what would run on stderr; exit 0. */
+int cli_dry_run_done(const char *what);
 /* Check that the options needed to integrate are present and consistent. */
 int cli_check_run_options(const cli_options *o);
 void cli_run_options(const cli_options *o, CHSRunOptions *ro);
-void cli_print_run_usage(FILE *out, const char *cmd, const char *formulation_flag);
 
 /* 0 when spec's name ("name[:k=v,...]") is a registered formulation; else message, exit 2. */
 int cli_check_formulation(const char *spec);
@@ -70,8 +117,6 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_fputs_safe(FILE *out, const char *s);
 /* Length (1-4) of the valid UTF-8 sequence at s, 0 for an invalid one, a C1 control or the end. */
 int cli_utf8_seq_len(const char *s);
-/* Longest value of a command-line option (bytes). */
-#define CLI_MAX_VALUE_LEN 4096
 int cli_exit_status(int code);
 /* 1 when method is of the alpha-prk family (its statistics alpha_max, alpha_dir2_steps apply). */
 int cli_is_alpha_prk(const char *method);
@@ -135,5 +180,8 @@ int cmd_bench_dae(int json, const char *problem, double tf);
 int cmd_reproduce(int argc, char **argv);
 int cmd_workprec(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+int cmd_man(int argc, char **argv);
 
 #endif

@@ -211,104 +211,58 @@ static int bench_specs(const char *const *specs, int ns, const char *baseline, l
 }
 
 int cmd_bench(int argc, char **argv) {
-  int json = 0;
-  long evals = 200000;
-  const char *what = NULL;
-  if (argc > 1 && strcmp(argv[1], "scale") == 0) {
-    return cmd_bench_scale(argc - 1, argv + 1); /* drivers/cmd_bench_scale.c, its own options */
+  static const struct {
+    const char *name;
+    cli_command_id id;
+  } benches[] = {{"rhs", CLI_BENCH_RHS}, {"dae", CLI_BENCH_DAE}, {"scale", CLI_BENCH_SCALE}};
+  const char *what = argc > 1 ? argv[1] : NULL;
+  int which = -1;
+  for (int k = 0; what && k < 3; k++) {
+    which = strcmp(what, benches[k].name) == 0 ? k : which;
   }
-  int have_evals = 0, nspecs = 0;
-  const char *specs[BENCH_MAX_PROBLEMS], *baseline = NULL;
-  double tf = -1; /* bench dae --problem P --tf T */
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--problem") == 0 || strcmp(argv[i], "--baseline") == 0) {
-      if (i + 1 >= argc || argv[i + 1][0] == '\0') {
-        return cli_usage_error("option %s needs a problem (a built-in name or ./plugin.so, with "
-                               "optional :k=v,...)",
-                               argv[i]);
-      }
-      if (strlen(argv[i + 1]) > CLI_MAX_VALUE_LEN) {
-        return cli_usage_error("option %s: value longer than %d bytes", argv[i], CLI_MAX_VALUE_LEN);
-      }
-      if (argv[i][2] == 'b') {
-        if (baseline) {
-          return cli_usage_error("option --baseline given twice");
-        }
-        baseline = argv[++i];
-      } else {
-        if (nspecs == BENCH_MAX_PROBLEMS) {
-          return cli_usage_error("option --problem given more than %d times", BENCH_MAX_PROBLEMS);
-        }
-        specs[nspecs++] = argv[++i];
-      }
-    } else if (strcmp(argv[i], "--json") == 0) {
-      if (json) {
-        return cli_usage_error("option --json given twice");
-      }
-      json = 1;
-    } else if (strcmp(argv[i], "--tf") == 0) {
-      if (i + 1 >= argc) {
-        return cli_usage_error("option --tf needs a value");
-      }
-      if (tf >= 0) {
-        return cli_usage_error("option --tf given twice");
-      }
-      if (cli_parse_real_above("--tf", argv[++i], 0, &tf) != 0) {
-        return CHS_EXIT_USAGE;
-      }
-    } else if (strcmp(argv[i], "--evals") == 0) {
-      if (i + 1 >= argc) {
-        return cli_usage_error("option --evals needs a value");
-      }
-      if (have_evals) {
-        return cli_usage_error("option --evals given twice");
-      }
-      have_evals = 1;
-      /* at most BENCH_MAX_EVALS: every problem x formulation x repetition evaluates N times */
-      if (cli_parse_long_range("--evals", argv[++i], 1, BENCH_MAX_EVALS, &evals) != 0) {
-        return CHS_EXIT_USAGE;
-      }
-    } else if (strcmp(argv[i], "--help") == 0) {
-      printf("usage: chs bench rhs [--problem P]... [--baseline P] [--evals N] [--json]\n"
-             "       chs bench dae [--problem P --tf T] [--json]\n"
-             "       chs bench scale [--max-n N] [--json]   (chain molecule to 10^5 atoms)\n"
-             "  rhs: time per right-hand-side evaluation of every formulation, relative to\n"
-             "       standard, on every built-in problem or on each --problem P (a built-in\n"
-             "       name or ./plugin.so, with :k=v,...; repeatable, at most %d); %d rounds\n"
-             "       of N evaluations (1 .. 10^7, default 200000) timed in chunks of %ld, the\n"
-             "       best chunk counts; every problem and formulation timed in each round.\n"
-             "       --baseline P (needs --problem) is timed in the same rounds and adds the\n"
-             "       column vs-baseline: the cost of the same formulation relative to P (e.g.\n"
-             "       a generated plugin vs the built-in)\n"
-             "  dae: cheapest stabilised ODE vs cheapest IDA run per final error (pendulum,\n"
-             "       chain molecule, andrews, car-axis; or problem P to t = T, against its\n"
-             "       reference or a computed one)\n",
-             BENCH_MAX_PROBLEMS, BENCH_REPEATS, BENCH_CHUNK);
-      return CHS_EXIT_OK;
-    } else if (!what && argv[i][0] != '-') {
-      what = argv[i];
-    } else {
-      return cli_usage_error("unknown bench option '%.200s'", argv[i]);
+  if (which < 0 && what && (strcmp(what, "--help") == 0 || strcmp(what, "-h") == 0)) {
+    for (int k = 0; k < 3; k++) {
+      cli_print_help(stdout, benches[k].id);
+      printf("\n");
     }
+    return CHS_EXIT_OK;
   }
-  if (what && strcmp(what, "dae") == 0) {
-    if (have_evals || baseline) {
-      return cli_usage_error("%s applies to `chs bench rhs` only",
-                             have_evals ? "--evals" : "--baseline");
-    }
-    if (nspecs > 1 || (nspecs == 1) != (tf > 0)) {
+  if (which < 0) {
+    return cli_usage_error("unknown benchmark '%.200s' (available: rhs, dae, scale: chs bench rhs "
+                           "[options])",
+                           what ? what : "");
+  }
+  if (benches[which].id == CLI_BENCH_SCALE) {
+    return cmd_bench_scale(argc - 1, argv + 1); /* drivers/cmd_bench_scale.c */
+  }
+  cli_options o;
+  int rc = cli_parse(benches[which].id, argc - 1, argv + 1, &o);
+  if (rc != 0) {
+    return rc == CLI_HELP_DONE ? CHS_EXIT_OK : rc;
+  }
+  int json = o.json;
+  long evals = o.evals;
+  if (benches[which].id == CLI_BENCH_DAE) {
+    if ((o.problem != NULL) != o.have_tf) {
       return cli_usage_error("chs bench dae takes one --problem P together with --tf T, or "
                              "neither (the built-in set)");
     }
-    return cmd_bench_dae(json, nspecs ? specs[0] : NULL, tf); /* drivers/cmd_bench_dae.c */
+    if (o.problem) {
+      CHSProblem prob = NULL;
+      CHSError err;
+      CHSError_Clear(&err);
+      if (CHSProblem_Create(o.problem, &prob, &err) != 0) {
+        return cli_fail(&err);
+      }
+      CHSProblem_Destroy(&prob);
+    }
+    if (o.dry_run) {
+      return cli_dry_run_done(o.problem ? o.problem : "the built-in set");
+    }
+    return cmd_bench_dae(json, o.problem, o.tf); /* drivers/cmd_bench_dae.c */
   }
-  if (tf >= 0) {
-    return cli_usage_error("--tf applies to `chs bench dae --problem P` only");
-  }
-  if (!what || strcmp(what, "rhs") != 0) {
-    return cli_usage_error("unknown benchmark '%.200s' (available: rhs, dae, scale)",
-                           what ? what : "");
-  }
+  int nspecs = o.nproblems;
+  const char *const *specs = o.problems, *baseline = o.baseline;
   if (baseline && !nspecs) {
     return cli_usage_error("--baseline needs at least one --problem to compare with it");
   }
@@ -332,6 +286,9 @@ int cmd_bench(int argc, char **argv) {
       }
       CHSProblem_Destroy(&prob);
     }
+  }
+  if (o.dry_run) {
+    return cli_dry_run_done(nspecs ? specs[0] : "every built-in problem");
   }
   if (json) {
     printf("{\n  \"benchmark\": \"rhs\",\n  \"evals\": %ld,\n", evals);

@@ -208,50 +208,23 @@ static int scale_full_run(long N, const char *form, cli_result *res) {
   return res->rc;
 }
 
-static void scale_usage(void) {
-  printf("usage: chs bench scale [--max-n N] [--json]\n"
-         "  the chain molecule (coil, thermal momenta, LJ cut off at 2.5 sigma, cell lists) at\n"
-         "  N = 10, 100, ..., N (a power of ten, 10 .. 1000000; default 100000): time per RHS of\n"
-         "  standard and dirac and their ratio, band vs KLU Gram factorisation and solve, bytes\n"
-         "  per atom, atom-evaluations per second; t(N)/t(N/10) (linear: <= 12); then RK4 runs\n"
-         "  of the largest chain, standard and dirac, 100 steps of h = 0.01, with diagnostics\n");
-}
-
 int cmd_bench_scale(int argc, char **argv) {
-  int json = 0;
-  long nmax = 100000;
-  int have_nmax = 0;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--json") == 0) {
-      if (json) {
-        return cli_usage_error("option --json given twice");
-      }
-      json = 1;
-    } else if (strcmp(argv[i], "--max-n") == 0) {
-      if (i + 1 >= argc) {
-        return cli_usage_error("option --max-n needs a value");
-      }
-      if (have_nmax) {
-        return cli_usage_error("option --max-n given twice");
-      }
-      have_nmax = 1;
-      if (cli_parse_long_range("--max-n", argv[++i], 10, 1000000, &nmax) != 0) {
-        return CHS_EXIT_USAGE;
-      }
-      long p = 10;
-      while (p < nmax) {
-        p *= 10;
-      }
-      if (nmax != p) {
-        return cli_usage_error("bad value for --max-n: '%.200s' (a power of ten, 10 .. 1000000)",
-                               argv[i]);
-      }
-    } else if (strcmp(argv[i], "--help") == 0) {
-      scale_usage();
-      return CHS_EXIT_OK;
-    } else {
-      return cli_usage_error("unknown bench scale option '%.200s'", argv[i]);
-    }
+  cli_options o;
+  int prc = cli_parse(CLI_BENCH_SCALE, argc, argv, &o);
+  if (prc != 0) {
+    return prc == CLI_HELP_DONE ? CHS_EXIT_OK : prc;
+  }
+  int json = o.json;
+  long nmax = o.max_n;
+  long p = 10;
+  while (p < nmax) {
+    p *= 10;
+  }
+  if (nmax != p) {
+    return cli_usage_error("bad value for --max-n: '%ld' (a power of ten, 10 .. 1000000)", nmax);
+  }
+  if (o.dry_run) {
+    return cli_dry_run_done("the chain molecule benchmark");
   }
   SUNContext ctx = NULL;
   if (chs_context_create(&ctx) != 0) {

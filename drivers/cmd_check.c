@@ -7,22 +7,6 @@
 
 #define CHS_EXIT_CHECK_FAILED 1
 
-static void check_usage(FILE *out) {
-  fprintf(out,
-          "usage: chs check --problem NAME[:k=v,...]|./plugin.so[:k=v,...] [--json] [--seed S] "
-          "[--points K]\n\n"
-          "Evaluates every callback of the problem at its initial state and at K (default 3)\n"
-          "random perturbations of it (seed S, default 1; reproducible) and compares each\n"
-          "derivative with extrapolated central finite differences of the callback it derives\n"
-          "from: force vs -grad V, jacobian vs g (and the CSR pattern), jacobian_dot vs G,\n"
-          "hessian_potential vs F, constraint_third vs jacobian_dot, mass_dir/mass_grad vs M,\n"
-          "constraint_dt/potential_dt vs time differences, and the declared facts\n"
-          "(CHS_DECLARE_LINEAR_POTENTIAL, CHS_DECLARE_QUADRATIC_CONSTRAINTS). Tolerances come\n"
-          "from the finite differences' own error estimate (docs/check.md).\n\n"
-          "exit status: 0 all checks pass, 1 a derivative is wrong (or the initial state is off\n"
-          "the constraint manifold, or a callback returns NaN/Inf), 2 bad input\n");
-}
-
 static void print_table(const char *spec, const CHSProblemDims *d, const CHSCheckOptions *o,
                         const CHSCheckReport *rep) {
   printf("problem %s (n = %ld, m = %ld): %d points (the initial state and %d perturbed, seed "
@@ -78,55 +62,17 @@ static void print_json(const char *spec, const CHSProblemDims *d, const CHSCheck
 }
 
 int cmd_check(int argc, char **argv) {
-  const char *spec = NULL;
-  int json = 0;
+  cli_options o;
+  int prc = cli_parse(CLI_CHECK, argc, argv, &o);
+  if (prc != 0) {
+    return prc == CLI_HELP_DONE ? CHS_EXIT_OK : prc;
+  }
+  const char *spec = o.problem;
+  int json = o.json;
   CHSCheckOptions opt;
   CHSCheckOptions_Default(&opt);
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      check_usage(stdout);
-      return CHS_EXIT_OK;
-    }
-    if (strcmp(a, "--json") == 0) {
-      json = 1;
-      continue;
-    }
-    int takes =
-        strcmp(a, "--problem") == 0 || strcmp(a, "--seed") == 0 || strcmp(a, "--points") == 0;
-    if (!takes) {
-      fprintf(stderr, "chs: check: unknown option '%s' (see chs check --help)\n", a);
-      return CHS_EXIT_USAGE;
-    }
-    if (i + 1 >= argc) {
-      fprintf(stderr, "chs: check: option %s needs a value\n", a);
-      return CHS_EXIT_USAGE;
-    }
-    const char *v = argv[++i];
-    long x = 0;
-    if (strcmp(a, "--problem") == 0) {
-      spec = v;
-    } else if (strcmp(a, "--seed") == 0) {
-      if (cli_parse_long_min("--seed", v, 0, &x) != 0) {
-        return CHS_EXIT_USAGE;
-      }
-      opt.seed = (unsigned long long)x;
-    } else {
-      if (cli_parse_long_min("--points", v, 0, &x) != 0) {
-        return CHS_EXIT_USAGE;
-      }
-      if (x > 10000) {
-        fprintf(stderr, "chs: check: --points %ld exceeds 10000\n", x);
-        return CHS_EXIT_USAGE;
-      }
-      opt.points = (int)x;
-    }
-  }
-  if (!spec) {
-    fprintf(stderr, "chs: check: --problem is required\n");
-    check_usage(stderr);
-    return CHS_EXIT_USAGE;
-  }
+  opt.seed = (unsigned long long)o.seed;
+  opt.points = (int)o.points;
   if (cli_is_first_order(spec)) {
     fprintf(stderr,
             "chs: check: '%s' is a first-order Lagrangian problem: chs check is for "

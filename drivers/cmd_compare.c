@@ -257,13 +257,9 @@ done:
 
 int cmd_compare(int argc, char **argv) {
   cli_options o;
-  int rc = cli_parse(argc, argv, "--formulations", &o);
+  int rc = cli_parse(CLI_COMPARE, argc, argv, &o);
   if (rc != 0) {
     return rc == CLI_HELP_DONE ? CHS_EXIT_OK : rc;
-  }
-  if (o.help) {
-    cli_print_run_usage(stdout, "compare", "--formulations");
-    return CHS_EXIT_OK;
   }
   if (o.tols) { /* the sweep sets the tolerances */
     o.have_rtol = o.have_atol = 1;
@@ -272,16 +268,12 @@ int cmd_compare(int argc, char **argv) {
   if ((rc = cli_check_run_options(&o)) != 0) {
     return rc;
   }
-  if (o.out) {
-    fprintf(stderr, "chs: --out is not supported by compare (use chs run per formulation)\n");
-    return CHS_EXIT_USAGE;
-  }
   char names[MAX_FORMS][128];
   int count = 0;
   if ((rc = split_formulations(o.formulation, names, &count)) != 0) {
     return rc;
   }
-  if (o.tols) {
+  if (o.tols && !o.dry_run) {
     return compare_sweep(&o, names, count);
   }
   CHSError err;
@@ -289,6 +281,28 @@ int cmd_compare(int argc, char **argv) {
   CHSProblem prob = NULL;
   if (CHSProblem_Create(o.problem, &prob, &err) != 0) {
     return cli_fail(&err);
+  }
+  if (o.dry_run) { /* every formulation and the method set up and checked at t = 0, no step */
+    cli_options z = o;
+    z.tf = 0;
+    if (o.tols) {
+      z.have_h = 0;
+      z.rtol = z.atol = 1e-6;
+    }
+    for (int i = 0; i < count && rc == 0; i++) {
+      for (int k = 0; k < (o.tols && o.project ? 2 : 1) && rc == 0; k++) {
+        cli_result res;
+        z.project = k ? o.project : (o.tols ? NULL : o.project);
+        if (cli_integrate(&z, names[i], NULL, NULL, prob, &res) != 0) {
+          fprintf(stderr, "chs: %s: ", names[i]);
+          cli_fputs_safe(stderr, res.err.msg);
+          fputc('\n', stderr);
+          rc = cli_exit_status(res.err.code);
+        }
+      }
+    }
+    CHSProblem_Destroy(&prob);
+    return rc != 0 ? rc : cli_dry_run_done(o.problem);
   }
   cli_result *res = calloc((size_t)count, sizeof *res);
   if (!res) {

@@ -3,14 +3,15 @@
 #include "reproduce.h"
 
 int cmd_list(int argc, char **argv) {
-  const char *what = argc > 1 ? argv[1] : NULL;
-  if (!what || strcmp(what, "--help") == 0) {
-    FILE *out = what ? stdout : stderr;
-    fprintf(out, "usage: chs list problems|formulations|methods|experiments\n");
-    return what ? CHS_EXIT_OK : CHS_EXIT_USAGE;
+  cli_options o;
+  int rc = cli_parse(CLI_LIST, argc, argv, &o);
+  if (rc != 0) {
+    return rc == CLI_HELP_DONE ? CHS_EXIT_OK : rc;
   }
-  if (argc > 2) {
-    return cli_usage_error("unexpected argument '%.200s' after `chs list %.200s`", argv[2], what);
+  const char *what = o.arg;
+  if (!what) {
+    fprintf(stderr, "usage: chs list problems|formulations|methods|experiments\n");
+    return CHS_EXIT_USAGE;
   }
   if (strcmp(what, "problems") == 0) {
     for (int i = 0; i < CHSProblemRegistry_Count(); i++) {

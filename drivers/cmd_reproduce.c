@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "../src/compat.h"
 #include "reproduce.h"
 
@@ -494,33 +495,13 @@ static int reproduce_all(int json, const char *plot_dir) {
 }
 
 int cmd_reproduce(int argc, char **argv) {
-  const char *name = NULL, *plot_dir = NULL;
-  int json = 0, all = 0;
-  for (int i = 1; i < argc; i++) {
-    for (int j = 1; j < i; j++) { /* an option given twice is ambiguous: refused */
-      if (argv[i][0] == '-' && argv[i][1] == '-' && strcmp(argv[j], argv[i]) == 0) {
-        return cli_usage_error("option %.100s given twice", argv[i]);
-      }
-    }
-    if (strcmp(argv[i], "--json") == 0) {
-      json = 1;
-    } else if (strcmp(argv[i], "--all") == 0) {
-      all = 1;
-    } else if (strcmp(argv[i], "--plot-dir") == 0 && i + 1 < argc) {
-      plot_dir = argv[++i];
-    } else if (strcmp(argv[i], "--help") == 0) {
-      printf("usage: chs reproduce EXPERIMENT|--all [--json] [--plot-dir DIR]\n\nexperiments:\n");
-      for (int k = 0; k < NEXPERIMENTS; k++) {
-        printf("  %-28s %s\n", experiments[k]->name, experiments[k]->summary);
-      }
-      return CHS_EXIT_OK;
-    } else if (!name && argv[i][0] != '-') {
-      name = argv[i];
-    } else {
-      fprintf(stderr, "chs: unknown reproduce option '%s'\n", argv[i]);
-      return CHS_EXIT_USAGE;
-    }
+  cli_options o;
+  int prc = cli_parse(CLI_REPRODUCE, argc, argv, &o);
+  if (prc != 0) {
+    return prc == CLI_HELP_DONE ? CHS_EXIT_OK : prc;
   }
+  const char *name = o.arg, *plot_dir = o.plot_dir;
+  int json = o.json, all = o.all;
   if (all && name) {
     fprintf(stderr, "chs: reproduce: give an experiment or --all, not both ('%s')\n", name);
     return CHS_EXIT_USAGE;
@@ -536,8 +517,12 @@ int cmd_reproduce(int argc, char **argv) {
             name ? name : "");
     return CHS_EXIT_USAGE;
   }
-  if (plot_dir && cli_check_output_dir("--plot-dir", plot_dir, 1) != 0) {
+  if (plot_dir && (!o.dry_run || access(plot_dir, F_OK) == 0) &&
+      cli_check_output_dir("--plot-dir", plot_dir, !o.dry_run) != 0) {
     return CHS_EXIT_USAGE;
+  }
+  if (o.dry_run) {
+    return cli_dry_run_done(all ? "every experiment" : ex->name);
   }
   if (all) {
     return reproduce_all(json, plot_dir);

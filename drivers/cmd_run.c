@@ -90,44 +90,6 @@ static int run_monitor(const CHSRecord *rec, void *ctx) {
   return m->use_csv ? csv_monitor(rec, m->csv) : 0;
 }
 
-/* --stop-at NAME[,NAME...] (repeatable) taken out of argv before the shared parser (which
- * refuses an option given twice): the names joined with commas into buf; the other arguments in
- * rest (rest[0] = argv[0]). Walks argv as cli_parse does: every "--x" except --json, --wedge and
- * --help takes the next argument as its value. */
-static int take_stop_at(int argc, char **argv, char **rest, int *nrest, char *buf, size_t len) {
-  size_t used = 0;
-  *nrest = 0;
-  buf[0] = '\0';
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (i > 0 && strcmp(a, "--stop-at") == 0) {
-      if (i + 1 >= argc || argv[i + 1][0] == '\0') {
-        return cli_usage_error("option --stop-at needs an event name (or a comma-separated list, "
-                               "or all)");
-      }
-      const char *v = argv[++i];
-      size_t vl = strlen(v);
-      if (used + vl + 2 > len) {
-        return cli_usage_error("value of --stop-at is too long (at most %zu bytes in all)",
-                               len - 2);
-      }
-      if (used > 0) {
-        buf[used++] = ',';
-      }
-      memcpy(buf + used, v, vl + 1);
-      used += vl;
-      continue;
-    }
-    rest[(*nrest)++] = argv[i];
-    if (i > 0 && strncmp(a, "--", 2) == 0 && strcmp(a, "--json") != 0 &&
-        strcmp(a, "--wedge") != 0 && strcmp(a, "--help") != 0 && i + 1 < argc) {
-      rest[(*nrest)++] = argv[++i];
-    }
-  }
-  rest[*nrest] = NULL;
-  return 0;
-}
-
 /* --wedge: the wedge product along the same method and step (a second integration, with the
  * method's tangent map, or 25 steps of the method per step for finite differences: chs/wedge.h).
  */
@@ -160,28 +122,9 @@ static int run_wedge(const cli_options *o, CHSProblem prob, cli_result *res) {
 
 int cmd_run(int argc, char **argv) {
   cli_options o;
-  char stop_at[CLI_MAX_VALUE_LEN];
-  char **rest = calloc((size_t)argc + 1, sizeof *rest);
-  int nrest = 0;
-  if (!rest) {
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
-  }
-  int rc = take_stop_at(argc, argv, rest, &nrest, stop_at, sizeof stop_at);
-  if (rc == 0) {
-    rc = cli_parse(nrest, rest, "--formulation", &o);
-  }
-  free(rest);
+  int rc = cli_parse(CLI_RUN, argc, argv, &o);
   if (rc != 0) {
     return rc == CLI_HELP_DONE ? CHS_EXIT_OK : rc;
-  }
-  o.stop_at = stop_at[0] ? stop_at : NULL;
-  if (o.help) {
-    cli_print_run_usage(stdout, "run", "--formulation");
-    printf("  --stop-at EVENT  stop at the first occurrence of the problem's event EVENT (a\n"
-           "                   comma-separated list, repeatable, or all); every event up to\n"
-           "                   there is reported; t_final, q_final, p_final are the event's\n");
-    return CHS_EXIT_OK;
   }
   if ((rc = cli_check_run_options(&o)) != 0) {
     return rc;
@@ -191,10 +134,6 @@ int cmd_run(int argc, char **argv) {
   }
   if (cli_is_first_order(o.problem)) {
     return cmd_run_first_order(&o);
-  }
-  if (o.stop_at && o.wedge) {
-    return cli_usage_error("--stop-at and --wedge cannot be combined (the wedge product runs to "
-                           "--tf)");
   }
   if (!o.formulation) {
     fprintf(stderr, "chs: missing --formulation\n");
@@ -220,6 +159,14 @@ int cmd_run(int argc, char **argv) {
   if (CHSProblem_CheckStopAt(prob, o.stop_at, &err) != 0) {
     CHSProblem_Destroy(&prob);
     return cli_fail(&err);
+  }
+  if (o.dry_run) { /* the formulation and the method set up and checked at t = 0, no step */
+    cli_options z = o;
+    z.tf = 0;
+    cli_result res;
+    int drc = cli_integrate(&z, o.formulation, NULL, NULL, prob, &res);
+    CHSProblem_Destroy(&prob);
+    return drc != 0 ? cli_fail(&res.err) : cli_dry_run_done(o.problem);
   }
   /* the final state and the event names outlive the problem (a plugin's memory) */
   sunindextype n = CHSProblem_GetDims(prob)->n;

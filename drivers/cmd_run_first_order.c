@@ -102,7 +102,15 @@ int cmd_run_first_order(const cli_options *o) {
   if (rc == 0) {
     CHSRunOptions ro;
     cli_run_options(o, &ro);
+    if (o->dry_run) {
+      ro.tf = ro.t0; /* the method is set up and checked, no step is taken */
+    }
     rc = CHSFirstOrder_Run(fo, &ro, &sum, &err);
+  }
+  if (rc == 0 && o->dry_run) {
+    CHSFirstOrder_Destroy(&fo);
+    SUNContext_Free(&sun);
+    return cli_dry_run_done(o->problem);
   }
   int status = rc != 0 ? cli_fail(&err) : CHS_EXIT_OK;
   if (rc == 0) {

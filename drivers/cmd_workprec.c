@@ -316,79 +316,17 @@ static int probe_config(CHSProblem prob, const wp_config *k, double tol, double 
 }
 
 int cmd_workprec(int argc, char **argv) {
-  const char *problem = NULL, *configs = NULL, *tols_text = NULL, *out = NULL, *cache_dir = NULL;
+  cli_options opt;
+  int prc = cli_parse(CLI_WORKPREC, argc, argv, &opt);
+  if (prc != 0) {
+    return prc == CLI_HELP_DONE ? CHS_EXIT_OK : prc;
+  }
+  const char *problem = opt.problem, *configs = opt.configs, *tols_text = opt.tols, *out = opt.out,
+             *cache_dir = opt.cache_dir;
   char cache_buf[4096];
-  double tf = -1;
-  int json = 0, no_cache = 0, explicit_cache = 0;
-  long repeats = 3, max_steps = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    for (int j = 1; j < i; j++) { /* an option given twice is ambiguous: refused */
-      if (a[0] == '-' && a[1] == '-' && strcmp(argv[j], a) == 0) {
-        return cli_usage_error("option %.100s given twice", a);
-      }
-    }
-    if (strcmp(a, "--json") == 0) {
-      json = 1;
-    } else if (strcmp(a, "--no-cache") == 0) {
-      no_cache = 1;
-    } else if (strcmp(a, "--help") == 0) {
-      printf(
-          "usage: chs workprec --problem P --configs 'F/M[/proj],...' --tols HI:LO:N --tf T\n"
-          "                    [--repeats R (1..100, default 3)] [--out DIR] [--json] [--cache-dir "
-          "DIR | --no-cache]\n"
-          "                    [--max-steps N]  (per run: more is a failed point)\n"
-          "  adaptive methods only (erk:dp5, erk:rkf45, cvode:bdf, ida, ...): rtol = atol = tol\n"
-          "  HI, LO > 0, N in 1 .. %d; at most %d configurations\n"
-          "  reference without a closed form: dirac + Verner 8(5,6) at 1e-12, cached in "
-          "--cache-dir\n"
-          "  (default $XDG_CACHE_HOME/chs/references or ~/.cache/chs/references)\n",
-          WP_MAX_TOLS, WP_MAX_CONFIGS);
-      return CHS_EXIT_OK;
-    } else if (!v) {
-      fprintf(stderr, "chs: option %s needs a value\n", a);
-      return CHS_EXIT_USAGE;
-    } else if (strcmp(a, "--problem") == 0) {
-      problem = argv[++i];
-    } else if (strcmp(a, "--configs") == 0) {
-      configs = argv[++i];
-    } else if (strcmp(a, "--tols") == 0) {
-      tols_text = argv[++i];
-    } else if (strcmp(a, "--out") == 0) {
-      out = argv[++i];
-    } else if (strcmp(a, "--cache-dir") == 0) {
-      cache_dir = argv[++i];
-      explicit_cache = 1;
-      if (!*cache_dir) {
-        fprintf(stderr, "chs: bad value for --cache-dir: ''\n");
-        return CHS_EXIT_USAGE;
-      }
-    } else if (strcmp(a, "--tf") == 0) {
-      if (cli_parse_real_above(a, argv[++i], 0, &tf) != 0) {
-        return CHS_EXIT_USAGE;
-      }
-    } else if (strcmp(a, "--max-steps") == 0) {
-      if (cli_parse_long_range(a, argv[++i], 1, 1000000000000L, &max_steps) != 0) {
-        return CHS_EXIT_USAGE;
-      }
-    } else if (strcmp(a, "--repeats") == 0) {
-      if (cli_parse_long_range(a, argv[++i], 1, 100, &repeats) != 0) {
-        return CHS_EXIT_USAGE;
-      }
-    } else {
-      fprintf(stderr, "chs: unknown option '%s'\n", a);
-      return CHS_EXIT_USAGE;
-    }
-  }
-  if (!problem || !configs || !tols_text || tf < 0) {
-    fprintf(stderr, "chs: workprec needs --problem, --configs, --tols and --tf\n");
-    return CHS_EXIT_USAGE;
-  }
-  if (out && !*out) {
-    fprintf(stderr, "chs: bad value for --out: ''\n");
-    return CHS_EXIT_USAGE;
-  }
+  double tf = opt.tf;
+  int json = opt.json, no_cache = opt.no_cache, explicit_cache = cache_dir != NULL;
+  long repeats = opt.repeats, max_steps = opt.max_steps;
   /* From here on every exit goes through `done`, which frees everything. */
   wp_config cfg[WP_MAX_CONFIGS];
   double tols[WP_MAX_TOLS];
@@ -422,7 +360,15 @@ int cmd_workprec(int argc, char **argv) {
       goto done;
     }
   }
-  if (out && (status = cli_check_output_dir("--out", out, 1)) != 0) {
+  if (out && (!opt.dry_run || access(out, F_OK) == 0) &&
+      (status = cli_check_output_dir("--out", out, !opt.dry_run)) != 0) {
+    goto done;
+  }
+  if (opt.dry_run) { /* --out is not created; the cache directory is checked when it exists */
+    if (explicit_cache && access(cache_dir, F_OK) == 0) {
+      status = cli_check_output_dir("--cache-dir", cache_dir, 0);
+    }
+    status = status ? status : cli_dry_run_done(problem);
     goto done;
   }
   int has_closed_form = CHSProblem_Reference(prob, tf, z + 1, z + 1 + n) == 0;

@@ -18,6 +18,9 @@ static const cli_command commands[] = {
      cmd_bench},
     {"check", "check a problem's derivatives against finite differences", cmd_check},
     {"list", "list problems, formulations, methods or experiments", cmd_list},
+    {"completion", "print the bash completion script: chs completion bash", cmd_completion},
+    {"help", "chs help COMMAND: the options of COMMAND; --markdown: the reference of all",
+     cmd_help},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
@@ -55,6 +58,9 @@ int main(int argc, char **argv) {
     CHS_SundialsVersion(v, (int)sizeof v);
     printf("chs %s (SUNDIALS %s)\n", CHS_VERSION_STRING, v);
     return CHS_EXIT_OK;
+  }
+  if (strcmp(argv[1], "man") == 0) { /* hidden: the man page chs(1), built by CMake */
+    return cmd_man(argc - 1, argv + 1);
   }
   for (int i = 0; i < NCOMMANDS; i++) {
     if (strcmp(argv[1], commands[i].name) == 0) {

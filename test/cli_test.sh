@@ -21,7 +21,7 @@ expect 2 nosuch -- run --problem pendulum --formulation nosuch --method erk:rk4 
 expect 2 nosuch -- "${run[@]:0:5}" --method erk:nosuch --h 0.1 --tf 1
 expect 2 bogus -- "${run[@]:0:5}" --method bogus:x --h 0.1 --tf 1
 expect 2 "-0.1" -- "${run[@]}" --h -0.1 --tf 1
-expect 2 "--h: 0" -- "${run[@]}" --h 0 --tf 1
+expect 2 "--h: '0'" -- "${run[@]}" --h 0 --tf 1
 expect 2 "abc" -- "${run[@]}" --h abc --tf 1
 expect 2 "nan" -- "${run[@]}" --h nan --tf 1
 expect 2 "-1" -- "${run[@]}" --h 0.1 --tf -1
@@ -36,6 +36,12 @@ expect 2 "nosuch" -- compare --problem pendulum --formulations dirac,nosuch --me
 expect 2 "" -- frobnicate
 expect 0 "" -- --help
 expect 0 "" -- run --help
+# the help of every subcommand is generated from the option table (test/cli_options_test.sh)
+for c in compare workprec reproduce check list completion "bench rhs" "bench dae" "bench scale"; do
+  # shellcheck disable=SC2086
+  expect 0 "" -- $c --help
+done
+expect 2 "--out is not valid for chs compare" -- compare --out x.csv --help
 if "$chs" --version | has -E 'SUNDIALS [0-9]+\.[0-9]+'; then ok; else bad "--version"; fi
 if "$chs" list problems | has '^pendulum'; then ok; else bad "list problems"; fi
 if "$chs" list formulations | has '^dirac'; then ok; else bad "list formulations"; fi
@@ -578,8 +584,8 @@ expect 2 "'inf'" -- "${r12[@]}" --h 0.1 --tf inf
 expect 2 "'-inf'" -- "${r12[@]}" --h 0.1 --tf -inf
 expect 2 "'1e400'" -- "${r12[@]}" --h 0.1 --tf 1e400
 expect 2 "'nan'" -- "${r12[@]:0:5}" --method erk:dp5 --rtol 1e-6 --atol nan --tf 1
-expect 2 "--rtol: 0" -- "${r12[@]:0:5}" --method erk:dp5 --rtol 0 --atol 1e-6 --tf 1
-expect 2 "--project-tol: -1" -- "${r12[@]}" --h 0.1 --tf 1 --project momentum --project-tol -1
+expect 2 "--rtol: '0'" -- "${r12[@]:0:5}" --method erk:dp5 --rtol 0 --atol 1e-6 --tf 1
+expect 2 "--project-tol: '-1'" -- "${r12[@]}" --h 0.1 --tf 1 --project momentum --project-tol -1
 expect 2 "'abc'" -- "${r12[@]}" --h 0.1 --tf 1 --project position --project-newton-tol abc
 expect 2 "--out needs a non-empty value" -- "${r12[@]}" --h 0.1 --tf 1 --out ''
 expect 2 "--problem needs a non-empty value" -- run --problem '' --formulation dirac --method erk:rk4 --h 0.1 --tf 1

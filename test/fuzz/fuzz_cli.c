@@ -130,6 +130,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (fuzz_too_large(a, 64)) {
       skip = 1;
     }
+    if (strncmp(a, "--out=", 6) == 0 || strncmp(a, "--cache-dir=", 12) == 0) {
+      continue; /* getopt_long's --opt=PATH form: never a path of the fuzz input */
+    }
     if (argc > 1 && strcmp(argv[argc - 1], "--out") == 0) {
       if (cmd == 2) {
         argc--; /* workprec --out: plots through gnuplot, too slow here */
