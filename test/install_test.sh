@@ -22,6 +22,21 @@ if ! diff -u "$src/examples/erk_user/erk_user.c" "$tmp/readme_example.c"; then
   exit 1
 fi
 
+# 1b. docs/sundials.md's excerpts ("From `examples/X/X.c`" and the ```c block after it) are lines
+#     of those files ("..." marks an omission).
+awk '/^From `examples\/[a-z_]*\/[a-z_]*\.c`/ { match($0, /examples\/[a-z_]*\/[a-z_]*\.c/);
+       file = substr($0, RSTART, RLENGTH); next }
+     file && /^```c$/ { inblock = 1; next }
+     inblock && /^```$/ { inblock = 0; file = ""; next }
+     inblock && $0 != "..." { print file "\t" $0 }' "$src/docs/sundials.md" >"$tmp/excerpts"
+test -s "$tmp/excerpts"
+while IFS=$'\t' read -r file line; do
+  if ! grep -Fxq -- "$line" "$src/$file"; then
+    echo "FAIL: docs/sundials.md quotes a line that $file does not have: $line" >&2
+    exit 1
+  fi
+done <"$tmp/excerpts"
+
 # 2. Install, then build the example against the installed package only.
 cmake --install "$bin" --prefix "$tmp/prefix" >"$tmp/install.log"
 test -f "$tmp/prefix/include/chs/chs.h"
