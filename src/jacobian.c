@@ -601,3 +601,136 @@ int chs_ida_jac(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector
   int rc = chs_jac_eval(f, w, t, cj, y, yp);
   return rc != 0 ? rc : chs_jac_store(f, w, A, t);
 }
+
+/* ------------------------------------------------------------------ public adapters
+ * (chs/sundials.h) for a caller's own SUNDIALS program: the formulation's Jacobian workspace is
+ * set up by CHSFormulation_JacobianSetup or, at the first call, at the point of that call. */
+
+int CHSFormulation_JacobianSetup(CHSFormulation f, int residual, N_Vector y0, N_Vector yp0,
+                                 sunindextype *nnz, sunindextype *mu, sunindextype *ml,
+                                 CHSError *err) {
+  if (!f || !y0 || (residual && !yp0)) {
+    return chs_error_set(err, CHS_ERR_ARG, "CHSFormulation_JacobianSetup: %s is NULL",
+                         !f    ? "the formulation"
+                         : !y0 ? "y0"
+                               : "yp0 (residual = 1)");
+  }
+  if (N_VGetLength(y0) != f->size || (residual && N_VGetLength(yp0) != f->size)) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "CHSFormulation_JacobianSetup: vector length %ld, the state size of "
+                         "formulation '%s' is %ld",
+                         (long)N_VGetLength(residual && N_VGetLength(y0) == f->size ? yp0 : y0),
+                         f->ops->name, (long)f->size);
+  }
+  int mode = CHSFormulation_HasJacobian(f) ? CHS_JACOBIAN_ANALYTIC : CHS_JACOBIAN_FD;
+  CHSJacWork *w = NULL;
+  CHS_CALL(chs_jac_work_create(f, mode, residual != 0, y0, yp0, &w, err));
+  chs_jac_work_free(&f->jac);
+  f->jac = w;
+  sunindextype a, b, c;
+  chs_jac_work_shape(w, &a, &b, &c);
+  if (nnz) {
+    *nnz = a;
+  }
+  if (mu) {
+    *mu = b;
+  }
+  if (ml) {
+    *ml = c;
+  }
+  return CHS_SUCCESS;
+}
+
+/* The workspace for (residual) at the caller's point, set up there when missing or made for the
+ * other kind of Jacobian, and the matrix checked against it: a negative code with the failure
+ * message when A cannot hold the Jacobian. */
+static int chs_jac_public_ready(CHSFormulation f, int residual, sunrealtype t, N_Vector y,
+                                N_Vector yp, SUNMatrix A) {
+  const char *who = residual ? "CHSFormulation_ResidualJac" : "CHSFormulation_Jac";
+  if (!y || !A || (residual && !yp)) {
+    return CHSFormulation_SetFailure(f, CHS_ERR_ARG, "%s: %s is NULL", who,
+                                     !y   ? "y"
+                                     : !A ? "the matrix"
+                                          : "yp");
+  }
+  if (!f->jac || f->jac->residual != (residual != 0) ||
+      (f->jac->sparse && SUNMatGetID(A) != SUNMATRIX_SPARSE)) {
+    CHSError err;
+    CHSError_Clear(&err);
+    int rc = CHSFormulation_JacobianSetup(f, residual, y, yp, NULL, NULL, NULL, &err);
+    if (rc != 0) {
+      return CHSFormulation_SetFailure(f, rc, "%s at t = %g: %s", who, (double)t, err.msg);
+    }
+  }
+  CHSJacWork *w = f->jac;
+  sunindextype N = w->N;
+  SUNMatrix_ID id = SUNMatGetID(A);
+  if (N_VGetLength(y) != N) {
+    return CHSFormulation_SetFailure(f, CHS_ERR_ARG,
+                                     "%s: y has length %ld, the formulation's state size is %ld",
+                                     who, (long)N_VGetLength(y), (long)N);
+  }
+  if (id == SUNMATRIX_DENSE) {
+    if (SUNDenseMatrix_Rows(A) != N || SUNDenseMatrix_Columns(A) != N) {
+      return CHSFormulation_SetFailure(f, CHS_ERR_ARG, "%s: dense matrix %ld x %ld, need %ld x %ld",
+                                       who, (long)SUNDenseMatrix_Rows(A),
+                                       (long)SUNDenseMatrix_Columns(A), (long)N, (long)N);
+    }
+  } else if (id == SUNMATRIX_BAND) {
+    if (SUNBandMatrix_Columns(A) != N || SUNBandMatrix_UpperBandwidth(A) < w->mu ||
+        SUNBandMatrix_LowerBandwidth(A) < w->ml) {
+      return CHSFormulation_SetFailure(
+          f, CHS_ERR_ARG,
+          "%s: band matrix of size %ld, widths (%ld, %ld); the Jacobian needs size %ld, widths "
+          "(%ld, %ld) (CHSFormulation_JacobianSetup)",
+          who, (long)SUNBandMatrix_Columns(A), (long)SUNBandMatrix_UpperBandwidth(A),
+          (long)SUNBandMatrix_LowerBandwidth(A), (long)N, (long)w->mu, (long)w->ml);
+    }
+  } else if (id == SUNMATRIX_SPARSE) {
+    if (SUNSparseMatrix_SparseType(A) != CSC_MAT || SUNSparseMatrix_Columns(A) != N ||
+        SUNSparseMatrix_Rows(A) != N || (!w->sparse && SUNSparseMatrix_NNZ(A) < w->nnz)) {
+      return CHSFormulation_SetFailure(
+          f, CHS_ERR_ARG,
+          "%s: sparse matrix %s %ld x %ld with room for %ld nonzeros; the Jacobian needs CSC, "
+          "%ld x %ld, %ld nonzeros (CHSFormulation_JacobianSetup)",
+          who, SUNSparseMatrix_SparseType(A) == CSC_MAT ? "CSC" : "CSR",
+          (long)SUNSparseMatrix_Rows(A), (long)SUNSparseMatrix_Columns(A),
+          (long)SUNSparseMatrix_NNZ(A), (long)N, (long)N, (long)w->nnz);
+    }
+  } else {
+    return CHSFormulation_SetFailure(f, CHS_ERR_UNSUPPORTED,
+                                     "%s: matrix type %d (dense, band and CSC sparse only)", who,
+                                     (int)id);
+  }
+  return 0;
+}
+
+int CHSFormulation_Jac(CHSFormulation f, sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J,
+                       N_Vector tmp1, N_Vector tmp2, N_Vector tmp3) {
+  if (!f) {
+    return CHS_ERR_ARG;
+  }
+  CHS_CALL(chs_jac_public_ready(f, 0, t, y, NULL, J));
+  return chs_cvode_jac(t, y, fy, J, f, tmp1, tmp2, tmp3);
+}
+
+int CHSFormulation_ResidualJac(CHSFormulation f, sunrealtype t, sunrealtype cj, N_Vector y,
+                               N_Vector yp, N_Vector r, SUNMatrix J, N_Vector tmp1, N_Vector tmp2,
+                               N_Vector tmp3) {
+  if (!f) {
+    return CHS_ERR_ARG;
+  }
+  CHS_CALL(chs_jac_public_ready(f, 1, t, y, yp, J));
+  return chs_ida_jac(t, cj, y, yp, r, J, f, tmp1, tmp2, tmp3);
+}
+
+int CHSFormulation_JacFn(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *user_data,
+                         N_Vector tmp1, N_Vector tmp2, N_Vector tmp3) {
+  return CHSFormulation_Jac(user_data, t, y, fy, J, tmp1, tmp2, tmp3);
+}
+
+int CHSFormulation_ResidualJacFn(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector r,
+                                 SUNMatrix J, void *user_data, N_Vector tmp1, N_Vector tmp2,
+                                 N_Vector tmp3) {
+  return CHSFormulation_ResidualJac(user_data, t, cj, y, yp, r, J, tmp1, tmp2, tmp3);
+}

@@ -2,7 +2,9 @@
 # Installs chs from a build tree into a temporary prefix, then builds and runs the README example
 # (examples/erk_user) as an outside CMake project that only knows that prefix: find_package(chs)
 # and CHS::chs must work, and the example's own ERKStep must integrate the pendulum to within
-# 1e-6 of the reference. Also checks the README shows the example file verbatim.
+# 1e-6 of the reference. Also checks the README shows the example file verbatim. The CVODE and
+# IDA examples (examples/cvode_user, examples/ida_user) are built and run the same way and with
+# pkg-config only.
 # usage: install_test.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=$1
@@ -19,6 +21,21 @@ if ! diff -u "$src/examples/erk_user/erk_user.c" "$tmp/readme_example.c"; then
   echo "FAIL: README.md does not show examples/erk_user/erk_user.c verbatim" >&2
   exit 1
 fi
+
+# 1b. docs/sundials.md's excerpts ("From `examples/X/X.c`" and the ```c block after it) are lines
+#     of those files ("..." marks an omission).
+awk '/^From `examples\/[a-z_]*\/[a-z_]*\.c`/ { match($0, /examples\/[a-z_]*\/[a-z_]*\.c/);
+       file = substr($0, RSTART, RLENGTH); next }
+     file && /^```c$/ { inblock = 1; next }
+     inblock && /^```$/ { inblock = 0; file = ""; next }
+     inblock && $0 != "..." { print file "\t" $0 }' "$src/docs/sundials.md" >"$tmp/excerpts"
+test -s "$tmp/excerpts"
+while IFS=$'\t' read -r file line; do
+  if ! grep -Fxq -- "$line" "$src/$file"; then
+    echo "FAIL: docs/sundials.md quotes a line that $file does not have: $line" >&2
+    exit 1
+  fi
+done <"$tmp/excerpts"
 
 # 2. Install, then build the example against the installed package only.
 cmake --install "$bin" --prefix "$tmp/prefix" >"$tmp/install.log"
@@ -42,6 +59,25 @@ LD_LIBRARY_PATH="$tmp/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/erk
 test -f "$tmp/prefix/share/doc/chs/README.md"
 test -f "$tmp/prefix/share/doc/chs/docs/mechanics.md"
 test -f "$tmp/prefix/share/doc/chs/examples/erk_user/erk_user.c"
+
+# 2c. The CVODE and IDA examples (docs/sundials.md) the same two ways: find_package(chs), and
+#     pkg-config only. Each checks its own output (|g| at round-off at every output, the error to
+#     the reference) and exits non-zero otherwise.
+for ex in cvode_user ida_user; do
+  cmake -S "$src/examples/$ex" -B "$tmp/build-$ex" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+    -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >"$tmp/configure-$ex.log" ||
+    { cat "$tmp/configure-$ex.log"; exit 1; }
+  cmake --build "$tmp/build-$ex" >"$tmp/build-$ex.log" || { cat "$tmp/build-$ex.log"; exit 1; }
+  "$tmp/build-$ex/$ex" || { echo "FAIL: examples/$ex (find_package)"; exit 1; }
+  # shellcheck disable=SC2046
+  cc -std=c11 $flags -o "$tmp/${ex}_pc" "$src/examples/$ex/$ex.c" \
+    $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs chs)
+  LD_LIBRARY_PATH="$tmp/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/${ex}_pc" >/dev/null ||
+    { echo "FAIL: examples/$ex (pkg-config)"; exit 1; }
+  test -f "$tmp/prefix/share/doc/chs/examples/$ex/$ex.c"
+done
+# The installed headers declare the public API with CHS_EXPORT (chs/export.h installed).
+test -f "$tmp/prefix/include/chs/export.h"
 
 # 3. The example plugin problem, built against the installed package only, run by the installed
 #    chs through every formulation (the unstable total Hamiltonian over a shorter time).

@@ -23,6 +23,8 @@
 #ifndef CHS_CHECK_H
 #define CHS_CHECK_H
 
+#include "chs/export.h"
+
 #include <sundials/sundials_types.h>
 #include "chs/error.h"
 #include "chs/problem.h"
@@ -46,7 +48,7 @@ typedef struct CHSCheckOptions {
 } CHSCheckOptions;
 
 /** Fill opt with the defaults stated on each field. */
-void CHSCheckOptions_Default(CHSCheckOptions *opt);
+CHS_EXPORT void CHSCheckOptions_Default(CHSCheckOptions *opt);
 
 /** Outcome of one row of the check. */
 typedef enum {
@@ -90,11 +92,11 @@ typedef struct CHSCheckReport {
 
 /** Check every callback of prob (see above). Returns CHS_SUCCESS when the check ran (verdicts in
  * rep), CHS_ERR_ARG for bad options, CHS_ERR_MEM. opt NULL: the defaults. */
-int CHSProblem_Check(CHSProblem prob, const CHSCheckOptions *opt, CHSCheckReport *rep,
-                     CHSError *err);
+CHS_EXPORT int CHSProblem_Check(CHSProblem prob, const CHSCheckOptions *opt, CHSCheckReport *rep,
+                                CHSError *err);
 
 /** "pass", "FAIL", "skip". */
-const char *CHSCheckVerdict_Name(CHSCheckVerdict v);
+CHS_EXPORT const char *CHSCheckVerdict_Name(CHSCheckVerdict v);
 
 #ifdef __cplusplus
 }

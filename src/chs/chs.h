@@ -3,6 +3,8 @@
 #ifndef CHS_H
 #define CHS_H
 
+#include "chs/export.h"
+
 #include "chs/version.h"
 #include "chs/error.h"
 #include "chs/params.h"
@@ -22,7 +24,7 @@ extern "C" {
 #endif
 
 /** The SUNDIALS version chs runs on, read from the library (not the headers), into buf. */
-int CHS_SundialsVersion(char *buf, int len);
+CHS_EXPORT int CHS_SundialsVersion(char *buf, int len);
 
 #ifdef __cplusplus
 }

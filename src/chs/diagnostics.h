@@ -8,6 +8,8 @@
 #ifndef CHS_DIAGNOSTICS_H
 #define CHS_DIAGNOSTICS_H
 
+#include "chs/export.h"
+
 #include <sundials/sundials_nvector.h>
 #include "chs/error.h"
 #include "chs/formulation.h"
@@ -93,24 +95,25 @@ typedef struct CHSDiagnosticsSummary {
 typedef struct CHSDiagnostics_ *CHSDiagnostics;
 
 /** Create diagnostics for the problem and state of formulation f. */
-int CHSDiagnostics_Create(CHSFormulation f, CHSDiagnostics *out, CHSError *err);
+CHS_EXPORT int CHSDiagnostics_Create(CHSFormulation f, CHSDiagnostics *out, CHSError *err);
 /** Evaluate at (t, y); the first call fixes H0. Fails (CHS_ERR_NONFINITE) on NaN/Inf. */
-int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord *rec,
-                          CHSError *err);
+CHS_EXPORT int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord *rec,
+                                     CHSError *err);
 /** The summary over the records so far. */
-void CHSDiagnostics_GetSummary(CHSDiagnostics d, CHSDiagnosticsSummary *s);
+CHS_EXPORT void CHSDiagnostics_GetSummary(CHSDiagnostics d, CHSDiagnosticsSummary *s);
 /** Free the diagnostics and set *d to NULL; NULL allowed. */
-void CHSDiagnostics_Destroy(CHSDiagnostics *d);
+CHS_EXPORT void CHSDiagnostics_Destroy(CHSDiagnostics *d);
 
 /** Amplitude spectrum of n equally spaced samples x (spacing dt) by FFTW: the mean removed,
  * amp[k] = 2 |X_k| / n (the amplitude of a sinusoid at freq[k] = k / (n dt)), k = 0 .. n/2.
  * freq and amp have n/2 + 1 entries. Uses FFTW's planner, which is not thread-safe. */
-int CHSPeriodogram(const sunrealtype *x, long n, sunrealtype dt, sunrealtype *freq,
-                   sunrealtype *amp);
+CHS_EXPORT int CHSPeriodogram(const sunrealtype *x, long n, sunrealtype dt, sunrealtype *freq,
+                              sunrealtype *amp);
 
 /* Building blocks (physical variables): H, |g|_2 and |psi|_2 of a problem at (q, p). */
 /** The energy H of prob at the physical state (q, p). */
-int CHSProblem_Energy(CHSProblem prob, const sunrealtype *q, const sunrealtype *p, sunrealtype *H);
+CHS_EXPORT int CHSProblem_Energy(CHSProblem prob, const sunrealtype *q, const sunrealtype *p,
+                                 sunrealtype *H);
 
 #ifdef __cplusplus
 }

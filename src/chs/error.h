@@ -8,6 +8,8 @@
 #ifndef CHS_ERROR_H
 #define CHS_ERROR_H
 
+#include "chs/export.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -47,11 +49,11 @@ typedef struct CHSError {
 } CHSError;
 
 /** Short name of a code ("CHS_ERR_SINGULAR"). */
-const char *CHSError_Name(int code);
+CHS_EXPORT const char *CHSError_Name(int code);
 /** 1 for codes caused by user input (exit status 2), 0 otherwise. */
-int CHSError_IsInput(int code);
+CHS_EXPORT int CHSError_IsInput(int code);
 /** Reset to CHS_SUCCESS with an empty message; NULL allowed. */
-void CHSError_Clear(CHSError *err);
+CHS_EXPORT void CHSError_Clear(CHSError *err);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,8 @@
 #ifndef CHS_FIRST_ORDER_H
 #define CHS_FIRST_ORDER_H
 
+#include "chs/export.h"
+
 #include <sundials/sundials_context.h>
 #include <sundials/sundials_nvector.h>
 #include "chs/error.h"
@@ -66,45 +68,47 @@ typedef struct CHSFirstOrder_ *CHSFirstOrder;
 
 /** "name[:k=v,...]" from the built-in registry (problems/first_order/list.h). The SUNContext owns
  * the dense matrix and linear solver and must outlive the instance. */
-int CHSFirstOrder_Create(const char *spec, SUNContext sunctx, CHSFirstOrder *out, CHSError *err);
+CHS_EXPORT int CHSFirstOrder_Create(const char *spec, SUNContext sunctx, CHSFirstOrder *out,
+                                    CHSError *err);
 /** From any ops table (e.g. one a user program defines) and a parameter string. */
-int CHSFirstOrder_CreateFromOps(const CHSFirstOrderOps *ops, const char *params, SUNContext sunctx,
-                                CHSFirstOrder *out, CHSError *err);
+CHS_EXPORT int CHSFirstOrder_CreateFromOps(const CHSFirstOrderOps *ops, const char *params,
+                                           SUNContext sunctx, CHSFirstOrder *out, CHSError *err);
 /** Free the instance and set *fo to NULL; NULL allowed. */
-void CHSFirstOrder_Destroy(CHSFirstOrder *fo);
+CHS_EXPORT void CHSFirstOrder_Destroy(CHSFirstOrder *fo);
 
 /** ARKRhsFn / CVRhsFn; user_data must be the CHSFirstOrder. zdot solves A(z) zdot = grad V(z).
  * 0; CHS_RECOVERABLE for a singular A or a callback outside its domain (reason in
  * CHSFirstOrder_GetLastFailure); < 0 for a fatal callback failure. */
-int CHSFirstOrder_Rhs(sunrealtype t, N_Vector z, N_Vector zdot, void *user_data);
+CHS_EXPORT int CHSFirstOrder_Rhs(sunrealtype t, N_Vector z, N_Vector zdot, void *user_data);
 
 /** A(z), d x d row-major: A[i*d + j] = da_j/dz_i - da_i/dz_j. */
-int CHSFirstOrder_Matrix(CHSFirstOrder fo, const sunrealtype *z, sunrealtype *A, CHSError *err);
+CHS_EXPORT int CHSFirstOrder_Matrix(CHSFirstOrder fo, const sunrealtype *z, sunrealtype *A,
+                                    CHSError *err);
 /** The energy V(z) (a first integral of the equations when A is invertible). */
-int CHSFirstOrder_Energy(CHSFirstOrder fo, N_Vector z, sunrealtype *V, CHSError *err);
+CHS_EXPORT int CHSFirstOrder_Energy(CHSFirstOrder fo, N_Vector z, sunrealtype *V, CHSError *err);
 /** New serial N_Vector (in the instance's context) holding the initial state. */
-int CHSFirstOrder_NewInitialState(CHSFirstOrder fo, N_Vector *z0, CHSError *err);
+CHS_EXPORT int CHSFirstOrder_NewInitialState(CHSFirstOrder fo, N_Vector *z0, CHSError *err);
 /** The exact solution z(t) from t = 0 (CHS_ERR_UNSUPPORTED when the problem has none). */
-int CHSFirstOrder_Reference(CHSFirstOrder fo, sunrealtype t, N_Vector z, CHSError *err);
+CHS_EXPORT int CHSFirstOrder_Reference(CHSFirstOrder fo, sunrealtype t, N_Vector z, CHSError *err);
 /** 1 when the problem has an exact solution (CHSFirstOrder_Reference), 0 otherwise. */
-int CHSFirstOrder_HasReference(CHSFirstOrder fo);
+CHS_EXPORT int CHSFirstOrder_HasReference(CHSFirstOrder fo);
 
 /** The dimension d of the state z. */
-sunindextype CHSFirstOrder_GetDim(CHSFirstOrder fo);
+CHS_EXPORT sunindextype CHSFirstOrder_GetDim(CHSFirstOrder fo);
 /** The ops table of the instance's problem. */
-const CHSFirstOrderOps *CHSFirstOrder_GetOps(CHSFirstOrder fo);
+CHS_EXPORT const CHSFirstOrderOps *CHSFirstOrder_GetOps(CHSFirstOrder fo);
 /** The problem's data (what its create callback allocated). */
-void *CHSFirstOrder_GetData(CHSFirstOrder fo);
+CHS_EXPORT void *CHSFirstOrder_GetData(CHSFirstOrder fo);
 /** The problem's registry name (ops->name). */
-const char *CHSFirstOrder_GetName(CHSFirstOrder fo);
+CHS_EXPORT const char *CHSFirstOrder_GetName(CHSFirstOrder fo);
 /** The SUNContext the instance was created with. */
-SUNContext CHSFirstOrder_GetContext(CHSFirstOrder fo);
+CHS_EXPORT SUNContext CHSFirstOrder_GetContext(CHSFirstOrder fo);
 /** Right-hand side evaluations since creation or the last CHSFirstOrder_ResetCounters. */
-long CHSFirstOrder_GetNumRhsEvals(CHSFirstOrder fo);
+CHS_EXPORT long CHSFirstOrder_GetNumRhsEvals(CHSFirstOrder fo);
 /** The reason of the last failed RHS evaluation (code CHS_SUCCESS, empty message when none). */
-const CHSError *CHSFirstOrder_GetLastFailure(CHSFirstOrder fo);
+CHS_EXPORT const CHSError *CHSFirstOrder_GetLastFailure(CHSFirstOrder fo);
 /** Zero the RHS counter and clear the last failure. */
-void CHSFirstOrder_ResetCounters(CHSFirstOrder fo);
+CHS_EXPORT void CHSFirstOrder_ResetCounters(CHSFirstOrder fo);
 
 /** What CHSFirstOrder_Run reports. The run: one integration from the initial state at t = opt->t0
  * to opt->tf with an explicit Runge-Kutta method of ERKStep (opt->method "erk:<table>" as for
@@ -134,16 +138,16 @@ typedef struct CHSFirstOrderSummary {
   double wall_s; /**< seconds inside ERKStep */
 } CHSFirstOrderSummary;
 /** Integrate as described at CHSFirstOrderSummary; sum is filled as far as the run got. */
-int CHSFirstOrder_Run(CHSFirstOrder fo, const CHSRunOptions *opt, CHSFirstOrderSummary *sum,
-                      CHSError *err);
+CHS_EXPORT int CHSFirstOrder_Run(CHSFirstOrder fo, const CHSRunOptions *opt,
+                                 CHSFirstOrderSummary *sum, CHSError *err);
 
 /* Registry of built-in first-order problems. */
 /** Number of built-in first-order problems. */
-int CHSFirstOrderRegistry_Count(void);
+CHS_EXPORT int CHSFirstOrderRegistry_Count(void);
 /** The i-th built-in first-order problem, NULL when i is out of range. */
-const CHSFirstOrderOps *CHSFirstOrderRegistry_Get(int i);
+CHS_EXPORT const CHSFirstOrderOps *CHSFirstOrderRegistry_Get(int i);
 /** The built-in first-order problem of that name, NULL when there is none. */
-const CHSFirstOrderOps *CHSFirstOrderRegistry_Find(const char *name);
+CHS_EXPORT const CHSFirstOrderOps *CHSFirstOrderRegistry_Find(const char *name);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,8 @@
 #ifndef CHS_FORMULATION_H
 #define CHS_FORMULATION_H
 
+#include "chs/export.h"
+
 #include <sundials/sundials_context.h>
 #include <sundials/sundials_nvector.h>
 #include "chs/error.h"
@@ -85,74 +87,78 @@ typedef struct CHSFormulationOps {
 } CHSFormulationOps;
 
 /** Create from "name[:k=v,...]" in the registry, for a problem that outlives the formulation. */
-int CHSFormulation_Create(const char *spec, CHSProblem prob, SUNContext sunctx, CHSFormulation *out,
-                          CHSError *err);
+CHS_EXPORT int CHSFormulation_Create(const char *spec, CHSProblem prob, SUNContext sunctx,
+                                     CHSFormulation *out, CHSError *err);
 /** From any ops table (e.g. one a user program defines) and a parameter string, for a problem
  * that outlives the formulation. */
-int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, const char *params, CHSProblem prob,
-                                 SUNContext sunctx, CHSFormulation *out, CHSError *err);
+CHS_EXPORT int CHSFormulation_CreateFromOps(const CHSFormulationOps *ops, const char *params,
+                                            CHSProblem prob, SUNContext sunctx, CHSFormulation *out,
+                                            CHSError *err);
 /** Free the formulation (detaching its projector) and set *f to NULL; NULL allowed. */
-void CHSFormulation_Destroy(CHSFormulation *f);
+CHS_EXPORT void CHSFormulation_Destroy(CHSFormulation *f);
 
 /** IDAResFn; user_data must be the CHSFormulation. For ODE formulations, y' - f(t, y). */
-int CHSFormulation_Residual(sunrealtype t, N_Vector y, N_Vector yp, N_Vector res, void *user_data);
+CHS_EXPORT int CHSFormulation_Residual(sunrealtype t, N_Vector y, N_Vector yp, N_Vector res,
+                                       void *user_data);
 /** y' consistent with y (DAE: from the formulation; ODE: f(t, y)). */
-int CHSFormulation_InitialDerivative(CHSFormulation f, N_Vector y, N_Vector yp);
+CHS_EXPORT int CHSFormulation_InitialDerivative(CHSFormulation f, N_Vector y, N_Vector yp);
 /** id[i] = 1 for differential, 0 for algebraic components (all 1 for ODE formulations). */
-void CHSFormulation_ComponentIds(CHSFormulation f, N_Vector id);
+CHS_EXPORT void CHSFormulation_ComponentIds(CHSFormulation f, N_Vector id);
 
 /* Analytic Jacobians (J dense column-major, size x size; CHS_ERR_UNSUPPORTED when the
  * formulation has none): df/dy of an ODE formulation, and the residual Jacobian
  * dF/dy + cj dF/dy' (for ODE formulations of y' - f: cj I - df/dy). */
 /** 1 when the formulation has an analytic Jacobian that applies to its problem (conservative,
  * supplying the derivatives it needs), 0 otherwise. */
-int CHSFormulation_HasJacobian(CHSFormulation f);
+CHS_EXPORT int CHSFormulation_HasJacobian(CHSFormulation f);
 /** df/dy at (t, y) of an ODE formulation into J (dense column-major, size x size). */
-int CHSFormulation_RhsJacobian(CHSFormulation f, sunrealtype t, N_Vector y, sunrealtype *J);
+CHS_EXPORT int CHSFormulation_RhsJacobian(CHSFormulation f, sunrealtype t, N_Vector y,
+                                          sunrealtype *J);
 /** The residual Jacobian dF/dy + cj dF/dy' at (t, y, yp) into J (dense column-major, size x
  * size); for ODE formulations of y' - f: cj I - df/dy. */
-int CHSFormulation_ResidualJacobian(CHSFormulation f, sunrealtype t, sunrealtype cj, N_Vector y,
-                                    N_Vector yp, sunrealtype *J);
+CHS_EXPORT int CHSFormulation_ResidualJacobian(CHSFormulation f, sunrealtype t, sunrealtype cj,
+                                               N_Vector y, N_Vector yp, sunrealtype *J);
 
 /** ARKRhsFn / CVRhsFn; user_data must be the CHSFormulation. */
-int CHSFormulation_Rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data);
+CHS_EXPORT int CHSFormulation_Rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data);
 
 /** The length of the state y (2n for y = (q, p)). */
-sunindextype CHSFormulation_GetStateSize(CHSFormulation f);
+CHS_EXPORT sunindextype CHSFormulation_GetStateSize(CHSFormulation f);
 /** New serial N_Vector holding the problem's consistent initial state in this formulation. */
-int CHSFormulation_NewInitialState(CHSFormulation f, N_Vector *y0, CHSError *err);
+CHS_EXPORT int CHSFormulation_NewInitialState(CHSFormulation f, N_Vector *y0, CHSError *err);
 /** The physical (q, p) (length n each) of the state y. */
-int CHSFormulation_ToPhysical(CHSFormulation f, N_Vector y, sunrealtype *q, sunrealtype *p);
+CHS_EXPORT int CHSFormulation_ToPhysical(CHSFormulation f, N_Vector y, sunrealtype *q,
+                                         sunrealtype *p);
 /** The state y of the physical (q, p). */
-int CHSFormulation_FromPhysical(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
-                                N_Vector y);
+CHS_EXPORT int CHSFormulation_FromPhysical(CHSFormulation f, const sunrealtype *q,
+                                           const sunrealtype *p, N_Vector y);
 
 /** The formulation's ops table. */
-const CHSFormulationOps *CHSFormulation_GetOps(CHSFormulation f);
+CHS_EXPORT const CHSFormulationOps *CHSFormulation_GetOps(CHSFormulation f);
 /** The problem the formulation is bound to. */
-CHSProblem CHSFormulation_GetProblem(CHSFormulation f);
+CHS_EXPORT CHSProblem CHSFormulation_GetProblem(CHSFormulation f);
 /** The SUNContext the formulation was created with. */
-SUNContext CHSFormulation_GetContext(CHSFormulation f);
+CHS_EXPORT SUNContext CHSFormulation_GetContext(CHSFormulation f);
 /** Right-hand side evaluations since creation or the last CHSFormulation_ResetCounters. */
-long CHSFormulation_GetNumRhsEvals(CHSFormulation f);
+CHS_EXPORT long CHSFormulation_GetNumRhsEvals(CHSFormulation f);
 /** Factorisations of the Gram matrix since creation or the last CHSFormulation_ResetCounters. */
-long CHSFormulation_GetNumGramFactorizations(CHSFormulation f);
+CHS_EXPORT long CHSFormulation_GetNumGramFactorizations(CHSFormulation f);
 /** Number of coordinate changes (charts) so far; 0 for formulations without charts. */
-long CHSFormulation_GetNumRecharts(CHSFormulation f);
+CHS_EXPORT long CHSFormulation_GetNumRecharts(CHSFormulation f);
 /** Give a charted formulation the chance to change coordinates at (t, y); 1 if it did. */
-int CHSFormulation_Rechart(CHSFormulation f, sunrealtype t, N_Vector y);
+CHS_EXPORT int CHSFormulation_Rechart(CHSFormulation f, sunrealtype t, N_Vector y);
 /** The reason of the last failed RHS evaluation (empty when none). */
-const CHSError *CHSFormulation_GetLastFailure(CHSFormulation f);
+CHS_EXPORT const CHSError *CHSFormulation_GetLastFailure(CHSFormulation f);
 /** Zero the RHS and Gram factorisation counters and clear the last failure. */
-void CHSFormulation_ResetCounters(CHSFormulation f);
+CHS_EXPORT void CHSFormulation_ResetCounters(CHSFormulation f);
 
 /* For formulation implementations. */
 /** The private workspace set by CHSFormulation_SetPrivate (NULL before). */
-void *CHSFormulation_GetPrivate(CHSFormulation f);
+CHS_EXPORT void *CHSFormulation_GetPrivate(CHSFormulation f);
 /** Store the formulation's private workspace (its ops' init allocates it, free releases it). */
-void CHSFormulation_SetPrivate(CHSFormulation f, void *priv);
+CHS_EXPORT void CHSFormulation_SetPrivate(CHSFormulation f, void *priv);
 /** Record why an RHS failed; returns code. */
-int CHSFormulation_SetFailure(CHSFormulation f, int code, const char *fmt, ...)
+CHS_EXPORT int CHSFormulation_SetFailure(CHSFormulation f, int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -160,11 +166,11 @@ int CHSFormulation_SetFailure(CHSFormulation f, int code, const char *fmt, ...)
 
 /* Registry of built-in formulations. */
 /** Number of built-in formulations. */
-int CHSFormulationRegistry_Count(void);
+CHS_EXPORT int CHSFormulationRegistry_Count(void);
 /** The i-th built-in formulation, NULL when i is out of range. */
-const CHSFormulationOps *CHSFormulationRegistry_Get(int i);
+CHS_EXPORT const CHSFormulationOps *CHSFormulationRegistry_Get(int i);
 /** The built-in formulation of that name, NULL when there is none. */
-const CHSFormulationOps *CHSFormulationRegistry_Find(const char *name);
+CHS_EXPORT const CHSFormulationOps *CHSFormulationRegistry_Find(const char *name);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,8 @@
 #ifndef CHS_INTEGRATOR_H
 #define CHS_INTEGRATOR_H
 
+#include "chs/export.h"
+
 #include <sundials/sundials_nvector.h>
 #include "chs/error.h"
 #include "chs/formulation.h"
@@ -93,49 +95,51 @@ typedef struct CHSIntegratorOps {
 typedef struct CHSIntegrator_ *CHSIntegrator;
 
 /** Create the integrator of method ("family:options") for formulation f from (t0, y0). */
-int CHSIntegrator_Create(const char *method, CHSFormulation f, N_Vector y0, sunrealtype t0,
-                         const CHSStepControl *ctl, CHSIntegrator *out, CHSError *err);
+CHS_EXPORT int CHSIntegrator_Create(const char *method, CHSFormulation f, N_Vector y0,
+                                    sunrealtype t0, const CHSStepControl *ctl, CHSIntegrator *out,
+                                    CHSError *err);
 /** Advance to exactly tout; y and *tret receive the state and time reached. */
-int CHSIntegrator_Evolve(CHSIntegrator it, sunrealtype tout, N_Vector y, sunrealtype *tret,
-                         CHSError *err);
+CHS_EXPORT int CHSIntegrator_Evolve(CHSIntegrator it, sunrealtype tout, N_Vector y,
+                                    sunrealtype *tret, CHSError *err);
 /** Take one internal step not past tstop; y and *tret receive the state and time reached. */
-int CHSIntegrator_OneStep(CHSIntegrator it, sunrealtype tstop, N_Vector y, sunrealtype *tret,
-                          CHSError *err);
+CHS_EXPORT int CHSIntegrator_OneStep(CHSIntegrator it, sunrealtype tstop, N_Vector y,
+                                     sunrealtype *tret, CHSError *err);
 /** The integrator's counters so far. */
-int CHSIntegrator_GetStats(CHSIntegrator it, CHSIntegratorStats *stats);
+CHS_EXPORT int CHSIntegrator_GetStats(CHSIntegrator it, CHSIntegratorStats *stats);
 /** Restart at (t, y); CHS_ERR_UNSUPPORTED for families that cannot. */
-int CHSIntegrator_Reinit(CHSIntegrator it, sunrealtype t, N_Vector y);
+CHS_EXPORT int CHSIntegrator_Reinit(CHSIntegrator it, sunrealtype t, N_Vector y);
 /** The underlying SUNDIALS memory (e.g. ERKStep's), NULL when the method runs without one. */
-void *CHSIntegrator_GetSundialsMem(CHSIntegrator it);
+CHS_EXPORT void *CHSIntegrator_GetSundialsMem(CHSIntegrator it);
 /** One step of h with the tangent map (CHSIntegratorOps.tangent_step); CHS_ERR_UNSUPPORTED for
  * families without one (chs' own steppers rattle, sprk, lobatto have it). */
-int CHSIntegrator_TangentStep(CHSIntegrator it, sunrealtype h, int k, sunrealtype *dz, N_Vector y,
-                              CHSError *err);
+CHS_EXPORT int CHSIntegrator_TangentStep(CHSIntegrator it, sunrealtype h, int k, sunrealtype *dz,
+                                         N_Vector y, CHSError *err);
 /** Free the integrator and set *it to NULL; NULL allowed. */
-void CHSIntegrator_Destroy(CHSIntegrator *it);
+CHS_EXPORT void CHSIntegrator_Destroy(CHSIntegrator *it);
 
 /** Events (problem.h: event_names, events). The values e_k(t, q, p) of the problem's events at the
  * formulation's state y (mapped to the physical (q, p) as the diagnostics do), one per event:
  * 0, or -1 when the problem cannot evaluate them there. Its signature is SUNDIALS' ARKRootFn and
  * CVRootFn, with the formulation f as user data; the IDA variant takes y' as well. */
-int CHSIntegrator_EventRootFn(sunrealtype t, N_Vector y, sunrealtype *e, void *f);
+CHS_EXPORT int CHSIntegrator_EventRootFn(sunrealtype t, N_Vector y, sunrealtype *e, void *f);
 /** IDARootFn variant of CHSIntegrator_EventRootFn (y' is not used by the events). */
-int CHSIntegrator_EventResRootFn(sunrealtype t, N_Vector y, N_Vector yp, sunrealtype *e, void *f);
+CHS_EXPORT int CHSIntegrator_EventResRootFn(sunrealtype t, N_Vector y, N_Vector yp, sunrealtype *e,
+                                            void *f);
 /** Root finding on the nev events of the formulation's problem (ops.root_init); CHS_ERR_UNSUPPORTED
  * for families without it. CHSIntegrator_RootInfo: the directions after a CHS_INTEGRATOR_ROOT. */
-int CHSIntegrator_RootInit(CHSIntegrator it, int nev, CHSError *err);
+CHS_EXPORT int CHSIntegrator_RootInit(CHSIntegrator it, int nev, CHSError *err);
 /** After a CHS_INTEGRATOR_ROOT: dirs[k] = +1 (event k rose through 0), -1 (fell), 0 (not at this
  * root); CHS_ERR_UNSUPPORTED for families without root finding. */
-int CHSIntegrator_RootInfo(CHSIntegrator it, int *dirs);
+CHS_EXPORT int CHSIntegrator_RootInfo(CHSIntegrator it, int *dirs);
 /** 1 when the family can locate events with adaptive steps (it has root finding). */
-int CHSIntegrator_HasRootFinding(CHSIntegrator it);
+CHS_EXPORT int CHSIntegrator_HasRootFinding(CHSIntegrator it);
 
 /** Number of integrator families. */
-int CHSIntegratorRegistry_Count(void);
+CHS_EXPORT int CHSIntegratorRegistry_Count(void);
 /** The i-th integrator family, NULL when i is out of range. */
-const CHSIntegratorOps *CHSIntegratorRegistry_Get(int i);
+CHS_EXPORT const CHSIntegratorOps *CHSIntegratorRegistry_Get(int i);
 /** The integrator family of that name ("erk"), NULL when there is none. */
-const CHSIntegratorOps *CHSIntegratorRegistry_Find(const char *family);
+CHS_EXPORT const CHSIntegratorOps *CHSIntegratorRegistry_Find(const char *family);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,8 @@
 #ifndef CHS_PROBLEM_H
 #define CHS_PROBLEM_H
 
+#include "chs/export.h"
+
 #include <stddef.h>
 #include <sundials/sundials_types.h>
 #include "chs/error.h"
@@ -195,47 +197,47 @@ typedef struct CHSProblemOps {
 typedef struct CHSProblem_ *CHSProblem;
 
 /** "name[:k=v,...]" from the built-in registry. Checks the initial state for consistency. */
-int CHSProblem_Create(const char *spec, CHSProblem *out, CHSError *err);
+CHS_EXPORT int CHSProblem_Create(const char *spec, CHSProblem *out, CHSError *err);
 /** The name, summary and parameters (key=default meaning; ...) of the built-in problem or plugin
  * (path) `name` into buf, for a user's --help; CHS_ERR_NOTFOUND for an unknown name. */
-int CHSProblem_Help(const char *name, char *buf, size_t len, CHSError *err);
+CHS_EXPORT int CHSProblem_Help(const char *name, char *buf, size_t len, CHSError *err);
 /** From any ops table (e.g. one a user program defines) and a parameter string. */
-int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSProblem *out,
-                             CHSError *err);
+CHS_EXPORT int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params,
+                                        CHSProblem *out, CHSError *err);
 /** Free the problem (its data through ops->destroy) and set *prob to NULL; NULL allowed. */
-void CHSProblem_Destroy(CHSProblem *prob);
+CHS_EXPORT void CHSProblem_Destroy(CHSProblem *prob);
 
 /** The problem's ops table. */
-const CHSProblemOps *CHSProblem_GetOps(CHSProblem prob);
+CHS_EXPORT const CHSProblemOps *CHSProblem_GetOps(CHSProblem prob);
 /** The problem's data (what its create callback allocated). */
-void *CHSProblem_GetData(CHSProblem prob);
+CHS_EXPORT void *CHSProblem_GetData(CHSProblem prob);
 /** The dimensions the problem's create callback filled. */
-const CHSProblemDims *CHSProblem_GetDims(CHSProblem prob);
+CHS_EXPORT const CHSProblemDims *CHSProblem_GetDims(CHSProblem prob);
 /** The problem's registry name (ops->name). */
-const char *CHSProblem_GetName(CHSProblem prob);
+CHS_EXPORT const char *CHSProblem_GetName(CHSProblem prob);
 
 /** 1 when the problem has no non-conservative force (its flow is Hamiltonian), 0 otherwise. */
-int CHSProblem_IsConservative(CHSProblem prob);
+CHS_EXPORT int CHSProblem_IsConservative(CHSProblem prob);
 /** 1 when the instance's kinetic energy has a configuration-dependent scale sigma(q). */
-int CHSProblem_HasKineticScale(CHSProblem prob);
+CHS_EXPORT int CHSProblem_HasKineticScale(CHSProblem prob);
 /* Number of extra invariants (0 when the problem declares none) and their values at (q, p)
  * (CHS_ERR_UNSUPPORTED when it has none); names in CHSProblem_GetOps(prob)->invariant_names. */
 /** Number of extra invariants (0 when the problem declares none). */
-int CHSProblem_GetNumInvariants(CHSProblem prob);
+CHS_EXPORT int CHSProblem_GetNumInvariants(CHSProblem prob);
 /** The values of the extra invariants at (q, p) (CHS_ERR_UNSUPPORTED when there are none). */
-int CHSProblem_Invariants(CHSProblem prob, const sunrealtype *q, const sunrealtype *p,
-                          sunrealtype *out);
+CHS_EXPORT int CHSProblem_Invariants(CHSProblem prob, const sunrealtype *q, const sunrealtype *p,
+                                     sunrealtype *out);
 
 /** The problem's reference solution at t (CHS_ERR_UNSUPPORTED when it has none). */
-int CHSProblem_Reference(CHSProblem prob, sunrealtype t, sunrealtype *q, sunrealtype *p);
+CHS_EXPORT int CHSProblem_Reference(CHSProblem prob, sunrealtype t, sunrealtype *q, sunrealtype *p);
 
 /* Registry of built-in problems. */
 /** Number of built-in problems. */
-int CHSProblemRegistry_Count(void);
+CHS_EXPORT int CHSProblemRegistry_Count(void);
 /** The i-th built-in problem, NULL when i is out of range. */
-const CHSProblemOps *CHSProblemRegistry_Get(int i);
+CHS_EXPORT const CHSProblemOps *CHSProblemRegistry_Get(int i);
 /** The built-in problem of that name, NULL when there is none. */
-const CHSProblemOps *CHSProblemRegistry_Find(const char *name);
+CHS_EXPORT const CHSProblemOps *CHSProblemRegistry_Find(const char *name);
 
 /** Tolerance for accepting an initial state: |g|_2 <= tol * max(1, |q|_2^2) and
  * |G M^{-1} p|_2 <= tol * max(1, |q|_2 |M^{-1} p|_2) (the scales of quadratic constraints). */

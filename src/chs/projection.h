@@ -23,6 +23,8 @@
 #ifndef CHS_PROJECTION_H
 #define CHS_PROJECTION_H
 
+#include "chs/export.h"
+
 #include <sundials/sundials_nvector.h>
 #include "chs/error.h"
 #include "chs/formulation.h"
@@ -40,36 +42,36 @@ extern "C" {
 typedef struct CHSProjector_ *CHSProjector;
 
 /** kind: CHS_PROJECT_*; tol >= 0. Attaches the projector to f (one per formulation). */
-int CHSProjector_Create(CHSFormulation f, int kind, sunrealtype tol, CHSProjector *out,
-                        CHSError *err);
+CHS_EXPORT int CHSProjector_Create(CHSFormulation f, int kind, sunrealtype tol, CHSProjector *out,
+                                   CHSError *err);
 /** Detach the projector from its formulation, free it and set *proj to NULL; NULL allowed. */
-void CHSProjector_Destroy(CHSProjector *proj);
+CHS_EXPORT void CHSProjector_Destroy(CHSProjector *proj);
 /** Stop the position Newton iteration once |g|_2 <= tol (seed 000 (67) stops at the projection
  * tolerance); 0 (default): iterate to round-off. */
-int CHSProjector_SetNewtonTol(CHSProjector proj, sunrealtype tol);
+CHS_EXPORT int CHSProjector_SetNewtonTol(CHSProjector proj, sunrealtype tol);
 /** Only every k-th call projects (k >= 1, default 1). */
-int CHSProjector_SetEvery(CHSProjector proj, long k);
+CHS_EXPORT int CHSProjector_SetEvery(CHSProjector proj, long k);
 /** Project the state y in place; 0, or > 0 when the position Newton iteration failed (the state is
  * then unchanged), < 0 on a fatal error. */
-int CHSProjector_Apply(CHSProjector proj, sunrealtype t, N_Vector y);
+CHS_EXPORT int CHSProjector_Apply(CHSProjector proj, sunrealtype t, N_Vector y);
 /** ARKPostProcessFn: user_data is the formulation the projector is attached to. */
-int CHSProjector_ARKPostprocess(sunrealtype t, N_Vector y, void *user_data);
+CHS_EXPORT int CHSProjector_ARKPostprocess(sunrealtype t, N_Vector y, void *user_data);
 /** CVProjFn for CVodeSetProjFn (user_data: the formulation): corr = P(ycur) - ycur, and the error
  * estimate err, when CVODE passes one, replaced by its projection onto the tangent space. */
-int CHSProjector_CVodeProjFn(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps_proj,
-                             N_Vector err, void *user_data);
+CHS_EXPORT int CHSProjector_CVodeProjFn(sunrealtype t, N_Vector ycur, N_Vector corr,
+                                        sunrealtype eps_proj, N_Vector err, void *user_data);
 /** The projector attached to a formulation, or NULL. */
-CHSProjector CHSFormulation_GetProjector(CHSFormulation f);
+CHS_EXPORT CHSProjector CHSFormulation_GetProjector(CHSFormulation f);
 
 /** Position projections applied so far. */
-long CHSProjector_GetNumPosition(CHSProjector proj);
+CHS_EXPORT long CHSProjector_GetNumPosition(CHSProjector proj);
 /** Momentum projections applied so far. */
-long CHSProjector_GetNumMomentum(CHSProjector proj);
+CHS_EXPORT long CHSProjector_GetNumMomentum(CHSProjector proj);
 /** Position Newton iterations so far. */
-long CHSProjector_GetNumNewtonIters(CHSProjector proj);
+CHS_EXPORT long CHSProjector_GetNumNewtonIters(CHSProjector proj);
 
 /** "momentum", "position", "both" -> CHS_PROJECT_*; -1 for anything else. */
-int CHSProjector_KindFromName(const char *name);
+CHS_EXPORT int CHSProjector_KindFromName(const char *name);
 
 #ifdef __cplusplus
 }

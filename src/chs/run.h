@@ -6,6 +6,8 @@
 #ifndef CHS_RUN_H
 #define CHS_RUN_H
 
+#include "chs/export.h"
+
 #include "chs/diagnostics.h"
 #include "chs/integrator.h"
 #include "chs/projection.h"
@@ -86,18 +88,18 @@ typedef struct CHSRunSummary {
 } CHSRunSummary;
 
 /** Fill opt with the defaults: method "erk:rk4", every 1, every other field 0 or NULL. */
-void CHSRunOptions_Default(CHSRunOptions *opt);
+CHS_EXPORT void CHSRunOptions_Default(CHSRunOptions *opt);
 
 /** Runs; the summary is filled as far as the run got, also when it fails. Before any step the
  * initial state, its energy and the first right-hand side (DAE: residual) must be finite, else
  * CHS_ERR_ARG naming the problem (parameters so large that the forces overflow). */
-int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, void *ctx,
-           CHSRunSummary *summary, CHSError *err);
+CHS_EXPORT int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, void *ctx,
+                      CHSRunSummary *summary, CHSError *err);
 /** The number of events the problem declares (0: none); names in its ops' event_names. */
-int CHSProblem_GetNumEvents(CHSProblem prob);
+CHS_EXPORT int CHSProblem_GetNumEvents(CHSProblem prob);
 /** The check CHSRun makes of CHSRunOptions.stop_at, on its own (e.g. before opening outputs):
  * CHS_ERR_ARG naming an unknown or empty name and the problem's events. */
-int CHSProblem_CheckStopAt(CHSProblem prob, const char *stop_at, CHSError *err);
+CHS_EXPORT int CHSProblem_CheckStopAt(CHSProblem prob, const char *stop_at, CHSError *err);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,8 @@
 #ifndef CHS_WEDGE_H
 #define CHS_WEDGE_H
 
+#include "chs/export.h"
+
 #include "chs/run.h"
 
 #ifdef __cplusplus
@@ -51,13 +53,13 @@ typedef int (*CHSWedgeMonitorFn)(sunrealtype t, sunrealtype omega, void *ctx);
 /** Project (dq, dp) (length n each, in place) onto the tangent space of T*M at (q, p):
  *   dq <- dq - M^{-1} G^T Q^{-1} G dq                       (G dq = 0),
  *   dp <- dp - G^T Q^{-1} (G M^{-1} dp + Gdot(q, dq) M^{-1} p)  (the linearised G M^{-1} p = 0). */
-int CHSWedge_TangentProject(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
-                            sunrealtype *dq, sunrealtype *dp, CHSError *err);
+CHS_EXPORT int CHSWedge_TangentProject(CHSFormulation f, const sunrealtype *q, const sunrealtype *p,
+                                       sunrealtype *dq, sunrealtype *dp, CHSError *err);
 
 /** From the formulation's initial state at opt->t0 to opt->tf with the method opt->method and the
  * fixed step opt->ctl.h (required: CHS_ERR_ARG otherwise); opt->project as in CHSRun. */
-int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn monitor, void *ctx,
-                 CHSWedgeSummary *sum, CHSError *err);
+CHS_EXPORT int CHSWedge_Run(CHSFormulation f, const CHSRunOptions *opt, CHSWedgeMonitorFn monitor,
+                            void *ctx, CHSWedgeSummary *sum, CHSError *err);
 
 #ifdef __cplusplus
 }
