@@ -232,6 +232,10 @@ int cli_parse(int argc, char **argv, const char *formulation_flag, cli_options *
       o->json = 1;
       continue;
     }
+    if (strcmp(a, "--quiet") == 0) {
+      o->quiet = 1;
+      continue;
+    }
     if (strcmp(a, "--wedge") == 0 && strcmp(formulation_flag, "--formulation") == 0) {
       o->wedge = 1; /* run only */
       continue;
@@ -269,6 +273,8 @@ int cli_parse(int argc, char **argv, const char *formulation_flag, cli_options *
       o->method = v;
     } else if (strcmp(a, "--out") == 0) {
       o->out = v;
+    } else if (strcmp(a, "--plot") == 0 && strcmp(formulation_flag, "--formulation") == 0) {
+      o->plot = v; /* run only */
     } else if (strcmp(a, "--project") == 0) {
       o->project = v;
     } else if (strcmp(a, "--tols") == 0 && strcmp(formulation_flag, "--formulations") == 0) {

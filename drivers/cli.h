@@ -32,6 +32,8 @@ typedef struct {
   int wedge; /* run --wedge: the wedge product diagnostic (chs/wedge.h) */
   int have_h, have_rtol, have_atol, have_tf;
   const char *stop_at; /* run --stop-at (set by cmd_run): CHSRunOptions.stop_at */
+  int quiet;           /* --quiet: no progress on the standard error (drivers/progress.h) */
+  const char *plot;    /* run --plot FILE.png: the run's diagnostics against t (cmd_run.c) */
 } cli_options;
 
 /* Parse argv[1..] into o; `formulation_flag` is "--formulation" or "--formulations".
@@ -131,7 +133,7 @@ int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_scale(int argc, char **argv);
 /* problem NULL: the built-in set; else that problem to t = tf */
-int cmd_bench_dae(int json, const char *problem, double tf);
+int cmd_bench_dae(int json, int quiet, const char *problem, double tf);
 int cmd_reproduce(int argc, char **argv);
 int cmd_workprec(int argc, char **argv);
 int cmd_check(int argc, char **argv);

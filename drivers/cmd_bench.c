@@ -211,7 +211,7 @@ static int bench_specs(const char *const *specs, int ns, const char *baseline, l
 }
 
 int cmd_bench(int argc, char **argv) {
-  int json = 0;
+  int json = 0, quiet = 0;
   long evals = 200000;
   const char *what = NULL;
   if (argc > 1 && strcmp(argv[1], "scale") == 0) {
@@ -246,6 +246,8 @@ int cmd_bench(int argc, char **argv) {
         return cli_usage_error("option --json given twice");
       }
       json = 1;
+    } else if (strcmp(argv[i], "--quiet") == 0) { /* bench dae: no progress line */
+      quiet = 1;
     } else if (strcmp(argv[i], "--tf") == 0) {
       if (i + 1 >= argc) {
         return cli_usage_error("option --tf needs a value");
@@ -270,7 +272,7 @@ int cmd_bench(int argc, char **argv) {
       }
     } else if (strcmp(argv[i], "--help") == 0) {
       printf("usage: chs bench rhs [--problem P]... [--baseline P] [--evals N] [--json]\n"
-             "       chs bench dae [--problem P --tf T] [--json]\n"
+             "       chs bench dae [--problem P --tf T] [--json] [--quiet]\n"
              "       chs bench scale [--max-n N] [--json]   (chain molecule to 10^5 atoms)\n"
              "  rhs: time per right-hand-side evaluation of every formulation, relative to\n"
              "       standard, on every built-in problem or on each --problem P (a built-in\n"
@@ -300,7 +302,7 @@ int cmd_bench(int argc, char **argv) {
       return cli_usage_error("chs bench dae takes one --problem P together with --tf T, or "
                              "neither (the built-in set)");
     }
-    return cmd_bench_dae(json, nspecs ? specs[0] : NULL, tf); /* drivers/cmd_bench_dae.c */
+    return cmd_bench_dae(json, quiet, nspecs ? specs[0] : NULL, tf); /* drivers/cmd_bench_dae.c */
   }
   if (tf >= 0) {
     return cli_usage_error("--tf applies to `chs bench dae --problem P` only");

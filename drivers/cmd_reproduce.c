@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "../src/compat.h"
+#include "progress.h"
 #include "reproduce.h"
 
 #define CHS_EXPERIMENT(sym) extern const rep_experiment sym;
@@ -397,7 +398,7 @@ static void count_claims(const rep_report *r, int *hold, int *fail, int *na) {
 /* --all: every experiment, then one summary table (JSON: {"experiments": [...], "summary":
  * [...]}). A failing claim is a finding (exit 0); an experiment that cannot run is an error
  * (reported in its row, exit status of the first such failure after the summary). */
-static int reproduce_all(int json, const char *plot_dir) {
+static int reproduce_all(int json, int quiet, const char *plot_dir) {
   int first_rc = 0;
   CHSError first_err;
   CHSError_Clear(&first_err);
@@ -415,12 +416,17 @@ static int reproduce_all(int json, const char *plot_dir) {
     printf("{\n\"experiments\": [\n");
   }
   int printed = 0;
+  progress prog;
+  progress_start(&prog, quiet, 1, "chs reproduce --all", 0, NEXPERIMENTS);
   for (int k = 0; k < NEXPERIMENTS; k++) {
     rep_report r;
     memset(&r, 0, sizeof r);
     r.plot_dir = plot_dir;
     CHSError err;
+    progress_detail(&prog, experiments[k]->name);
+    progress_update(&prog, k);
     int rc = run_one(experiments[k], &r, &err);
+    progress_interrupt_stdout(); /* its table on lines of its own */
     rows[k].rc = rc;
     if (rc == 0) {
       count_claims(&r, &rows[k].hold, &rows[k].fail, &rows[k].na);
@@ -448,6 +454,7 @@ static int reproduce_all(int json, const char *plot_dir) {
     free(r.rows);
     free(r.claims);
   }
+  progress_end(&prog);
   if (json) {
     printf("\n],\n\"summary\": [");
     for (int k = 0; k < NEXPERIMENTS; k++) {
@@ -495,7 +502,7 @@ static int reproduce_all(int json, const char *plot_dir) {
 
 int cmd_reproduce(int argc, char **argv) {
   const char *name = NULL, *plot_dir = NULL;
-  int json = 0, all = 0;
+  int json = 0, all = 0, quiet = 0;
   for (int i = 1; i < argc; i++) {
     for (int j = 1; j < i; j++) { /* an option given twice is ambiguous: refused */
       if (argv[i][0] == '-' && argv[i][1] == '-' && strcmp(argv[j], argv[i]) == 0) {
@@ -504,12 +511,15 @@ int cmd_reproduce(int argc, char **argv) {
     }
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
+    } else if (strcmp(argv[i], "--quiet") == 0) { /* --all: no progress line */
+      quiet = 1;
     } else if (strcmp(argv[i], "--all") == 0) {
       all = 1;
     } else if (strcmp(argv[i], "--plot-dir") == 0 && i + 1 < argc) {
       plot_dir = argv[++i];
     } else if (strcmp(argv[i], "--help") == 0) {
-      printf("usage: chs reproduce EXPERIMENT|--all [--json] [--plot-dir DIR]\n\nexperiments:\n");
+      printf("usage: chs reproduce EXPERIMENT|--all [--json] [--plot-dir DIR] "
+             "[--quiet]\n\nexperiments:\n");
       for (int k = 0; k < NEXPERIMENTS; k++) {
         printf("  %-28s %s\n", experiments[k]->name, experiments[k]->summary);
       }
@@ -540,7 +550,7 @@ int cmd_reproduce(int argc, char **argv) {
     return CHS_EXIT_USAGE;
   }
   if (all) {
-    return reproduce_all(json, plot_dir);
+    return reproduce_all(json, quiet, plot_dir);
   }
   rep_report r;
   memset(&r, 0, sizeof r);

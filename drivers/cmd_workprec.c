@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../src/compat.h"
+#include "progress.h"
 #include "reproduce.h"
 
 #define WP_MAX_CONFIGS 16
@@ -319,7 +320,7 @@ int cmd_workprec(int argc, char **argv) {
   const char *problem = NULL, *configs = NULL, *tols_text = NULL, *out = NULL, *cache_dir = NULL;
   char cache_buf[4096];
   double tf = -1;
-  int json = 0, no_cache = 0, explicit_cache = 0;
+  int json = 0, no_cache = 0, explicit_cache = 0, quiet = 0;
   long repeats = 3, max_steps = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -331,6 +332,8 @@ int cmd_workprec(int argc, char **argv) {
     }
     if (strcmp(a, "--json") == 0) {
       json = 1;
+    } else if (strcmp(a, "--quiet") == 0) { /* no progress line on the standard error */
+      quiet = 1;
     } else if (strcmp(a, "--no-cache") == 0) {
       no_cache = 1;
     } else if (strcmp(a, "--help") == 0) {
@@ -338,7 +341,7 @@ int cmd_workprec(int argc, char **argv) {
           "usage: chs workprec --problem P --configs 'F/M[/proj],...' --tols HI:LO:N --tf T\n"
           "                    [--repeats R (1..100, default 3)] [--out DIR] [--json] [--cache-dir "
           "DIR | --no-cache]\n"
-          "                    [--max-steps N]  (per run: more is a failed point)\n"
+          "                    [--max-steps N]  (per run: more is a failed point) [--quiet]\n"
           "  adaptive methods only (erk:dp5, erk:rkf45, cvode:bdf, ida, ...): rtol = atol = tol\n"
           "  HI, LO > 0, N in 1 .. %d; at most %d configurations\n"
           "  reference without a closed form: dirac + Verner 8(5,6) at 1e-12, cached in "
@@ -464,10 +467,18 @@ int cmd_workprec(int argc, char **argv) {
     snprintf(ref_how, sizeof ref_how, "%s, %s%s%s, est. error %.1e", ri.command, ri.source,
              ri.path[0] ? " in " : "", ri.path, ri.est_error);
   }
+  progress prog;
+  long nrep = repeats < 64 ? repeats : 64;
+  double done = 0;
+  progress_start(&prog, quiet, 1, "chs workprec", 0, (double)(nc * nt * nrep));
   for (int c = 0; c < nc; c++) {
     for (int t = 0; t < nt; t++) {
       wp_point *pt = &pts[c][t];
       double walls[64];
+      char item[160];
+      snprintf(item, sizeof item, "%.60s/%.60s tol %.0e", cfg[c].form, cfg[c].method, tols[t]);
+      progress_detail(&prog, item);
+      progress_update(&prog, done);
       pt->tol = tols[t];
       pt->ok = 1;
       for (long r = 0; r < repeats && r < 64 && pt->ok; r++) {
@@ -482,13 +493,17 @@ int cmd_workprec(int argc, char **argv) {
         CHSError e;
         CHSError_Clear(&e);
         memset(&sum, 0, sizeof sum);
-        if (rep_run(prob, cfg[c].form, o, rep_final_monitor, z, &sum, &e) != 0) {
+        int rrc = rep_run(prob, cfg[c].form, o, rep_final_monitor, z, &sum, &e);
+        done += rrc != 0 ? (double)(nrep - r) : 1; /* a failure ends the point's repeats */
+        progress_update(&prog, done);
+        if (rrc != 0) {
           pt->ok = 0;
           pt->steps = sum.stats.steps; /* the work spent until the failure */
           pt->evals = sum.rhs_evals;
           pt->wall = sum.wall_s;
           snprintf(pt->msg, sizeof pt->msg, "%.190s", e.msg);
           if (CHSError_IsInput(e.code)) {
+            progress_end(&prog);
             fprintf(stderr, "chs: %s/%s: %s\n", cfg[c].form, cfg[c].method, e.msg);
             status = CHS_EXIT_USAGE;
             goto done;
@@ -513,6 +528,7 @@ int cmd_workprec(int argc, char **argv) {
       }
     }
   }
+  progress_end(&prog);
   if (json) {
     print_json(problem, tf, ref_how, &ri, cfg, nc, nt, pts);
   } else {
