@@ -77,58 +77,95 @@ static void print_summary(const cli_result *r) {
   printf("  wall           %.3g s\n", s->wall_s);
 }
 
-/* --plot: the diagnostics against t, at most RUN_PLOT_ROWS rows: [t0, tf] is cut into as many
- * intervals and the records of one interval make one row (the largest value of each quantity, at
- * the interval's last record time), so a run of 10^6 steps draws as fast as one of 100; runs with
- * fewer records keep every record. Column order of `v`: integration error, |g|, |G M^-1 p|,
- * energy error. */
+/* --plot: the diagnostics against t in at most RUN_PLOT_ROWS rows. Every record is a row until
+ * the rows are full; then the time after t0 is cut into intervals of width w (RUN_PLOT_ROWS / 2 of
+ * them up to the last record, doubled at each later compaction) and the records of one interval
+ * make one row (the largest value of each quantity, at the interval's last record time). So a run
+ * of 10^6 steps draws as fast as one of 100, and a run that stops early (a failure, --stop-at) is
+ * drawn at the same resolution up to where it stopped. The t0 row stays alone. Columns of `v`:
+ * integration error, |g|, |G M^-1 p|, energy error. */
 #define RUN_PLOT_ROWS 2000
 #define RUN_PLOT_NV 4
 typedef struct {
-  double t0, tf;
-  long n, bin; /* rows in use; the interval of the last row (-1: t0's row, kept alone) */
+  double t0, w; /* w: interval width, 0 while every record is a row */
+  long n;       /* rows in use */
   double *t, *v[RUN_PLOT_NV];
   int has_reference;
 } run_plot;
 
-static int run_plot_alloc(run_plot *rp, double t0, double tf) {
+static int run_plot_alloc(run_plot *rp) {
   memset(rp, 0, sizeof *rp);
-  rp->t0 = t0;
-  rp->tf = tf;
-  rp->t = calloc((RUN_PLOT_NV + 1) * (size_t)(RUN_PLOT_ROWS + 2), sizeof(double));
+  rp->t = calloc((RUN_PLOT_NV + 1) * (size_t)RUN_PLOT_ROWS, sizeof(double));
   for (int k = 0; rp->t && k < RUN_PLOT_NV; k++) {
-    rp->v[k] = rp->t + (size_t)(k + 1) * (RUN_PLOT_ROWS + 2);
+    rp->v[k] = rp->t + (size_t)(k + 1) * RUN_PLOT_ROWS;
   }
   return rp->t ? 0 : -1;
 }
 
+static double run_plot_bin(const run_plot *rp, double t) {
+  return floor((t - rp->t0) / rp->w);
+}
+
+/* Row i takes the values x at time t: the largest of each; a non-finite value (a blow-up) is
+ * kept, it is where the run failed. */
+static void run_plot_merge(run_plot *rp, long i, double t, const double *x) {
+  rp->t[i] = t;
+  for (int k = 0; k < RUN_PLOT_NV; k++) {
+    double a = rp->v[k][i];
+    rp->v[k][i] = !isfinite(a) ? a : !isfinite(x[k]) ? x[k] : fmax(a, x[k]);
+  }
+}
+
+/* Full: wider intervals, rows 1 .. n-1 merged by interval. */
+static void run_plot_compact(run_plot *rp) {
+  double span = rp->t[rp->n - 1] - rp->t0;
+  rp->w = fmax(2 * rp->w, span / (RUN_PLOT_ROWS / 2));
+  if (!(rp->w > 0) || !isfinite(rp->w)) { /* no time passed: the last row takes the rest */
+    rp->w = INFINITY;
+  }
+  long j = 1;
+  for (long i = 2; i < rp->n; i++) {
+    double x[RUN_PLOT_NV];
+    for (int k = 0; k < RUN_PLOT_NV; k++) {
+      x[k] = rp->v[k][i];
+    }
+    if (run_plot_bin(rp, rp->t[i]) == run_plot_bin(rp, rp->t[j])) {
+      run_plot_merge(rp, j, rp->t[i], x);
+    } else {
+      j++;
+      rp->t[j] = rp->t[i];
+      for (int k = 0; k < RUN_PLOT_NV; k++) {
+        rp->v[k][j] = x[k];
+      }
+    }
+  }
+  rp->n = j + 1;
+}
+
 static void run_plot_add(run_plot *rp, const CHSRecord *rec) {
+  double t = (double)rec->t;
   double x[RUN_PLOT_NV] = {rec->has_reference ? (double)rec->int_err : NAN, (double)rec->pos_res,
                            (double)rec->mom_res, (double)rec->energy_err};
-  double span = rp->tf - rp->t0;
-  long bin = rp->n == 0 ? -1 : RUN_PLOT_ROWS;
-  if (rp->n > 0 && span > 0) {
-    double b = floor(((double)rec->t - rp->t0) / span * RUN_PLOT_ROWS);
-    bin = b < 0 ? 0 : b > RUN_PLOT_ROWS ? RUN_PLOT_ROWS : (long)b;
-  }
   if (rp->n == 0) {
+    rp->t0 = t;
     rp->has_reference = rec->has_reference;
   }
-  if ((rp->n > 0 && bin == rp->bin) || rp->n == RUN_PLOT_ROWS + 2) { /* into the last row */
-    long i = rp->n - 1;
-    rp->t[i] = (double)rec->t;
-    for (int k = 0; k < RUN_PLOT_NV; k++) {
-      /* the largest value; a non-finite one (a blow-up) is kept: it is where the run failed */
-      double a = rp->v[k][i];
-      rp->v[k][i] = !isfinite(a) ? a : !isfinite(x[k]) ? x[k] : fmax(a, x[k]);
-    }
+  if (rp->n == RUN_PLOT_ROWS) {
+    run_plot_compact(rp);
+  }
+  if (rp->n > 1 && rp->w > 0 &&
+      (isinf(rp->w) || run_plot_bin(rp, t) == run_plot_bin(rp, rp->t[rp->n - 1]))) {
+    run_plot_merge(rp, rp->n - 1, t, x);
     return;
   }
-  rp->t[rp->n] = (double)rec->t;
+  if (rp->n == RUN_PLOT_ROWS) { /* cannot happen after a compaction; kept as a guard */
+    run_plot_merge(rp, rp->n - 1, t, x);
+    return;
+  }
+  rp->t[rp->n] = t;
   for (int k = 0; k < RUN_PLOT_NV; k++) {
     rp->v[k][rp->n] = x[k];
   }
-  rp->bin = bin;
   rp->n++;
 }
 
@@ -239,7 +276,7 @@ static int run_plot_panel(const run_plot *rp, char *script, size_t cap, const ch
     nplotted++;
   }
   len += (size_t)snprintf(script + len, cap - len, "%s%s\n",
-                          nc > 1 ? "set key top left\n" : "unset key\n", plot);
+                          nc > 1 ? "set key horizontal tmargin\n" : "unset key\n", plot);
   return 1;
 }
 
@@ -464,7 +501,7 @@ int cmd_run(int argc, char **argv) {
   }
   cli_result res;
   run_plot rp;
-  if (o.plot && run_plot_alloc(&rp, 0, o.tf) != 0) {
+  if (o.plot && run_plot_alloc(&rp) != 0) {
     csv_close(&csv, &err);
     CHSProblem_Destroy(&prob);
     free(final);
