@@ -183,7 +183,10 @@ int rep_plot(const char *dir, const char *name, const char *header, const double
   if (!text) {
     return -1;
   }
-  snprintf(text, cap, "DATA = '%s'\n%s\n", dat, script);
+  /* PI: the point interval that puts about a dozen markers on a curve (`w lp pi PI`); the x axis
+   * ends at the data's ends */
+  snprintf(text, cap, "DATA = '%s'\nPI = %ld\nset autoscale xfix\n%s\n", dat,
+           nrows / 12 > 1 ? nrows / 12 : 1, script);
   int rc = plot_run(dir, png, 800, 500, text);
   free(text);
   return rc;
@@ -198,13 +201,18 @@ int rep_plot_curves(const char *dir, const char *name, const char *title, const 
     return -1;
   }
   cols[0] = x;
-  int len = snprintf(script, sizeof script,
-                     "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n%sset key bottom right\n"
-                     "plot ",
-                     title, xlabel, ylabel, logy ? "set logscale y\nset format y '10^{%T}'\n" : "");
+  char tf[64] = ""; /* curves against t: the title names the final time */
+  if (strcmp(xlabel, "t") == 0 && n > 0 && isfinite(x[n - 1])) {
+    snprintf(tf, sizeof tf, ", t_f = %g", x[n - 1]);
+  }
+  int len =
+      snprintf(script, sizeof script,
+               "set title '%s%s'\nset xlabel '%s'\nset ylabel '%s'\n%sset key bottom right\n"
+               "plot ",
+               title, tf, xlabel, ylabel, logy ? "set logscale y\nset format y '10^{%T}'\n" : "");
   for (int c = 0; c < k; c++) {
     cols[c + 1] = ys[c];
-    len += snprintf(script + len, sizeof script - (size_t)len, "%sDATA u 1:%d w l t '%s'",
+    len += snprintf(script + len, sizeof script - (size_t)len, "%sDATA u 1:%d w lp pi PI t '%s'",
                     c ? ", " : "", c + 2, labels[c]);
     size_t h = strlen(header);
     snprintf(header + h, sizeof header - h, " y%d", c + 1);

@@ -266,11 +266,12 @@ static int write_plots(const char *out, const char *problem, double tf, const wp
     int len = snprintf(
         script, sizeof script,
         "set logscale xy\nset autoscale fix\nset format y '10^{%%L}'\nset format x '10^{%%L}'\n"
-        "set title 'work-precision: %s, t_f = %g' noenhanced\nset xlabel '%s'\n"
+        "set title 'work-precision: %s, t_f = %g, rtol = atol = %.0e .. %.0e (key: "
+        "formulation/method[/projection])' noenhanced\nset xlabel '%s'\n"
         "set ylabel 'final error |(q,p)(t_f) - reference|_2' noenhanced\n"
         "set key below maxrows %d\nset offsets graph 0.02, graph 0.02, graph 0.05, "
         "graph 0.05\nplot ",
-        title, tf,
+        title, tf, pts[0][0].tol, pts[0][nt - 1].tol,
         kind ? "wall time (s, median of the repeats)" : "right-hand side / residual evaluations",
         nc + (nfail > 0) > 8 ? 4 : 2);
     for (int c = 0; c < nc; c++) {
