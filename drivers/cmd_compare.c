@@ -274,6 +274,8 @@ int cmd_compare(int argc, char **argv) {
   }
   if (o.help) {
     cli_print_run_usage(stdout, "compare", "--formulations");
+    printf("  --quiet          no progress line on the standard error (shown only when it is a\n"
+           "                   terminal)\n");
     return CHS_EXIT_OK;
   }
   if (o.tols) { /* the sweep sets the tolerances */

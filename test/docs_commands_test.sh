@@ -1,26 +1,32 @@
 #!/usr/bin/env bash
 # Every `chs ...` / `./build/chs ...` command in the code blocks (fenced, or indented by four
 # spaces) of README.md and docs/*.md runs with the build's chs and exits 0 (issue 16, "every
-# command in docs/ runs"). Each runs in a fresh temporary directory holding what the docs expect
-# there: examples/ (the source tree's) and build-plugin/libspherical_pendulum.so (the build's
-# example plugin). Markers in the Markdown, an HTML comment on the line before a block:
-#   <!-- long -->        the block's commands take long (benchmarks, 10^5 atoms, --all sweeps):
-#                        run with --dry-run (everything validated, exit 0 before any work);
-# A command whose line ends in a comment `# exit N` must exit N instead of 0.
-#   <!-- skip: REASON --> not run (a synopsis with placeholders, commands needing files the
-#                        test cannot make); the reason is printed.
+# command in docs/ runs"). The commands of a block run in order in a fresh temporary directory
+# holding what the docs expect there: examples/ (the source tree's) and
+# build-plugin/libspherical_pendulum.so (the build's example plugin). A command whose line ends in
+# a comment `# exit N` must exit N instead. Markers in the Markdown, an HTML comment on the line
+# before a block:
+#   <!-- long -->          the block's commands take long (benchmarks, 10^5 atoms, --all sweeps):
+#                          run with --dry-run (everything validated, exit 0 before any work);
+#   <!-- needs: chs-gen --> the block's `chs-gen ...` lines run first (the source tree's
+#                          tools/chs-gen/chs-gen against the build installed in a temporary
+#                          prefix); skipped without python3 + SymPy, cmake or a C compiler;
+#   <!-- skip: REASON -->  not run (a synopsis with placeholders); the reason is printed.
 # Commands are split into words like a shell would (shlex) and run without a shell.
-# usage: docs_commands_test.sh SOURCE_DIR PATH_TO_CHS PLUGIN_DIR
+# usage: docs_commands_test.sh SOURCE_DIR PATH_TO_CHS PLUGIN_DIR BUILD_DIR
 set -euo pipefail
 src=$1
 chs=$2
 plugins=$3
-exec python3 - "$src" "$chs" "$plugins" <<'EOF'
-import glob, os, re, shlex, subprocess, sys, tempfile, time
+build=$4
+exec python3 - "$src" "$chs" "$plugins" "$build" <<'PYTHON'
+import glob, os, re, shlex, shutil, subprocess, sys, tempfile, time
 
-src, chs, plugins = sys.argv[1:4]
+src, chs, plugins, build = sys.argv[1:5]
 files = [os.path.join(src, "README.md")] + sorted(glob.glob(os.path.join(src, "docs", "*.md")))
 CMD = re.compile(r"^\s*(?:\$\s+)?(?:\./build/chs|chs)(?:\s|$)")
+GEN = re.compile(r"^\s*(?:\$\s+)?chs-gen(?:\s|$)")
+MARK = re.compile(r"^\s*<!--\s*(long|needs:\s*chs-gen|skip:[^>]*?)\s*-->\s*$")
 
 
 def blocks(path):
@@ -29,7 +35,7 @@ def blocks(path):
     out, i, marker = [], 0, None
     while i < len(lines):
         line = lines[i]
-        m = re.match(r"^\s*<!--\s*(long|skip:[^>]*?)\s*-->\s*$", line)
+        m = MARK.match(line)
         if m:
             marker = m.group(1)
             i += 1
@@ -58,18 +64,19 @@ def blocks(path):
     return out
 
 
-def commands(path):
-    """(line, marker, text) of every chs command, backslash continuations joined."""
-    for first, marker, body in blocks(path):
-        k = 0
-        while k < len(body):
-            text, line = body[k], first + k
-            while text.rstrip().endswith("\\") and k + 1 < len(body):
-                k += 1
-                text = text.rstrip()[:-1] + " " + body[k].strip()
+def commands(body, first):
+    """(line, kind, text): kind 'chs' or 'gen', backslash continuations joined."""
+    k = 0
+    while k < len(body):
+        text, line = body[k], first + k
+        while text.rstrip().endswith("\\") and k + 1 < len(body):
             k += 1
-            if CMD.match(text):
-                yield line, marker, text
+            text = text.rstrip()[:-1] + " " + body[k].strip()
+        k += 1
+        if CMD.match(text):
+            yield line, "chs", text
+        elif GEN.match(text):
+            yield line, "gen", text
 
 
 def setup(d):
@@ -79,37 +86,76 @@ def setup(d):
                os.path.join(d, "build-plugin", "libspherical_pendulum.so"))
 
 
+prefix = None  # the build installed for chs-gen (once; "" when chs-gen cannot run)
+
+
+def gen_prefix(top):
+    global prefix
+    if prefix is None:
+        prefix = ""
+        ok = shutil.which("cmake") and shutil.which(os.environ.get("CC", "cc"))
+        ok = ok and subprocess.run([sys.executable, "-c", "import sympy"],
+                                   stderr=subprocess.DEVNULL).returncode == 0
+        if ok:
+            p = os.path.join(top, "prefix")
+            r = subprocess.run(["cmake", "--install", build, "--prefix", p],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            if r.returncode == 0:
+                prefix = p
+            else:
+                print("FAIL: cmake --install for chs-gen: %s" % r.stderr.decode()[:300])
+    return prefix
+
+
+def run(args, d, timeout):
+    try:
+        p = subprocess.run(args, cwd=d, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=timeout)
+        return p.returncode, p.stderr.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        return "timeout (%d s: mark the block <!-- long -->)" % timeout, ""
+
+
 passed = failed = skipped = 0
+top = tempfile.mkdtemp()
 for path in files:
     rel = os.path.relpath(path, src)
-    for line, marker, text in commands(path):
-        where = "%s:%d" % (rel, line)
-        if marker and marker.startswith("skip:"):
-            print("skip %s: %s (%s)" % (where, text.strip()[:80], marker[5:].strip()))
-            skipped += 1
+    for first, marker, body in blocks(path):
+        gen = marker is not None and marker.startswith("needs:")
+        cmds = [c for c in commands(body, first) if c[1] == "chs" or gen]
+        if not any(kind == "chs" for _, kind, _ in cmds):
             continue
-        words = shlex.split(text.strip().lstrip("$ "), comments=True)
-        for op in ("|", "&&", ";", ">", "2>"):
-            if op in words:
-                print("FAIL %s: shell syntax '%s' in a documented command: %s" % (where, op, text))
+        why = None
+        if marker and marker.startswith("skip:"):
+            why = marker[5:].strip()
+        elif gen and not gen_prefix(top):
+            why = "chs-gen needs python3 with SymPy, cmake and a C compiler"
+        if why:
+            for line, kind, text in cmds:
+                print("skip %s:%d: %s (%s)" % (rel, line, text.strip()[:80], why))
+                skipped += 1
+            continue
+        d = tempfile.mkdtemp(dir=top)
+        setup(d)
+        for line, kind, text in cmds:
+            where = "%s:%d" % (rel, line)
+            words = shlex.split(text.strip().lstrip("$ "), comments=True)
+            bad = [op for op in ("|", "&&", ";", ">", "2>") if op in words]
+            if bad:
+                print("FAIL %s: shell syntax '%s' in a documented command: %s" % (where, bad[0], text))
                 failed += 1
-                break
-        else:
-            args = [chs] + words[1:]
+                continue
+            if kind == "gen":
+                args = [os.path.join(src, "tools", "chs-gen", "chs-gen")] + words[1:]
+                args += ["--chs-prefix", prefix]
+            else:
+                args = [chs] + words[1:]
             if marker == "long":
                 args.append("--dry-run")
             m = re.search(r"#\s*exit (\d+)", text)
             want = int(m.group(1)) if m else 0
             t0 = time.time()
-            with tempfile.TemporaryDirectory() as d:
-                setup(d)
-                try:
-                    p = subprocess.run(args, cwd=d, stdin=subprocess.DEVNULL,
-                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       timeout=300)
-                    st, err = p.returncode, p.stderr.decode("utf-8", "replace")
-                except subprocess.TimeoutExpired:
-                    st, err = "timeout (300 s: mark the block <!-- long -->)", ""
+            st, err = run(args, d, 600 if kind == "gen" else 300)
             # LENIENCY until --dry-run is merged (remove this line then):
             if marker == "long" and st == 2 and re.search(r"unknown .*option '--dry-run'|option --dry-run needs a value", err): print("skip %s: --dry-run not available yet" % where); skipped += 1; continue
             if st == want:
@@ -120,6 +166,7 @@ for path in files:
                 failed += 1
                 print("FAIL %s: exit %s (want %d): %s\n     %s" % (where, st, want, text.strip(),
                                                              err.strip()[:400]))
+shutil.rmtree(top, ignore_errors=True)
 print("docs commands: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
 sys.exit(1 if failed or passed == 0 else 0)
-EOF
+PYTHON
