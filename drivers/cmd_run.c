@@ -537,7 +537,7 @@ int cmd_run(int argc, char **argv) {
   int prc = 0; /* --plot: drawn also after a numerical failure, up to it */
   if (o.plot && crc == 0 && rp.n > 0) {
     prc = run_plot_draw(&o, &res, &rp);
-  } else if (o.plot && crc == 0) {
+  } else if (o.plot && crc == 0 && res.rc == 0) { /* a failure before t0 names itself */
     fprintf(stderr, "chs: no record to plot: %s not written\n", o.plot);
     prc = CHS_EXIT_NUMERIC;
   }
