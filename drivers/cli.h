@@ -70,6 +70,7 @@ typedef struct {
   /* the subcommand's argument (reproduce EXPERIMENT, list WHAT, completion SHELL) or NULL */
   const char *arg;
   char stop_at_buf[CLI_MAX_VALUE_LEN];
+  const char *plot; /* run --plot FILE.png: the run's diagnostics against t (cmd_run.c) */
 } cli_options;
 
 /* --problem NAME:help (built-in or plugin path): prints the problem's name, summary and parameters
@@ -176,7 +177,7 @@ int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_scale(int argc, char **argv);
 /* problem NULL: the built-in set; else that problem to t = tf */
-int cmd_bench_dae(int json, const char *problem, double tf);
+int cmd_bench_dae(int json, int quiet, const char *problem, double tf);
 int cmd_reproduce(int argc, char **argv);
 int cmd_workprec(int argc, char **argv);
 int cmd_check(int argc, char **argv);

@@ -97,6 +97,8 @@ static const cli_option options[] = {
    .help = "output every K steps"},
   {"out", CLI_STR, "FILE.csv", M(CLI_RUN), 0, F(out), 0, .complete = CLI_C_FILE,
    .help = "one row per output time: t, q, p, energy and errors (never half-written)"},
+  {"plot", CLI_STR, "FILE.png", M(CLI_RUN), 0, F(plot), 0, .complete = CLI_C_FILE,
+   .help = "draw the run against t into FILE.png: integration error (with a reference), |g| and |G M^-1 p|, energy error"},
   {"out", CLI_STR, "DIR", M(CLI_WORKPREC), 0, F(out), 0, .complete = CLI_C_DIR,
    .help = "write the CSV and the PNG plots into DIR (created)"},
   {"project", CLI_CHOICE, "KIND", RC, 0, F(project), 0, .choices = "momentum|position|both", .complete = CLI_C_CHOICE,

@@ -259,7 +259,7 @@ int cmd_bench(int argc, char **argv) {
     if (o.dry_run) {
       return cli_dry_run_done(o.problem ? o.problem : "the built-in set");
     }
-    return cmd_bench_dae(json, o.problem, o.tf); /* drivers/cmd_bench_dae.c */
+    return cmd_bench_dae(json, o.quiet, o.problem, o.tf); /* drivers/cmd_bench_dae.c */
   }
   int nspecs = o.nproblems;
   const char *const *specs = o.problems, *baseline = o.baseline;

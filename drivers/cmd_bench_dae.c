@@ -5,6 +5,7 @@
 #include <time.h>
 #include <nvector/nvector_serial.h>
 #include "../src/compat.h"
+#include "progress.h"
 #include "reproduce.h"
 
 /* ------------------------------------------------------------------ chs bench dae
@@ -65,7 +66,7 @@ static int cmp_wall(const void *a, const void *b) {
 
 /* Time IDA with the analytic and the difference-quotient Jacobian on formulation form. */
 static void bench_jac_choice(CHSProblem prob, const char *problem, const char *form, double tf,
-                             bench_jac *bj) {
+                             bench_jac *bj, progress *prog, double *done) {
   memset(bj, 0, sizeof *bj);
   snprintf(bj->problem, sizeof bj->problem, "%s", problem);
   snprintf(bj->form, sizeof bj->form, "%s", form);
@@ -79,7 +80,10 @@ static void bench_jac_choice(CHSProblem prob, const char *problem, const char *f
                          .every = 1000000000L};
       CHSRunSummary sum;
       CHSError e;
-      if (rep_run(prob, form, o, NULL, NULL, &sum, &e) != 0) {
+      int rc = rep_run(prob, form, o, NULL, NULL, &sum, &e);
+      *done += rc != 0 ? BENCH_JAC_RUNS - r : 1; /* a failure skips the other repeats */
+      progress_update(prog, *done);
+      if (rc != 0) {
         break;
       }
       w[r] = sum.wall_s;
@@ -95,12 +99,23 @@ static void bench_jac_choice(CHSProblem prob, const char *problem, const char *f
   bj->chosen = bj->wall[0] < 0 || (bj->wall[1] >= 0 && bj->wall[1] < 0.8 * bj->wall[0]);
 }
 
+/* The runs bench_dae_problem makes (the progress's total). */
+static int bench_dae_runs(const bench_cfg *cfgs, int ncfg) {
+  int k = 0;
+  for (int c = 0; c < ncfg; c++) {
+    k += BENCH_NTOL + (cfgs[c].dae ? 2 * BENCH_JAC_RUNS : 0);
+  }
+  return k;
+}
+
 static int bench_dae_problem(const char *problem, double tf, const bench_cfg *cfgs, int ncfg,
-                             int json, int first, bench_jac *bj, int *nbj) {
+                             int json, int first, bench_jac *bj, int *nbj, progress *prog,
+                             double *done) {
   CHSError err;
   CHSError_Clear(&err);
   CHSProblem prob = NULL;
   if (CHSProblem_Create(problem, &prob, &err) != 0) {
+    progress_interrupt();
     return cli_fail(&err);
   }
   long n = CHSProblem_GetDims(prob)->n;
@@ -114,6 +129,7 @@ static int bench_dae_problem(const char *problem, double tf, const bench_cfg *cf
   }
   ref[0] = z[0] = (double)n;
   if (rep_reference_final(prob, tf, 1e-13, ref, NULL, 0, &err) != 0) {
+    progress_interrupt();
     free(ref);
     free(z);
     CHSProblem_Destroy(&prob);
@@ -126,7 +142,8 @@ static int bench_dae_problem(const char *problem, double tf, const bench_cfg *cf
     method[c] = cfgs[c].method;
     if (cfgs[c].dae) {
       bench_jac *b = &bj[(*nbj)++];
-      bench_jac_choice(prob, problem, cfgs[c].form, tf, b);
+      progress_detail(prog, problem);
+      bench_jac_choice(prob, problem, cfgs[c].form, tf, b, prog, done);
       method[c] = bench_jac_methods[b->chosen];
     }
   }
@@ -141,7 +158,11 @@ static int bench_dae_problem(const char *problem, double tf, const bench_cfg *cf
       CHSRunSummary sum;
       CHSError e;
       err_at[c][t] = INFINITY;
-      if (rep_run(prob, cfgs[c].form, o, rep_final_monitor, z, &sum, &e) == 0) {
+      progress_detail(prog, problem);
+      int rc = rep_run(prob, cfgs[c].form, o, rep_final_monitor, z, &sum, &e);
+      *done += 1;
+      progress_update(prog, *done);
+      if (rc == 0) {
         double d = 0;
         for (long i = 0; i < 2 * n; i++) {
           d += (z[1 + i] - ref[1 + i]) * (z[1 + i] - ref[1 + i]);
@@ -152,6 +173,7 @@ static int bench_dae_problem(const char *problem, double tf, const bench_cfg *cf
       }
     }
   }
+  progress_interrupt_stdout(); /* the rows on lines of their own */
   for (int k = 4; k <= 8; k++) {
     double target = pow(10, -k);
     double best[2] = {INFINITY, INFINITY}, bwall[2] = {INFINITY, INFINITY};
@@ -215,7 +237,7 @@ static int bench_dae_problem(const char *problem, double tf, const bench_cfg *cf
   return 0;
 }
 
-int cmd_bench_dae(int json, const char *problem, double tf) {
+int cmd_bench_dae(int json, int quiet, const char *problem, double tf) {
   bench_jac bj[4 * BENCH_NCFG];
   int nbj = 0, stiff = 0;
   if (problem) { /* validated before anything is printed; M(q) or time: the stiff candidates */
@@ -237,25 +259,35 @@ int cmd_bench_dae(int json, const char *problem, double tf) {
            "problem", "error", "stabilised ODE", "evals", "IDA", "evals", "evals x", "wall x");
   }
   int rc;
+  progress prog;
+  double done = 0;
   if (problem) {
-    rc = bench_dae_problem(problem, tf, stiff ? bench_cfgs_stiff : bench_cfgs,
-                           stiff ? BENCH_NCFG_STIFF : BENCH_NCFG, json, 1, bj, &nbj);
+    const bench_cfg *cfgs = stiff ? bench_cfgs_stiff : bench_cfgs;
+    int ncfg = stiff ? BENCH_NCFG_STIFF : BENCH_NCFG;
+    progress_start(&prog, quiet, 1, "chs bench dae", 0, bench_dae_runs(cfgs, ncfg));
+    rc = bench_dae_problem(problem, tf, cfgs, ncfg, json, 1, bj, &nbj, &prog, &done);
     goto report;
   }
-  rc = bench_dae_problem("pendulum", 30, bench_cfgs, BENCH_NCFG, json, 1, bj, &nbj);
+  progress_start(&prog, quiet, 1, "chs bench dae", 0,
+                 2 * bench_dae_runs(bench_cfgs, BENCH_NCFG) +
+                     2 * bench_dae_runs(bench_cfgs_stiff, BENCH_NCFG_STIFF));
+  rc = bench_dae_problem("pendulum", 30, bench_cfgs, BENCH_NCFG, json, 1, bj, &nbj, &prog, &done);
   if (rc == 0) {
     /* t = 20, not 200: the chain's vibrations amplify errors so that at t = 200 no configuration
      * reaches 1e-6 even at tolerance 1e-12 (measured), and the comparison would be empty. */
-    rc = bench_dae_problem("chain", 20, bench_cfgs, BENCH_NCFG, json, 0, bj, &nbj);
+    rc = bench_dae_problem("chain", 20, bench_cfgs, BENCH_NCFG, json, 0, bj, &nbj, &prog, &done);
   }
   /* the test set's published references at their final times (errors absolute, as above) */
   if (rc == 0) {
-    rc = bench_dae_problem("andrews", 0.03, bench_cfgs_stiff, BENCH_NCFG_STIFF, json, 0, bj, &nbj);
+    rc = bench_dae_problem("andrews", 0.03, bench_cfgs_stiff, BENCH_NCFG_STIFF, json, 0, bj, &nbj,
+                           &prog, &done);
   }
   if (rc == 0) {
-    rc = bench_dae_problem("car-axis", 3, bench_cfgs_stiff, BENCH_NCFG_STIFF, json, 0, bj, &nbj);
+    rc = bench_dae_problem("car-axis", 3, bench_cfgs_stiff, BENCH_NCFG_STIFF, json, 0, bj, &nbj,
+                           &prog, &done);
   }
 report:
+  progress_end(&prog);
   if (json) {
     printf("\n  ],\n  \"ida_jacobian\": [");
     for (int i = 0; i < nbj; i++) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "plot.h"
+#include "progress.h"
 #include "reproduce.h"
 
 #define MAX_FORMS 32
@@ -209,10 +210,17 @@ static int compare_sweep(cli_options *o, char names[][128], int count) {
     printf(" %10s\n", "max|g|");
   }
   int first = 1;
+  progress prog;
+  double done = 0;
+  progress_start(&prog, o->quiet, 1, "chs compare", 0, (double)(count * nproj * nt));
   for (int f = 0; f < count; f++) {
     for (int k = 0; k < nproj; k++) {
       for (int t = 0; t < nt; t++) {
         double tol = nt == 1 ? hi : hi * pow(lo / hi, (double)t / (nt - 1));
+        char item[200];
+        snprintf(item, sizeof item, "%.60s%s tol %.0e", names[f], k ? " projected" : "", tol);
+        progress_detail(&prog, item);
+        progress_update(&prog, done);
         cli_options oo = *o;
         oo.have_h = 0;
         oo.rtol = oo.atol = tol;
@@ -221,6 +229,8 @@ static int compare_sweep(cli_options *o, char names[][128], int count) {
         cli_result res;
         memset(&res, 0, sizeof res);
         int rc = cli_integrate(&oo, names[f], rep_final_monitor, z, prob, &res);
+        progress_update(&prog, ++done);
+        progress_interrupt_stdout(); /* the row on a line of its own */
         if (rc != 0) {
           int st = cli_exit_status(rc);
           status = st > status ? st : status;
@@ -245,6 +255,7 @@ static int compare_sweep(cli_options *o, char names[][128], int count) {
       }
     }
   }
+  progress_end(&prog);
   if (o->json) {
     printf("\n  ]\n}\n");
   }
@@ -311,8 +322,13 @@ int cmd_compare(int argc, char **argv) {
     return CHS_EXIT_NUMERIC;
   }
   int status = CHS_EXIT_OK;
+  progress prog;
+  progress_start(&prog, o.quiet, 1, "chs compare", 0, count);
   for (int i = 0; i < count; i++) {
+    progress_detail(&prog, names[i]);
+    progress_update(&prog, i);
     if (cli_integrate(&o, names[i], NULL, NULL, prob, &res[i]) != 0) {
+      progress_interrupt();
       int st = cli_exit_status(res[i].rc);
       status = st > status ? st : status;
       fprintf(stderr, "chs: %s: ", names[i]);
@@ -320,6 +336,7 @@ int cmd_compare(int argc, char **argv) {
       fputc('\n', stderr);
     }
   }
+  progress_end(&prog);
   if (o.json) {
     printf("{\n  \"problem\": ");
     json_string(stdout, o.problem);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../src/compat.h"
+#include "progress.h"
 #include "reproduce.h"
 
 #define CHS_EXPERIMENT(sym) extern const rep_experiment sym;
@@ -183,7 +184,10 @@ int rep_plot(const char *dir, const char *name, const char *header, const double
   if (!text) {
     return -1;
   }
-  snprintf(text, cap, "DATA = '%s'\n%s\n", dat, script);
+  /* PI: the point interval that puts about a dozen markers on a curve (`w lp pi PI`); the x axis
+   * ends at the data's ends */
+  snprintf(text, cap, "DATA = '%s'\nPI = %ld\nset autoscale xfix\n%s\n", dat,
+           nrows / 12 > 1 ? nrows / 12 : 1, script);
   int rc = plot_run(dir, png, 800, 500, text);
   free(text);
   return rc;
@@ -198,13 +202,18 @@ int rep_plot_curves(const char *dir, const char *name, const char *title, const 
     return -1;
   }
   cols[0] = x;
-  int len = snprintf(script, sizeof script,
-                     "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n%sset key bottom right\n"
-                     "plot ",
-                     title, xlabel, ylabel, logy ? "set logscale y\nset format y '10^{%T}'\n" : "");
+  char tf[64] = ""; /* curves against t: the title names the final time */
+  if (strcmp(xlabel, "t") == 0 && n > 0 && isfinite(x[n - 1])) {
+    snprintf(tf, sizeof tf, ", t_f = %g", x[n - 1]);
+  }
+  int len =
+      snprintf(script, sizeof script,
+               "set title '%s%s'\nset xlabel '%s'\nset ylabel '%s'\n%sset key bottom right\n"
+               "plot ",
+               title, tf, xlabel, ylabel, logy ? "set logscale y\nset format y '10^{%T}'\n" : "");
   for (int c = 0; c < k; c++) {
     cols[c + 1] = ys[c];
-    len += snprintf(script + len, sizeof script - (size_t)len, "%sDATA u 1:%d w l t '%s'",
+    len += snprintf(script + len, sizeof script - (size_t)len, "%sDATA u 1:%d w lp pi PI t '%s'",
                     c ? ", " : "", c + 2, labels[c]);
     size_t h = strlen(header);
     snprintf(header + h, sizeof header - h, " y%d", c + 1);
@@ -398,7 +407,7 @@ static void count_claims(const rep_report *r, int *hold, int *fail, int *na) {
 /* --all: every experiment, then one summary table (JSON: {"experiments": [...], "summary":
  * [...]}). A failing claim is a finding (exit 0); an experiment that cannot run is an error
  * (reported in its row, exit status of the first such failure after the summary). */
-static int reproduce_all(int json, const char *plot_dir) {
+static int reproduce_all(int json, int quiet, const char *plot_dir) {
   int first_rc = 0;
   CHSError first_err;
   CHSError_Clear(&first_err);
@@ -416,12 +425,17 @@ static int reproduce_all(int json, const char *plot_dir) {
     printf("{\n\"experiments\": [\n");
   }
   int printed = 0;
+  progress prog;
+  progress_start(&prog, quiet, 1, "chs reproduce --all", 0, NEXPERIMENTS);
   for (int k = 0; k < NEXPERIMENTS; k++) {
     rep_report r;
     memset(&r, 0, sizeof r);
     r.plot_dir = plot_dir;
     CHSError err;
+    progress_detail(&prog, experiments[k]->name);
+    progress_update(&prog, k);
     int rc = run_one(experiments[k], &r, &err);
+    progress_interrupt_stdout(); /* its table on lines of its own */
     rows[k].rc = rc;
     if (rc == 0) {
       count_claims(&r, &rows[k].hold, &rows[k].fail, &rows[k].na);
@@ -449,6 +463,7 @@ static int reproduce_all(int json, const char *plot_dir) {
     free(r.rows);
     free(r.claims);
   }
+  progress_end(&prog);
   if (json) {
     printf("\n],\n\"summary\": [");
     for (int k = 0; k < NEXPERIMENTS; k++) {
@@ -501,7 +516,7 @@ int cmd_reproduce(int argc, char **argv) {
     return prc == CLI_HELP_DONE ? CHS_EXIT_OK : prc;
   }
   const char *name = o.arg, *plot_dir = o.plot_dir;
-  int json = o.json, all = o.all;
+  int json = o.json, all = o.all, quiet = o.quiet;
   if (all && name) {
     fprintf(stderr, "chs: reproduce: give an experiment or --all, not both ('%s')\n", name);
     return CHS_EXIT_USAGE;
@@ -525,7 +540,7 @@ int cmd_reproduce(int argc, char **argv) {
     return cli_dry_run_done(all ? "every experiment" : ex->name);
   }
   if (all) {
-    return reproduce_all(json, plot_dir);
+    return reproduce_all(json, quiet, plot_dir);
   }
   rep_report r;
   memset(&r, 0, sizeof r);

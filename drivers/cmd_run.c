@@ -1,8 +1,10 @@
 /* chs run: one problem, one formulation, one method. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../src/compat.h"
 #include "cli.h"
+#include "progress.h"
 
 static void print_summary(const cli_result *r) {
   const CHSRunSummary *s = &r->sum;
@@ -75,19 +77,260 @@ static void print_summary(const cli_result *r) {
   printf("  wall           %.3g s\n", s->wall_s);
 }
 
-/* The final physical state (the last record's), then the CSV row when --out is given. */
+/* --plot: the diagnostics against t in at most RUN_PLOT_ROWS rows. Every record is a row until
+ * the rows are full; then the time after t0 is cut into intervals of width w (RUN_PLOT_ROWS / 2 of
+ * them up to the last record, doubled at each later compaction) and the records of one interval
+ * make one row (the largest value of each quantity, at the interval's last record time). So a run
+ * of 10^6 steps draws as fast as one of 100, and a run that stops early (a failure, --stop-at) is
+ * drawn at the same resolution up to where it stopped. The t0 row stays alone. Columns of `v`:
+ * integration error, |g|, |G M^-1 p|, energy error. */
+#define RUN_PLOT_ROWS 2000
+#define RUN_PLOT_NV 4
+typedef struct {
+  double t0, w; /* w: interval width, 0 while every record is a row */
+  long n;       /* rows in use */
+  double *t, *v[RUN_PLOT_NV];
+  int has_reference;
+} run_plot;
+
+static int run_plot_alloc(run_plot *rp) {
+  memset(rp, 0, sizeof *rp);
+  rp->t = calloc((RUN_PLOT_NV + 1) * (size_t)RUN_PLOT_ROWS, sizeof(double));
+  for (int k = 0; rp->t && k < RUN_PLOT_NV; k++) {
+    rp->v[k] = rp->t + (size_t)(k + 1) * RUN_PLOT_ROWS;
+  }
+  return rp->t ? 0 : -1;
+}
+
+static double run_plot_bin(const run_plot *rp, double t) {
+  return floor((t - rp->t0) / rp->w);
+}
+
+/* Row i takes the values x at time t: the largest of each; a non-finite value (a blow-up) is
+ * kept, it is where the run failed. */
+static void run_plot_merge(run_plot *rp, long i, double t, const double *x) {
+  rp->t[i] = t;
+  for (int k = 0; k < RUN_PLOT_NV; k++) {
+    double a = rp->v[k][i];
+    rp->v[k][i] = !isfinite(a) ? a : !isfinite(x[k]) ? x[k] : fmax(a, x[k]);
+  }
+}
+
+/* Full: wider intervals, rows 1 .. n-1 merged by interval. */
+static void run_plot_compact(run_plot *rp) {
+  double span = rp->t[rp->n - 1] - rp->t0;
+  rp->w = fmax(2 * rp->w, span / (RUN_PLOT_ROWS / 2));
+  if (!(rp->w > 0) || !isfinite(rp->w)) { /* no time passed: the last row takes the rest */
+    rp->w = INFINITY;
+  }
+  long j = 1;
+  for (long i = 2; i < rp->n; i++) {
+    double x[RUN_PLOT_NV];
+    for (int k = 0; k < RUN_PLOT_NV; k++) {
+      x[k] = rp->v[k][i];
+    }
+    if (run_plot_bin(rp, rp->t[i]) == run_plot_bin(rp, rp->t[j])) {
+      run_plot_merge(rp, j, rp->t[i], x);
+    } else {
+      j++;
+      rp->t[j] = rp->t[i];
+      for (int k = 0; k < RUN_PLOT_NV; k++) {
+        rp->v[k][j] = x[k];
+      }
+    }
+  }
+  rp->n = j + 1;
+}
+
+static void run_plot_add(run_plot *rp, const CHSRecord *rec) {
+  double t = (double)rec->t;
+  double x[RUN_PLOT_NV] = {rec->has_reference ? (double)rec->int_err : NAN, (double)rec->pos_res,
+                           (double)rec->mom_res, (double)rec->energy_err};
+  if (rp->n == 0) {
+    rp->t0 = t;
+    rp->has_reference = rec->has_reference;
+  }
+  if (rp->n == RUN_PLOT_ROWS) {
+    run_plot_compact(rp);
+  }
+  if (rp->n > 1 && rp->w > 0 &&
+      (isinf(rp->w) || run_plot_bin(rp, t) == run_plot_bin(rp, rp->t[rp->n - 1]))) {
+    run_plot_merge(rp, rp->n - 1, t, x);
+    return;
+  }
+  if (rp->n == RUN_PLOT_ROWS) { /* cannot happen after a compaction; kept as a guard */
+    run_plot_merge(rp, rp->n - 1, t, x);
+    return;
+  }
+  rp->t[rp->n] = t;
+  for (int k = 0; k < RUN_PLOT_NV; k++) {
+    rp->v[k][rp->n] = x[k];
+  }
+  rp->n++;
+}
+
+/* The final physical state (the last record's), then the CSV row when --out is given, the plot's
+ * rows (--plot) and the progress. */
 typedef struct {
   csv_writer *csv;
   int use_csv;
   sunindextype n;
   sunrealtype *q, *p;
+  run_plot *plot; /* NULL: no --plot */
+  progress *prog;
 } run_monitor_ctx;
 
 static int run_monitor(const CHSRecord *rec, void *ctx) {
   run_monitor_ctx *m = ctx;
   memcpy(m->q, rec->q, (size_t)m->n * sizeof *m->q);
   memcpy(m->p, rec->p, (size_t)m->n * sizeof *m->p);
+  if (m->plot) {
+    run_plot_add(m->plot, rec);
+  }
+  progress_update(m->prog, (double)rec->t);
   return m->use_csv ? csv_monitor(rec, m->csv) : 0;
+}
+
+/* The plot's data file: "t err g psi energy", non-finite values as NaN (gnuplot's missing value).
+ */
+static int run_plot_data(FILE *fp, void *ctx) {
+  const run_plot *rp = ctx;
+  for (long i = 0; i < rp->n; i++) {
+    if (fprintf(fp, "%.17g", rp->t[i]) < 0) {
+      return -1;
+    }
+    for (int k = 0; k < RUN_PLOT_NV; k++) {
+      double x = rp->v[k][i];
+      if ((isfinite(x) ? fprintf(fp, " %.17g", x) : fprintf(fp, " NaN")) < 0) {
+        return -1;
+      }
+    }
+    if (fputc('\n', fp) == EOF) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* One panel of the run's plot: columns cols[0 .. nc) of the data (2 + index into v) against t.
+ * Logarithmic y when the positive values span two decades or more (then values <= 0 are left
+ * out, and a curve without a positive value is named in a label); linear otherwise. Appends the
+ * gnuplot commands to script; 0 when the panel has no finite value (nothing appended). */
+static int run_plot_panel(const run_plot *rp, char *script, size_t cap, const char *ylabel,
+                          const int *cols, const char *const *names, const int *lts, int nc,
+                          int bottom) {
+  double lo = INFINITY, hi = 0, fmin_all = INFINITY, fmax_all = -INFINITY;
+  int positive[RUN_PLOT_NV] = {0}, any = 0;
+  for (int c = 0; c < nc; c++) {
+    for (long i = 0; i < rp->n; i++) {
+      double x = rp->v[cols[c]][i];
+      if (isfinite(x)) {
+        any = 1;
+        fmin_all = fmin(fmin_all, x);
+        fmax_all = fmax(fmax_all, x);
+        if (x > 0) {
+          positive[c] = 1;
+          lo = fmin(lo, x);
+          hi = fmax(hi, x);
+        }
+      }
+    }
+  }
+  if (!any) {
+    return 0;
+  }
+  int logy = hi > 0 && hi >= 100 * lo;
+  long pi = rp->n / 12 > 1 ? rp->n / 12 : 1; /* about a dozen markers per curve */
+  size_t len = strlen(script);
+  len += (size_t)snprintf(
+      script + len, cap - len, "unset label\n%s\nset ylabel '%s' noenhanced\n%s\n",
+      logy ? "set logscale y\nset format y '10^{%L}'" : "unset logscale y\nset format y '%g'",
+      ylabel, bottom ? "set xlabel 't'\nset format x '%g'" : "unset xlabel");
+  if (!logy && fmax_all == fmin_all) { /* a constant: a range around it, not an empty one */
+    len += (size_t)snprintf(script + len, cap - len, "set yrange [%.17g:%.17g]\n", fmin_all - 1,
+                            fmax_all + 1);
+  } else {
+    len += (size_t)snprintf(script + len, cap - len, "set yrange [*:*]\n");
+  }
+  int nplotted = 0, nlabel = 0;
+  char plot[2048] = "plot ";
+  size_t pl = strlen(plot);
+  for (int c = 0; c < nc; c++) {
+    if (logy && !positive[c]) {
+      len += (size_t)snprintf(script + len, cap - len,
+                              "set label %d '%s: no positive value (0 throughout)' at graph 0.02, "
+                              "graph %.2f noenhanced\n",
+                              nlabel + 1, names[c], 0.9 - 0.1 * nlabel);
+      nlabel++;
+      continue;
+    }
+    char use[64]; /* on a log axis only the positive values */
+    int k = cols[c] + 2;
+    if (logy) {
+      snprintf(use, sizeof use, "($%d > 0 ? $%d : NaN)", k, k);
+    } else {
+      snprintf(use, sizeof use, "%d", k);
+    }
+    pl += (size_t)snprintf(plot + pl, sizeof plot - pl, "%sDATA u 1:%s w lp lt %d pi %ld t '%s'",
+                           nplotted ? ", " : "", use, lts[c], pi, names[c]);
+    nplotted++;
+  }
+  len += (size_t)snprintf(script + len, cap - len, "%s%s\n",
+                          nc > 1 ? "set key horizontal tmargin\n" : "unset key\n", plot);
+  return 1;
+}
+
+/* --plot FILE: stacked panels against t (as Assimulo's plot()): the integration error when the
+ * problem has a reference solution, the constraint residuals, the energy error; the title names
+ * the problem, formulation, method, step control and t_f. 0, or CHS_EXIT_NUMERIC (message). */
+static int run_plot_draw(const cli_options *o, const cli_result *res, run_plot *rp) {
+  const CHSDiagnosticsSummary *d = &res->sum.diag;
+  char head[1024], title[1024], ctl[128], energy[160];
+  if (o->have_h) {
+    snprintf(ctl, sizeof ctl, "h = %g", o->h);
+  } else {
+    snprintf(ctl, sizeof ctl, "rtol = %g, atol = %g", o->rtol, o->atol);
+  }
+  snprintf(head, sizeof head, "chs run: %s, %s, %s, %s, t_f = %g%s", res->problem, res->formulation,
+           res->method, ctl, o->tf, res->rc != 0 ? " (failed: shown up to the failure)" : "");
+  plot_label(title, sizeof title, head);
+  snprintf(energy, sizeof energy, "%s%s",
+           d->energy_is_balance ? "energy-balance error"
+           : d->energy0 != 0    ? "|H - H(0)| / |H(0)|"
+                                : "|H - H(0)| (absolute: H(0) = 0)",
+           d->energy_invariant || d->energy_is_balance ? "" : " (H not conserved)");
+  size_t cap = 16384;
+  char *script = malloc(cap);
+  if (!script) {
+    fprintf(stderr, "chs: out of memory plotting %s\n", o->plot);
+    return CHS_EXIT_NUMERIC;
+  }
+  int npanels = rp->has_reference ? 3 : 2;
+  snprintf(script, cap,
+           "set multiplot layout %d,1 title '%s' noenhanced\nset autoscale xfix\n"
+           "set lmargin 12\nset rmargin 3\n",
+           npanels, title);
+  static const int c_err[] = {0}, c_res[] = {1, 2}, c_en[] = {3};
+  static const int l_err[] = {1}, l_res[] = {2, 3}, l_en[] = {4};
+  static const char *const n_err[] = {"|(q,p) - reference|_2"};
+  static const char *const n_res[] = {"|g(q)|_2 (position)", "|G M^-1 p|_2 (momentum)"};
+  const char *n_en[] = {energy};
+  if (rp->has_reference) {
+    run_plot_panel(rp, script, cap, "integration error |(q,p) - ref|_2", c_err, n_err, l_err, 1, 0);
+  }
+  run_plot_panel(rp, script, cap, "constraint residuals", c_res, n_res, l_res, 2, 0);
+  run_plot_panel(rp, script, cap, energy, c_en, n_en, l_en, 1, 1);
+  size_t len = strlen(script);
+  snprintf(script + len, cap - len, "unset multiplot\n");
+  int rc = 0;
+  if (strlen(script) + 1 >= cap) {
+    fprintf(stderr, "chs: plot script too long for %s\n", o->plot);
+    rc = -1;
+  } else {
+    rc = plot_run_file(o->plot, 900, 300 * npanels + 60, run_plot_data, rp, script);
+  }
+  free(script);
+  return rc == 0 ? 0 : CHS_EXIT_NUMERIC;
 }
 
 /* --wedge: the wedge product along the same method and step (a second integration, with the
@@ -129,6 +372,10 @@ int cmd_run(int argc, char **argv) {
   if ((rc = cli_check_run_options(&o)) != 0) {
     return rc;
   }
+  if (cli_is_first_order(o.problem) && o.plot) {
+    return cli_usage_error("--plot: not available for first-order problem %s (use --out)",
+                           o.problem);
+  }
   if (cli_is_first_order(o.problem) && o.stop_at) {
     return cli_usage_error("--stop-at: first-order problem %s declares no events", o.problem);
   }
@@ -145,6 +392,12 @@ int cmd_run(int argc, char **argv) {
   }
   if (o.out && (rc = cli_check_output_file("--out", o.out)) != 0) {
     return rc;
+  }
+  if (o.plot && (rc = cli_check_output_file("--plot", o.plot)) != 0) {
+    return rc;
+  }
+  if (o.plot && o.out && strcmp(o.plot, o.out) == 0) {
+    return cli_usage_error("--plot and --out name the same file '%s'", o.plot);
   }
   CHSError err;
   CHSError_Clear(&err);
@@ -189,8 +442,21 @@ int cmd_run(int argc, char **argv) {
     return cli_fail(&err);
   }
   cli_result res;
-  run_monitor_ctx mon = {&csv, o.out != NULL, n, final, final + n};
+  run_plot rp;
+  if (o.plot && run_plot_alloc(&rp) != 0) {
+    csv_close(&csv, &err);
+    CHSProblem_Destroy(&prob);
+    free(final);
+    fprintf(stderr, "chs: out of memory\n");
+    return CHS_EXIT_NUMERIC;
+  }
+  progress prog;
+  char label[300];
+  snprintf(label, sizeof label, "chs run %s", o.problem);
+  progress_start(&prog, o.quiet, 0, label, 0, o.tf);
+  run_monitor_ctx mon = {&csv, o.out != NULL, n, final, final + n, o.plot ? &rp : NULL, &prog};
   cli_integrate(&o, o.formulation, run_monitor, &mon, prob, &res);
+  progress_end(&prog);
   if (res.sum.diag.records > 0) {
     res.q_final = final;
     res.p_final = final + n;
@@ -210,6 +476,16 @@ int cmd_run(int argc, char **argv) {
   }
   CHSProblem_Destroy(&prob);
   rc = CHS_EXIT_OK;
+  int prc = 0; /* --plot: drawn also after a numerical failure, up to it */
+  if (o.plot && crc == 0 && rp.n > 0) {
+    prc = run_plot_draw(&o, &res, &rp);
+  } else if (o.plot && crc == 0 && res.rc == 0) { /* a failure before t0 names itself */
+    fprintf(stderr, "chs: no record to plot: %s not written\n", o.plot);
+    prc = CHS_EXIT_NUMERIC;
+  }
+  if (o.plot) {
+    free(rp.t);
+  }
   if (crc != 0) { /* the output failed (the run stopped there): that is the error to name */
     rc = cli_fail(&cerr);
   } else if (res.rc != 0) {
@@ -217,7 +493,12 @@ int cmd_run(int argc, char **argv) {
       fprintf(stderr, "chs: %s holds the output up to t = %g\n", o.out,
               (double)res.sum.diag.t_final);
     }
+    if (o.plot && prc == 0) {
+      fprintf(stderr, "chs: %s shows the run up to t = %g\n", o.plot, (double)res.sum.diag.t_final);
+    }
     rc = cli_fail(&res.err);
+  } else if (prc != 0) {
+    rc = prc;
   } else if (o.wedge) {
     CHSProblem wprob = NULL;
     if (CHSProblem_Create(o.problem, &wprob, &err) != 0) {

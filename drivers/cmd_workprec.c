@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../src/compat.h"
+#include "progress.h"
 #include "reproduce.h"
 
 #define WP_MAX_CONFIGS 16
@@ -265,11 +266,12 @@ static int write_plots(const char *out, const char *problem, double tf, const wp
     int len = snprintf(
         script, sizeof script,
         "set logscale xy\nset autoscale fix\nset format y '10^{%%L}'\nset format x '10^{%%L}'\n"
-        "set title 'work-precision: %s, t_f = %g' noenhanced\nset xlabel '%s'\n"
+        "set title 'work-precision: %s, t_f = %g, rtol = atol = %.0e .. %.0e (key: "
+        "formulation/method[/projection])' noenhanced\nset xlabel '%s'\n"
         "set ylabel 'final error |(q,p)(t_f) - reference|_2' noenhanced\n"
         "set key below maxrows %d\nset offsets graph 0.02, graph 0.02, graph 0.05, "
         "graph 0.05\nplot ",
-        title, tf,
+        title, tf, pts[0][0].tol, pts[0][nt - 1].tol,
         kind ? "wall time (s, median of the repeats)" : "right-hand side / residual evaluations",
         nc + (nfail > 0) > 8 ? 4 : 2);
     for (int c = 0; c < nc; c++) {
@@ -325,7 +327,8 @@ int cmd_workprec(int argc, char **argv) {
              *cache_dir = opt.cache_dir;
   char cache_buf[4096];
   double tf = opt.tf;
-  int json = opt.json, no_cache = opt.no_cache, explicit_cache = cache_dir != NULL;
+  int json = opt.json, no_cache = opt.no_cache, explicit_cache = cache_dir != NULL,
+      quiet = opt.quiet;
   long repeats = opt.repeats, max_steps = opt.max_steps;
   /* From here on every exit goes through `done`, which frees everything. */
   wp_config cfg[WP_MAX_CONFIGS];
@@ -410,10 +413,18 @@ int cmd_workprec(int argc, char **argv) {
     snprintf(ref_how, sizeof ref_how, "%s, %s%s%s, est. error %.1e", ri.command, ri.source,
              ri.path[0] ? " in " : "", ri.path, ri.est_error);
   }
+  progress prog;
+  long nrep = repeats < 64 ? repeats : 64;
+  double done = 0;
+  progress_start(&prog, quiet, 1, "chs workprec", 0, (double)(nc * nt * nrep));
   for (int c = 0; c < nc; c++) {
     for (int t = 0; t < nt; t++) {
       wp_point *pt = &pts[c][t];
       double walls[64];
+      char item[160];
+      snprintf(item, sizeof item, "%.60s/%.60s tol %.0e", cfg[c].form, cfg[c].method, tols[t]);
+      progress_detail(&prog, item);
+      progress_update(&prog, done);
       pt->tol = tols[t];
       pt->ok = 1;
       for (long r = 0; r < repeats && r < 64 && pt->ok; r++) {
@@ -428,13 +439,17 @@ int cmd_workprec(int argc, char **argv) {
         CHSError e;
         CHSError_Clear(&e);
         memset(&sum, 0, sizeof sum);
-        if (rep_run(prob, cfg[c].form, o, rep_final_monitor, z, &sum, &e) != 0) {
+        int rrc = rep_run(prob, cfg[c].form, o, rep_final_monitor, z, &sum, &e);
+        done += rrc != 0 ? (double)(nrep - r) : 1; /* a failure ends the point's repeats */
+        progress_update(&prog, done);
+        if (rrc != 0) {
           pt->ok = 0;
           pt->steps = sum.stats.steps; /* the work spent until the failure */
           pt->evals = sum.rhs_evals;
           pt->wall = sum.wall_s;
           snprintf(pt->msg, sizeof pt->msg, "%.190s", e.msg);
           if (CHSError_IsInput(e.code)) {
+            progress_end(&prog);
             fprintf(stderr, "chs: %s/%s: %s\n", cfg[c].form, cfg[c].method, e.msg);
             status = CHS_EXIT_USAGE;
             goto done;
@@ -459,6 +474,7 @@ int cmd_workprec(int argc, char **argv) {
       }
     }
   }
+  progress_end(&prog);
   if (json) {
     print_json(problem, tf, ref_how, &ri, cfg, nc, nt, pts);
   } else {

@@ -1,5 +1,6 @@
 /* Output files (temporary + rename, removed on signals) and gnuplot without a shell. */
 #include "plot.h"
+#include "progress.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -397,32 +398,27 @@ static const char plot_style[] = "set linetype 1 lc rgb '#0072B2' lw 2 pt 7 ps 1
                                  "set grid lc rgb '#d0d0d0' lw 1\n"
                                  "set key noenhanced\n";
 
-int plot_run(const char *dir, const char *png_name, int width, int height, const char *script) {
-  char final[4096], tmpname[512], tmppath[4400];
-  int slot = -1;
-  if (!plot_safe_name(png_name) || path_join(final, sizeof final, dir, png_name) != 0) {
-    fprintf(stderr, "chs: cannot plot into %s: name too long\n", dir);
-    return -1;
-  }
-  if (tmp_file_create(dir, png_name, tmpname, sizeof tmpname, tmppath, sizeof tmppath, &slot) !=
-      0) {
-    fprintf(stderr, "chs: cannot write %s: %s\n", final, strerror(errno));
-    return -1;
-  }
-  size_t cap = strlen(script) + 2048;
+/* gnuplot in dir draws `script` (after `prelude`, may be "") into the registered temporary file
+ * tmppath (its name in dir: tmpname), renamed to final when gnuplot exited 0 and the PNG is
+ * complete; otherwise the temporary file is removed. 0, or -1 after a message naming final. */
+static int render(const char *dir, const char *tmpname, const char *tmppath, int slot,
+                  const char *final, int width, int height, const char *prelude,
+                  const char *script) {
+  size_t cap = strlen(prelude) + strlen(script) + 2048;
   char *text = malloc(cap);
   if (!text) {
     tmp_file_release(slot, tmppath, 1);
     fprintf(stderr, "chs: out of memory plotting %s\n", final);
     return -1;
   }
-  /* tmpname is PNG_NAME.tmp.PID.N: plot_safe_name's characters only. */
+  /* tmpname is NAME.tmp.PID.N: plot_safe_name's characters only. */
   snprintf(text, cap,
-           "set terminal pngcairo size %d,%d font ',11'\nset output '%s'\n%s%s\nunset output\n",
-           width, height, tmpname, plot_style, script);
+           "set terminal pngcairo size %d,%d font ',11'\nset output '%s'\n%s%s%s\nunset output\n",
+           width, height, tmpname, prelude, plot_style, script);
   int status = 0;
   int started = run_gnuplot(dir, text, &status) == 0;
   free(text);
+  progress_interrupt(); /* gnuplot's messages and ours start on a line of their own */
   if (!started || (WIFEXITED(status) && WEXITSTATUS(status) == 127)) {
     tmp_file_release(slot, tmppath, 1);
     fprintf(stderr, "chs: cannot run gnuplot for %s (apt-get install gnuplot-nox)\n", final);
@@ -450,4 +446,65 @@ int plot_run(const char *dir, const char *png_name, int width, int height, const
     return -1;
   }
   return 0;
+}
+
+int plot_run(const char *dir, const char *png_name, int width, int height, const char *script) {
+  char final[4096], tmpname[512], tmppath[4400];
+  int slot = -1;
+  if (!plot_safe_name(png_name) || path_join(final, sizeof final, dir, png_name) != 0) {
+    progress_interrupt();
+    fprintf(stderr, "chs: cannot plot into %s: name too long\n", dir);
+    return -1;
+  }
+  if (tmp_file_create(dir, png_name, tmpname, sizeof tmpname, tmppath, sizeof tmppath, &slot) !=
+      0) {
+    progress_interrupt();
+    fprintf(stderr, "chs: cannot write %s: %s\n", final, strerror(errno));
+    return -1;
+  }
+  return render(dir, tmpname, tmppath, slot, final, width, height, "", script);
+}
+
+int plot_run_file(const char *path, int width, int height, int (*data)(FILE *fp, void *ctx),
+                  void *ctx, const char *script) {
+  char dir[4096], datname[512], datpath[4400], tmpname[512], tmppath[4400];
+  int datslot = -1, slot = -1;
+  const char *slash = strrchr(path, '/');
+  if (!slash) {
+    snprintf(dir, sizeof dir, ".");
+  } else if (snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path) >=
+             (int)sizeof dir) {
+    fprintf(stderr, "chs: cannot plot into %s: name too long\n", path);
+    return -1;
+  }
+  if (tmp_file_create(dir, "chs-plot.dat", datname, sizeof datname, datpath, sizeof datpath,
+                      &datslot) != 0) {
+    fprintf(stderr, "chs: cannot write the plot data next to %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  FILE *fp = data ? fopen(datpath, "w") : NULL;
+  int e = 0;
+  if (data && (!fp || data(fp, ctx) != 0 || ferror(fp) || fflush(fp) != 0)) {
+    e = errno ? errno : EIO;
+  }
+  if (fp && fclose(fp) != 0 && !e) {
+    e = errno;
+  }
+  if (e) {
+    tmp_file_release(datslot, datpath, 1);
+    fprintf(stderr, "chs: could not write the plot data next to %s: %s\n", path, strerror(e));
+    return -1;
+  }
+  if (tmp_file_create(dir, "chs-plot.png", tmpname, sizeof tmpname, tmppath, sizeof tmppath,
+                      &slot) != 0) {
+    e = errno;
+    tmp_file_release(datslot, datpath, 1);
+    fprintf(stderr, "chs: cannot write %s: %s\n", path, strerror(e));
+    return -1;
+  }
+  char prelude[600]; /* datname: chs-plot.dat.tmp.PID.N, plot_safe_name's characters */
+  snprintf(prelude, sizeof prelude, "DATA = '%s'\n", datname);
+  int rc = render(dir, tmpname, tmppath, slot, path, width, height, prelude, script);
+  tmp_file_release(datslot, datpath, 1);
+  return rc;
 }

@@ -51,6 +51,14 @@ void plot_label(char *dst, size_t len, const char *src);
  * png_name must satisfy plot_safe_name. Returns 0, or -1 after a message naming the file. */
 int plot_run(const char *dir, const char *png_name, int width, int height, const char *script);
 
+/* Draws into the file `path`, a name the user gave, which never enters the script: gnuplot runs
+ * in path's directory; `data` (may be NULL; returns 0 or nonzero on failure) writes the plot's
+ * data into a temporary file of a name chs chooses there, which the script names by the gnuplot
+ * variable DATA; the PNG goes to a temporary file renamed to path when it is complete. The data
+ * file is removed afterwards. 0, or -1 after a message naming path (path untouched). */
+int plot_run_file(const char *path, int width, int height, int (*data)(FILE *fp, void *ctx),
+                  void *ctx, const char *script);
+
 /* mkdir -p (0777 & ~umask); 0, or -1 with errno set (ENOTDIR: a non-directory is in the way). */
 int make_dirs(const char *dir);
 /* 0 when dir/name can be written (length); the joined path into buf. -1 when too long. */

@@ -728,5 +728,38 @@ expect 2 "g_tt" -- run --problem car-axis --formulation total --method erk:dp5 -
 expect 2 "g_tt" -- run --problem car-axis --formulation extended --method erk:dp5 --rtol 1e-6 --atol 1e-8 --tf 0.05
 # ---- end of issue 13 (s5-forms) ----
 
+# ---- issue 16 (s6-progress): chs run --plot FILE.png ----
+# A complete PNG (signature) drawn from a file chs names itself, none of its temporary files left;
+# a bad path refused (exit 2) before any work (nothing on stdout); a failed write is exit 3 and
+# leaves no file; a numerical failure still draws the run up to it (exit 3).
+is_png() { [[ -s $1 && $(head -c 8 "$1" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; }
+no_plot_tmp() { ! ls -a "$1" | has 'tmp\.'; }
+mkdir -p "$tmp/plot"
+pl=(run --problem pendulum --formulation dirac --method erk:rk4 --h 0.01 --tf 10)
+if "$chs" "${pl[@]}" --plot "$tmp/plot/run.png" >"$tmp/out" 2>"$tmp/err" && is_png "$tmp/plot/run.png" &&
+  no_plot_tmp "$tmp/plot" && [[ ! -s $tmp/err ]]; then ok; else bad "run --plot: no PNG ($(head -c 300 "$tmp/err"))"; fi
+# a name gnuplot must never see (quotes, a newline): the file gets it, the script does not
+odd=$'o\'dd "x\n$(y).png'
+if "$chs" "${pl[@]}" --plot "$tmp/plot/$odd" >/dev/null 2>"$tmp/err" && is_png "$tmp/plot/$odd"; then ok; else bad "run --plot odd name ($(head -c 300 "$tmp/err"))"; fi
+# without a reference solution (chain): two panels, still a PNG; adaptive, with --out beside it
+if "$chs" run --problem chain --formulation dirac --method erk:dp5 --rtol 1e-6 --atol 1e-6 --tf 2 --plot "$tmp/plot/chain.png" --out "$tmp/plot/chain.csv" --json >"$tmp/out" 2>"$tmp/err" &&
+  is_png "$tmp/plot/chain.png" && has '"int_err_max": null' "$tmp/out"; then ok; else bad "run --plot chain ($(head -c 300 "$tmp/err"))"; fi
+for badp in "$tmp/plot" "$tmp/plot/" "$tmp/nodir/x.png" /dev/null ""; do
+  expect 2 "--plot" -- "${pl[@]:0:7}" --h 1e-4 --tf 400 --plot "$badp"
+  if [[ -s $tmp/out ]]; then bad "run --plot '$badp': output before the refusal"; else ok; fi
+done
+expect 2 "same file" -- "${pl[@]}" --plot "$tmp/plot/same" --out "$tmp/plot/same"
+expect 2 "first-order" -- run --problem fj-example --method erk:rk4 --h 0.1 --tf 1 --plot "$tmp/plot/fj.png"
+# gnuplot missing or killed (file size limit): exit 3, no file, no temporary file
+if PATH=/nonexistent "$chs" "${pl[@]}" --plot "$tmp/plot/nognuplot.png" >/dev/null 2>"$tmp/err"; then
+  bad "run --plot without gnuplot: exit 0"
+elif [[ $? -eq 3 && ! -e $tmp/plot/nognuplot.png ]] && no_plot_tmp "$tmp/plot" && has gnuplot "$tmp/err"; then ok
+else bad "run --plot without gnuplot: $(head -c 300 "$tmp/err")"; fi
+(ulimit -f 8; "$chs" run --problem pendulum --formulation dirac --method erk:rk4 --h 0.1 --tf 1 --plot "$tmp/plot/big.png" >/dev/null 2>"$tmp/err")
+st=$?
+if [[ $st -eq 3 && ! -e $tmp/plot/big.png ]] && no_plot_tmp "$tmp/plot"; then ok; else bad "run --plot over the file size limit: exit $st, $(ls "$tmp/plot") $(head -c 300 "$tmp/err")"; fi
+expect 3 "too much work" -- run --problem pendulum --formulation dirac --method erk:dp5 --rtol 1e-6 --atol 1e-6 --tf 1e6 --max-steps 1000 --plot "$tmp/plot/failed.png"
+if is_png "$tmp/plot/failed.png" && has "shows the run up to" "$tmp/err"; then ok; else bad "run --plot of a failed run: no PNG"; fi
+# ---- end of issue 16 (s6-progress) ----
 echo "cli: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

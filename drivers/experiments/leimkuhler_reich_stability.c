@@ -264,10 +264,11 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
     const double *ys[2] = {s[f].pos_res, psi};
     const char *lab[2] = {"|g| = |q1^2 + q2^2 - 1|", "|q1 p1 + q2 p2|"};
     char title[160];
-    snprintf(title, sizeof title, "seed 002 Fig. %s: constraint residuals, %s (midpoint h = 0.01)",
-             fig[f], labels[f]);
-    if (rep_plot_curves(r->plot_dir, file[f], title, "t", "residual", 1, s[f].t, ys, lab, 2,
-                        s[f].n) != 0) {
+    snprintf(title, sizeof title,
+             "seed 002 Fig. %s: constraint residuals, %s (pendulum, midpoint h = 0.01)", fig[f],
+             labels[f]);
+    if (rep_plot_curves(r->plot_dir, file[f], title, "t", "constraint residual", 1, s[f].t, ys, lab,
+                        2, s[f].n) != 0) {
       rc = CHS_ERR_IO;
     }
     /* the wedge-product panel: |omega - omega0| after every step (omega0 = 1) */

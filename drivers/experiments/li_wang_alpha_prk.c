@@ -269,11 +269,13 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
     const double *cols[4] = {z[0].t, z[0].e, z[1].e, z[2].e};
     if (rep_plot(
             r->plot_dir, "li-wang-alpha-prk-energy", "t rattle lobatto3 alphaprk3", cols, 4, NT,
-            "set logscale y\nset key center right\nset format y '%.0e'\nset xlabel 't'\nset ylabel "
-            "'|H - H0| / |H0|'\nset title 'seed 004: energy error, chain N = 7, h = 0.05 (floor "
+            "set logscale y\nset key below horizontal\nset format y '%.0e'\nset xlabel 't'\nset "
+            "ylabel "
+            "'|H - H0| / |H0|'\nset title 'seed 004: energy error, chain N = 7, h = 0.05, t_f = "
+            "200 (floor "
             "1e-17)'\n"
-            "plot DATA u 1:2 w l t 'rattle', DATA u 1:3 w l t 'lobatto:3', DATA u 1:4 w l "
-            "t 'alpha-prk:3'") != 0) {
+            "plot DATA u 1:2 w lp pi PI t 'rattle', DATA u 1:3 w lp pi PI t 'lobatto:3', DATA u "
+            "1:4 w lp pi PI t 'alpha-prk:3'") != 0) {
       rc = err->code = CHS_ERR_IO;
       snprintf(err->msg, sizeof err->msg, "plotting failed");
     }

@@ -282,15 +282,16 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
       if (rc == 0 && t) {
         /* Figs. 4-5: the Hamilton-Dirac run's errors and residuals (log scale, t in [0, 200]) */
         const double *f4[2] = {ie[1], tr[1].energy}, *f5[2] = {tr[1].g, tr[1].psi};
-        const char *l4[2] = {"integration error", "relative energy error"},
-                   *l5[2] = {"|g| (position)", "|psi| (momentum)"};
+        const char *l4[2] = {"integration error |(q,p) - reference|_2",
+                             "relative energy error |H - H(0)| / |H(0)|"},
+                   *l5[2] = {"|g(q)|_2 (position)", "|G M^{-1} p|_2 (momentum)"};
         if (rep_plot_curves(r->plot_dir, "seiler-dirac-chain-fig4",
                             "seed 000 Fig. 4: integration and energy error (chain, dirac, RK4 h "
                             "= 0.1)",
                             "t", "error", 1, t, f4, l4, 2, NT) != 0 ||
             rep_plot_curves(r->plot_dir, "seiler-dirac-chain-fig5",
                             "seed 000 Fig. 5: constraint residuals (chain, dirac, RK4 h = 0.1)",
-                            "t", "residual", 1, t, f5, l5, 2, NT) != 0) {
+                            "t", "constraint residual", 1, t, f5, l5, 2, NT) != 0) {
           rc = err->code = CHS_ERR_IO;
           snprintf(err->msg, sizeof err->msg, "plotting failed");
         }

@@ -268,6 +268,8 @@ static int seiler_dirac_pendulum(rep_report *r, CHSError *err) {
       const char *titles[4] = {"integration error |(q,p) - exact|", "relative energy error",
                                "position constraint residual |g|",
                                "momentum constraint residual |psi|"};
+      const char *ylabels[4] = {"|(q,p) - exact|_2", "|H - H(0)| / |H(0)|", "|g(q)|_2",
+                                "|G M^{-1} p|_2"};
       for (int c = 0; c < 4 && rc == 0; c++) {
         const double *cols[NF + 1] = {s[0].t};
         for (int f = 0; f < NF; f++) {
@@ -278,10 +280,11 @@ static int seiler_dirac_pendulum(rep_report *r, CHSError *err) {
         snprintf(name, sizeof name, "seiler-dirac-pendulum-%s", files[c]);
         snprintf(script, sizeof script,
                  "set logscale y\nset format y '10^{%%T}'\nset xlabel 't'\nset key bottom right\n"
-                 "set title 'seed 000 Fig. %d: %s (pendulum, RK4 h = 0.1)'\n"
-                 "plot DATA u 1:2 w l t 'inv (standard)', DATA u 1:3 w l t 'ham (extended)', "
-                 "DATA u 1:4 w l t 'dir (dirac)'",
-                 c < 2 ? 1 : 2, titles[c]);
+                 "set title 'seed 000 Fig. %d: %s (pendulum, RK4 h = 0.1, t_f = 100)'\n"
+                 "set ylabel '%s'\n"
+                 "plot DATA u 1:2 w lp pi PI t 'inv (standard)', DATA u 1:3 w lp pi PI t 'ham "
+                 "(extended)', DATA u 1:4 w lp pi PI t 'dir (dirac)'",
+                 c < 2 ? 1 : 2, titles[c], ylabels[c]);
         long n = s[0].n < s[1].n ? s[0].n : s[1].n;
         n = n < s[2].n ? n : s[2].n;
         if (rep_plot(r->plot_dir, name, "t standard extended dirac", cols, NF + 1, n, script) !=

@@ -238,11 +238,12 @@ static int seiler_momentum_projection(rep_report *r, CHSError *err) {
                  *ee[3] = {s[0].energy_err, s[1].energy_err, s[2].energy_err};
     if (rep_plot_curves(r->plot_dir, "seiler-momentum-projection-fig1-integration-error",
                         "seed 001 Fig. 1: integration error (pendulum, RK4 h = 0.025, eps = 1e-6)",
-                        "t", "integration error", 1, s[0].t, ie, lab, 3, n) != 0 ||
+                        "t", "integration error |(q,p) - exact|_2", 1, s[0].t, ie, lab, 3,
+                        n) != 0 ||
         rep_plot_curves(r->plot_dir, "seiler-momentum-projection-fig1-energy-error",
                         "seed 001 Fig. 1: relative energy error (pendulum, RK4 h = 0.025, eps = "
                         "1e-6)",
-                        "t", "relative energy error", 1, s[0].t, ee, lab, 3, n) != 0) {
+                        "t", "|H - H(0)| / |H(0)|", 1, s[0].t, ee, lab, 3, n) != 0) {
       rc = err->code = CHS_ERR_IO;
       snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
     }
