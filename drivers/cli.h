@@ -130,6 +130,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_scale(int argc, char **argv);
+int cmd_bench_dae_scale(int argc, char **argv); /* chs bench dae --scale */
 /* problem NULL: the built-in set; else that problem to t = tf */
 int cmd_bench_dae(int json, const char *problem, double tf);
 int cmd_reproduce(int argc, char **argv);

@@ -217,6 +217,11 @@ int cmd_bench(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "scale") == 0) {
     return cmd_bench_scale(argc - 1, argv + 1); /* drivers/cmd_bench_scale.c, its own options */
   }
+  for (int i = 2; argc > 1 && strcmp(argv[1], "dae") == 0 && i < argc; i++) {
+    if (strcmp(argv[i], "--scale") == 0) { /* drivers/cmd_bench_dae_scale.c, its own options */
+      return cmd_bench_dae_scale(argc - 1, argv + 1);
+    }
+  }
   int have_evals = 0, nspecs = 0;
   const char *specs[BENCH_MAX_PROBLEMS], *baseline = NULL;
   double tf = -1; /* bench dae --problem P --tf T */
@@ -271,6 +276,7 @@ int cmd_bench(int argc, char **argv) {
     } else if (strcmp(argv[i], "--help") == 0) {
       printf("usage: chs bench rhs [--problem P]... [--baseline P] [--evals N] [--json]\n"
              "       chs bench dae [--problem P --tf T] [--json]\n"
+             "       chs bench dae --scale [...]   (DAE vs ODE against N: see --scale --help)\n"
              "       chs bench scale [--max-n N] [--json]   (chain molecule to 10^5 atoms)\n"
              "  rhs: time per right-hand-side evaluation of every formulation, relative to\n"
              "       standard, on every built-in problem or on each --problem P (a built-in\n"
