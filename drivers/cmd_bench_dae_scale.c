@@ -939,7 +939,7 @@ int cmd_bench_dae_scale(int argc, char **argv) {
         "  \"error\": \"|(q,p)(tf) - reference|_2\",\n  \"results\": [");
   } else {
     printf("DAE (IDA + KLU) versus stabilised ODE: for each final error, the cheapest run (CPU "
-           "time of its process)\nwith |(q,p)(tf) - reference|_2 <= target; ODE/DAE: ratio of "
+           "time of the integration)\nwith |(q,p)(tf) - reference|_2 <= target; ODE/DAE: ratio of "
            "their CPU times\n");
   }
   for (int s = 0; s < o.nsizes && rc == 0; s++) {
