@@ -542,10 +542,10 @@ static int ds_sweep_adaptive(ds_ctx *x, ds_result *r) {
       }
       continue; /* e.g. a Newton failure at a loose tolerance: the next one may run */
     }
-    /* the error no longer falls with the tolerance (twice by less than 2x): its floor */
+    /* the error no longer falls with the tolerance (three times by less than 2x): its floor */
     stalled = pt.c.err > 0.5 * prev ? stalled + 1 : 0;
     prev = pt.c.err;
-    if (pt.c.err <= last || stalled >= 2 || ds_dominated(x, r, &pt)) {
+    if (pt.c.err <= last || stalled >= 3 || ds_dominated(x, r, &pt)) {
       break;
     }
   }
