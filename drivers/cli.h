@@ -71,6 +71,10 @@ typedef struct {
   const char *arg;
   char stop_at_buf[CLI_MAX_VALUE_LEN];
   const char *plot; /* run --plot FILE.png: the run's diagnostics against t (cmd_run.c) */
+  /* bench dae --scale (drivers/cmd_bench_dae_scale.c) */
+  int scale, have_time_limit;
+  const char *sizes, *scale_problems, *targets, *csv;
+  double time_limit;
 } cli_options;
 
 /* --problem NAME:help (built-in or plugin path): prints the problem's name, summary and parameters
@@ -176,6 +180,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_scale(int argc, char **argv);
+int cmd_bench_dae_scale(const cli_options *o); /* chs bench dae --scale */
 /* problem NULL: the built-in set; else that problem to t = tf */
 int cmd_bench_dae(int json, int quiet, const char *problem, double tf);
 int cmd_reproduce(int argc, char **argv);

@@ -119,9 +119,9 @@ static const cli_option options[] = {
    .help = "(with --h) also the wedge product of two tangents carried by the step map: wedge_err_max = max |omega(t) - omega(0)|"},
   {"repeats", CLI_LONG, "R", M(CLI_WORKPREC), 0, F(repeats), 0, .lo = 1, .hi = 100, .def = "3",
    .help = "runs per point; the wall time is their median"},
-  {"cache-dir", CLI_STR, "DIR", M(CLI_WORKPREC), 0, F(cache_dir), 0, .complete = CLI_C_DIR,
+  {"cache-dir", CLI_STR, "DIR", M(CLI_WORKPREC) | M(CLI_BENCH_DAE), 0, F(cache_dir), 0, .complete = CLI_C_DIR,
    .help = "cache of computed references (default $XDG_CACHE_HOME/chs/references or ~/.cache/chs/references)"},
-  {"no-cache", CLI_FLAG, NULL, M(CLI_WORKPREC), 0, F(no_cache), 0,
+  {"no-cache", CLI_FLAG, NULL, M(CLI_WORKPREC) | M(CLI_BENCH_DAE), 0, F(no_cache), 0,
    .help = "compute the reference, neither read nor write the cache"},
   {"baseline", CLI_STR, "P", M(CLI_BENCH_RHS), 0, F(baseline), 0, .complete = CLI_C_PROBLEM,
    .help = "time P in the same rounds: column vs-baseline (needs --problem)"},
@@ -129,6 +129,18 @@ static const cli_option options[] = {
    .help = "evaluations per round"},
   {"max-n", CLI_LONG, "N", M(CLI_BENCH_SCALE), 0, F(max_n), 0, .lo = 10, .hi = 1e6, .def = "100000",
    .help = "the largest chain (a power of ten)"},
+  {"scale", CLI_FLAG, NULL, M(CLI_BENCH_DAE), 0, F(scale), 0,
+   .help = "DAE against stabilised ODE as a function of size: the chain (coil, thermal) and the pendulum chain of N atoms (docs/scale.md)"},
+  {"sizes", CLI_STR, "N,...", M(CLI_BENCH_DAE), 0, F(sizes), 0, .max = 512,
+   .help = "(--scale) sizes, each 2 .. 1000000, at most 8 (default 100,1000,10000)"},
+  {"problems", CLI_STR, "LIST", M(CLI_BENCH_DAE), 0, F(scale_problems), 0, .max = 128,
+   .help = "(--scale) chain, pendulum-chain or both (default both)"},
+  {"targets", CLI_STR, "E,...", M(CLI_BENCH_DAE), 0, F(targets), 0, .max = 512,
+   .help = "(--scale) final error targets in (0, 1) (default 1e-4,1e-5,1e-6,1e-7,1e-8)"},
+  {"time-limit", CLI_REAL, "S", M(CLI_BENCH_DAE), 0, F(time_limit), F(have_time_limit), .lo = 0.1,
+   .help = "(--scale) seconds per run, at most 86400 (default 20: a run over it is killed)"},
+  {"csv", CLI_STR, "FILE", M(CLI_BENCH_DAE), 0, F(csv), 0, .complete = CLI_C_FILE,
+   .help = "(--scale) every run as CSV (round-trip precision)"},
   {"seed", CLI_LONG, "S", M(CLI_CHECK), 0, F(seed), 0, .lo = 0, .hi = UNBOUNDED, .def = "1",
    .help = "seed of the random perturbations (reproducible)"},
   {"points", CLI_LONG, "K", M(CLI_CHECK), 0, F(points), 0, .lo = 0, .hi = 10000, .def = "3",
@@ -153,7 +165,7 @@ static const struct {
   const char *a, *b, *why;
 } exclusive[] = {
     {M(CLI_RUN), "stop-at", "wedge", "the wedge product runs to --tf"},
-    {M(CLI_WORKPREC), "cache-dir", "no-cache", "the cache is either used or not"},
+    {M(CLI_WORKPREC) | M(CLI_BENCH_DAE), "cache-dir", "no-cache", "the cache is either used or not"},
 };
 
 /* The subcommands: name, argument, summary, notes after the options. */

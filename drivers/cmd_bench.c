@@ -243,6 +243,18 @@ int cmd_bench(int argc, char **argv) {
   int json = o.json;
   long evals = o.evals;
   if (benches[which].id == CLI_BENCH_DAE) {
+    if (o.scale) {
+      if (o.problem) {
+        return cli_usage_error("bench dae --scale chooses its problems with --problems, not "
+                               "--problem");
+      }
+      return cmd_bench_dae_scale(&o); /* drivers/cmd_bench_dae_scale.c */
+    }
+    if (o.sizes || o.scale_problems || o.targets || o.have_time_limit || o.csv || o.cache_dir ||
+        o.no_cache) {
+      return cli_usage_error("--sizes, --problems, --targets, --time-limit, --csv, --cache-dir "
+                             "and --no-cache belong to chs bench dae --scale");
+    }
     if ((o.problem != NULL) != o.have_tf) {
       return cli_usage_error("chs bench dae takes one --problem P together with --tf T, or "
                              "neither (the built-in set)");
