@@ -3,6 +3,7 @@
 #include <string.h>
 #include "../src/compat.h"
 #include "cli.h"
+#include "mpi_cli.h"
 
 static void print_summary(const cli_result *r) {
   const CHSRunSummary *s = &r->sum;
@@ -206,6 +207,9 @@ int cmd_run(int argc, char **argv) {
   }
   if (o.out && (rc = cli_check_output_file("--out", o.out)) != 0) {
     return rc;
+  }
+  if (cli_mpi_size() > 0) { /* started by mpirun: the state distributed over the ranks */
+    return cmd_run_mpi(&o);
   }
   CHSError err;
   CHSError_Clear(&err);
