@@ -269,9 +269,9 @@ int CHSMPI_Check(CHSProblem prob, const char *formulation, const char *method, i
   sunindextype nb = (dims->m + ranks - 1) / ranks;
   if (ranks < 1 || nb < 2 || (sunindextype)(ranks - 1) * nb >= dims->m) {
     return chs_error_set(err, CHS_ERR_ARG,
-                         "MPI: %ld constraints cannot be split over %d ranks (at least 2 each: "
-                         "N >= %ld)",
-                         (long)dims->m, ranks, 2L * ranks + 1);
+                         "MPI: %ld constraints cannot be split over %d ranks (ScaLAPACK's blocks "
+                         "of ceil(m / K) rows: at least 2, and none empty)",
+                         (long)dims->m, ranks);
   }
   return 0;
 }
