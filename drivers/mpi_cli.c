@@ -42,13 +42,19 @@ int cli_mpi_rank(void) {
   return mpi_rank_;
 }
 
-int cli_mpi_mine(long k) {
-  return mpi_size_ <= 1 || k % mpi_size_ == mpi_rank_;
+int cli_mpi_owner(long k) {
+  return mpi_size_ > 1 ? (int)(k % mpi_size_) : 0;
 }
 
-void cli_mpi_sum(double *x, long n) {
+void cli_mpi_bcast(void *buf, size_t bytes, int root) {
   if (mpi_size_ > 1) {
-    MPI_Allreduce(MPI_IN_PLACE, x, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD);
+  }
+}
+
+void cli_mpi_max(int *x) {
+  if (mpi_size_ > 1) {
+    MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   }
 }
 
@@ -190,14 +196,19 @@ int cli_mpi_rank(void) {
   return 0;
 }
 
-int cli_mpi_mine(long k) {
+int cli_mpi_owner(long k) {
   (void)k;
-  return 1;
+  return 0;
 }
 
-void cli_mpi_sum(double *x, long n) {
+void cli_mpi_bcast(void *buf, size_t bytes, int root) {
+  (void)buf;
+  (void)bytes;
+  (void)root;
+}
+
+void cli_mpi_max(int *x) {
   (void)x;
-  (void)n;
 }
 
 int cmd_run_mpi(const cli_options *o) {

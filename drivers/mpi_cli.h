@@ -16,10 +16,11 @@ int cli_mpi_size(void);
 int cli_mpi_rank(void);
 /* `chs run` distributed over the ranks (after cmd_run's checks of the options). */
 int cmd_run_mpi(const cli_options *o);
-/* Sweeps over ranks (cmd_workprec): whether this rank runs item k of a sweep (k modulo the number
- * of ranks), and the all-reduction that gives every rank the items' values (each run by one
- * rank: the others hold zeros), sum over ranks of x[0 .. n-1] in place. */
-int cli_mpi_mine(long k);
-void cli_mpi_sum(double *x, long n);
+/* Sweeps over ranks (cmd_workprec): the rank that runs item k of a sweep (k modulo the number of
+ * ranks; 0 without MPI); the bytes of buf from rank root to every rank; the largest of *x over the
+ * ranks into *x (every rank agrees on a failure). No-ops without MPI. */
+int cli_mpi_owner(long k);
+void cli_mpi_bcast(void *buf, size_t bytes, int root);
+void cli_mpi_max(int *x);
 
 #endif

@@ -54,6 +54,25 @@ if run_mpi run --problem pendulum-chain:N=30 --formulation dirac --method erk:rk
   bad "K=$k: the summary does not name the MPI run: $(head -c 300 "$tmp/text")"
 fi
 
+# workprec: the sweep's points spread over the ranks, the reference (no closed form: computed)
+# once and broadcast; every point as in the serial sweep but its wall time, and the CSV written
+wp=(workprec --problem pendulum-chain:N=4 --configs dirac/erk:dp5,standard/erk:rkf45 --tols
+    1e-5:1e-7:3 --tf 1 --no-cache --repeats 1 --json)
+if "$chs" "${wp[@]}" >"$tmp/wp1.json" && run_mpi "${wp[@]}" --out "$tmp/wpk" >"$tmp/wpk.json" &&
+  python3 - "$tmp/wp1.json" "$tmp/wpk.json" <<'PY'; then
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+pa, pb = a["points"], b["points"]
+assert len(pa) == len(pb) == 6, (len(pa), len(pb))
+for x, y in zip(pa, pb):
+    x.pop("wall_s"); y.pop("wall_s")
+    assert x == y, (x, y)
+PY
+  if ls "$tmp/wpk" | has -i 'csv'; then ok; else bad "workprec K=$k: no CSV in --out"; fi
+else
+  bad "workprec K=$k: the distributed sweep differs from the serial"
+fi
+
 expect_mpi() { # STATUS NEEDLE -- ARGS
   local want=$1 needle=$2
   shift 3
