@@ -4,6 +4,7 @@
 #include <string.h>
 #include "../src/compat.h"
 #include "cli.h"
+#include "mpi_cli.h"
 #include "progress.h"
 
 static void print_summary(const cli_result *r) {
@@ -398,6 +399,9 @@ int cmd_run(int argc, char **argv) {
   }
   if (o.plot && o.out && strcmp(o.plot, o.out) == 0) {
     return cli_usage_error("--plot and --out name the same file '%s'", o.plot);
+  }
+  if (cli_mpi_size() > 0) { /* started by mpirun: the state distributed over the ranks */
+    return cmd_run_mpi(&o);
   }
   CHSError err;
   CHSError_Clear(&err);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../src/compat.h"
+#include "mpi_cli.h"
 #include "progress.h"
 #include "reproduce.h"
 
@@ -392,7 +393,14 @@ int cmd_workprec(int argc, char **argv) {
     }
   }
   rep_reference_info ri;
-  if (rep_reference_cached(prob, problem, tf, 1e-12, cache_dir, ref, &ri, &err) != 0) {
+  memset(&ri, 0, sizeof ri);
+  /* under mpirun: computed (or read) once by rank 0 and broadcast (docs/mpi.md) */
+  int ref_rc = cli_mpi_rank() == 0
+                   ? rep_reference_cached(prob, problem, tf, 1e-12, cache_dir, ref, &ri, &err)
+                   : 0;
+  cli_mpi_max(&ref_rc);
+  cli_mpi_bcast(ref, (1 + 2 * (size_t)n) * sizeof *ref, 0);
+  if (ref_rc != 0) {
     fprintf(stderr, "chs: reference run failed: %s\n", err.msg);
     status = CHS_EXIT_NUMERIC;
     goto done;
@@ -417,10 +425,14 @@ int cmd_workprec(int argc, char **argv) {
   long nrep = repeats < 64 ? repeats : 64;
   double done = 0;
   progress_start(&prog, quiet, 1, "chs workprec", 0, (double)(nc * nt * nrep));
-  for (int c = 0; c < nc; c++) {
-    for (int t = 0; t < nt; t++) {
+  int input_err = 0; /* a run refused its input (every rank agrees before the next step) */
+  for (int c = 0; c < nc && !input_err; c++) {
+    for (int t = 0; t < nt && !input_err; t++) {
       wp_point *pt = &pts[c][t];
       double walls[64];
+      if (cli_mpi_owner((long)c * nt + t) != cli_mpi_rank()) {
+        continue; /* under mpirun: another rank's point */
+      }
       char item[160];
       snprintf(item, sizeof item, "%.60s/%.60s tol %.0e", cfg[c].form, cfg[c].method, tols[t]);
       progress_detail(&prog, item);
@@ -451,8 +463,7 @@ int cmd_workprec(int argc, char **argv) {
           if (CHSError_IsInput(e.code)) {
             progress_end(&prog);
             fprintf(stderr, "chs: %s/%s: %s\n", cfg[c].form, cfg[c].method, e.msg);
-            status = CHS_EXIT_USAGE;
-            goto done;
+            input_err = 1;
           }
           break;
         }
@@ -475,6 +486,19 @@ int cmd_workprec(int argc, char **argv) {
     }
   }
   progress_end(&prog);
+  cli_mpi_max(&input_err);
+  if (input_err) {
+    status = CHS_EXIT_USAGE;
+    goto done;
+  }
+  for (int c = 0; c < nc; c++) { /* every point from the rank that ran it */
+    for (int t = 0; t < nt; t++) {
+      cli_mpi_bcast(&pts[c][t], sizeof pts[c][t], cli_mpi_owner((long)c * nt + t));
+    }
+  }
+  if (cli_mpi_rank() != 0) { /* rank 0 writes the table, CSV and plots */
+    goto done;
+  }
   if (json) {
     print_json(problem, tf, ref_how, &ri, cfg, nc, nt, pts);
   } else {

@@ -5,6 +5,7 @@
 #include <malloc.h>
 #endif
 #include "cli.h"
+#include "mpi_cli.h"
 
 static const cli_command commands[] = {
     {"run", "integrate one problem with one formulation and method", cmd_run},
@@ -42,6 +43,7 @@ int main(int argc, char **argv) {
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
+  cli_mpi_init(&argc, &argv); /* only when started by mpirun (docs/mpi.md) */
   if (argc < 2) {
     usage(stderr);
     return CHS_EXIT_USAGE;
