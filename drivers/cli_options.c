@@ -165,7 +165,8 @@ static const struct {
   const char *a, *b, *why;
 } exclusive[] = {
     {M(CLI_RUN), "stop-at", "wedge", "the wedge product runs to --tf"},
-    {M(CLI_WORKPREC) | M(CLI_BENCH_DAE), "cache-dir", "no-cache", "the cache is either used or not"},
+    {M(CLI_WORKPREC) | M(CLI_BENCH_DAE), "cache-dir", "no-cache",
+     "the cache is either used or not"},
 };
 
 /* The subcommands: name, argument, summary, notes after the options. */

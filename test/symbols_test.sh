@@ -32,9 +32,12 @@ check() { # FILE WHAT: its defined dynamic symbols against the declared list
   local file=$1 what=$2
   # Not chs's: versioned symbols (another library's variables copied into an executable, e.g.
   # stdout@GLIBC_2.2.5), names reserved to the implementation (_start, __bss_start, sanitizer
-  # hooks) and data_start (crt1.o); everything else must be CHS*.
+  # hooks), data_start (crt1.o) and the variables of unversioned libraries copied into an
+  # executable (R_*_COPY relocations, e.g. Open MPI's ompi_mpi_comm_world); everything else must
+  # be CHS*.
+  readelf -rW "$file" | awk '$3 ~ /_COPY$/ {sub(/@.*/, "", $5); print $5}' | sort -u >"$tmp/copied"
   nm -D --defined-only "$file" | awk '{print $3}' | grep -v '@' | grep -vE '^(_|data_start$)' |
-    sort -u >"$tmp/defined" || true
+    sort -u | comm -23 - "$tmp/copied" >"$tmp/defined" || true
   if grep -v '^CHS' "$tmp/defined" >"$tmp/extra"; then
     echo "FAIL: $what exports $(wc -l <"$tmp/extra") symbols outside the public API:"
     head -50 "$tmp/extra"
