@@ -442,7 +442,8 @@ void chs_klu_keep_pivots(SUNLinearSolver S);
 extern const char *const chs_ls_names[]; /* "dense", "band", "klu", "spgmr", NULL */
 typedef struct {
   int ls, jac;
-  int prec; /* spgmr: 0 none, 1 sparse (P = [I, -gamma M^{-1}; gamma (H + K), I]); -1 not given */
+  int prec;  /* spgmr: 0 none, 1 sparse (P = [I, -gamma M^{-1}; gamma (H + K), I]); -1 not given */
+  int order; /* klu: fill-reducing ordering, 0 amd, 1 colamd (SUNDIALS' default); -1 not given */
 } chs_ls_options;
 int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls_options *o,
                  CHSError *err);

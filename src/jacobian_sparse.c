@@ -489,16 +489,11 @@ struct CHSSparseAsm {
   cs_dl J;                     /* the result (p, i, x owned here) */
   cs_dl *old;                  /* fallback: chs_dae_jacobian_csc's */
   long n_symbolic;
+  sunindextype nnz_fresh; /* nnz of the last pattern built without the union */
 };
 
-static void sa_emit(CHSSparseAsm *a, sunindextype i, sunindextype j, sunrealtype v) {
-  if (!a->sym) {
-    if (a->k < a->map_len) {
-      a->J.x[a->map[a->k]] += v;
-    }
-    a->k++;
-    return;
-  }
+/* The symbolic pass: record (i, j, v). */
+static void sa_record(CHSSparseAsm *a, sunindextype i, sunindextype j, sunrealtype v) {
   if (a->len == a->cap) {
     size_t cap = a->cap ? 2 * a->cap : 1024;
     sunindextype *si = realloc(a->si, cap * sizeof *si);
@@ -516,6 +511,17 @@ static void sa_emit(CHSSparseAsm *a, sunindextype i, sunindextype j, sunrealtype
   a->si[a->len] = i;
   a->sj[a->len] = j;
   a->sv[a->len++] = v;
+}
+
+/* One contribution v to entry (i, j): recorded (symbolic pass) or added through the map. */
+static inline void sa_emit(CHSSparseAsm *a, sunindextype i, sunindextype j, sunrealtype v) {
+  if (a->sym) {
+    sa_record(a, i, j, v);
+  } else if (a->k < a->map_len) {
+    a->J.x[a->map[a->k++]] += v;
+  } else {
+    a->k++; /* more contributions than mapped: reported after the pass */
+  }
 }
 
 static sunrealtype sa_mi(const CHSSystem *s, sunindextype k) {
@@ -903,7 +909,28 @@ int chs_dae_jacobian_csc_reuse(CHSFormulation f, CHSSparseAsm **pa, sunrealtype 
   }
   rc = sa_emit_all(a, cj, y);
   if (rc == 0 && a->sym) {
-    rc = sa_symbolic(a);
+    /* Keep the union with the last pattern (its entries as zero contributions after the
+     * evaluation's own, outside the map's numeric part): a pair leaving the cutoff's margin then
+     * changes nothing, and KLU re-analyses only when new entries appear; from scratch when the
+     * union has doubled. */
+    size_t L = a->len;
+    sunindextype nold = a->J.p && a->nnz_fresh > 0 ? a->J.p[a->N] : 0;
+    for (sunindextype j = 0; j < a->N && nold > 0; j++) {
+      for (sunindextype t = a->J.p[j]; t < a->J.p[j + 1]; t++) {
+        sa_record(a, a->J.i[t], j, 0);
+      }
+    }
+    rc = a->fail ? CHS_ERR_MEM : sa_symbolic(a);
+    if (rc == 0 && nold > 0 && a->J.p[a->N] > 2 * a->nnz_fresh) {
+      a->len = L;
+      rc = sa_symbolic(a);
+      nold = 0;
+    }
+    if (rc == 0 && nold == 0) {
+      a->nnz_fresh = a->J.p[a->N];
+    }
+    a->len = L;
+    a->nnz_fresh = rc == 0 ? a->nnz_fresh : 0;
     if (rc == 0 && s->ops->hessian_sparse) {
       sunindextype nnz = a->hrp[a->n];
       sunindextype *h = realloc(a->hci0, ((size_t)nnz + 1) * sizeof *h);

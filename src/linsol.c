@@ -5,13 +5,14 @@
  *   band   SUNDIALS band matrix + band LU, with the band widths mu, ml of the Jacobian's sparsity
  *          pattern (found at set-up, src/jacobian.c): honest, so for the formulations whose
  *          Jacobian couples everything (through Q^{-1}) the band is the full matrix
- *   klu    SUNDIALS CSC sparse matrix + KLU: for the DAE formulations with an analytic Jacobian
- *          assembled sparse (src/jacobian_sparse.c, O(nnz), any size; KLU's symbolic analysis
- *          reused while the pattern holds), otherwise with the pattern found at set-up
- *   spgmr  matrix-free GMRES (CVODE only), SUNDIALS' difference-quotient J v; prec=sparse (ODE
- *          formulations on (q, p), constant mass, hess V; default prec=none) preconditions from
- *          the left with P = [I, -gamma M^{-1}; gamma (H + K_lambda), I]
- *          factored by KLU (src/jacobian_sparse.c), prec=none without
+ *   klu    SUNDIALS CSC sparse matrix + KLU (order=amd|colamd: its fill-reducing ordering,
+ *          default SUNDIALS' colamd; set-ups keep the pivot order while the pivot growth allows):
+ * for the DAE formulations with an analytic Jacobian assembled sparse (src/jacobian_sparse.c,
+ * O(nnz), any size; KLU's symbolic analysis reused while the pattern holds), otherwise with the
+ * pattern found at set-up spgmr  matrix-free GMRES (CVODE only), SUNDIALS' difference-quotient J v;
+ * prec=sparse (ODE formulations on (q, p), constant mass, hess V; default prec=none) preconditions
+ * from the left with P = [I, -gamma M^{-1}; gamma (H + K_lambda), I] factored by KLU
+ * (src/jacobian_sparse.c), prec=none without
  *
  * Jacobian: jac=analytic is the formulation's (CHSFormulationOps.jacobian), jac=fd difference
  * quotients: SUNDIALS' own for dense and band, forward differences by columns (src/jacobian.c)
@@ -95,6 +96,8 @@ void chs_klu_keep_pivots(SUNLinearSolver S) {
 
 const char *const chs_ls_names[] = {"dense", "band", "klu", "spgmr", NULL};
 static const char *const chs_prec_names[] = {"none", "sparse", NULL};
+/* KLU fill-reducing orderings, numbered as SUNLinSol_KLUSetOrdering numbers them */
+static const char *const chs_order_names[] = {"amd", "colamd", NULL};
 
 int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls_options *o,
                  CHSError *err) {
@@ -102,6 +105,7 @@ int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls
   o->ls = CHS_LS_DENSE;
   o->jac = -1;
   o->prec = -1;
+  o->order = -1;
   int rc = CHSParams_Parse(params, &kv, err);
   if (rc == 0 && CHSParams_GetChoice(kv, "ls", chs_ls_names, CHS_LS_DENSE, &o->ls, err) != 0) {
     rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad linear solver (ls=dense, band, klu%s)",
@@ -119,6 +123,12 @@ int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls
   if (rc == 0 && CHSParams_GetChoice(kv, "prec", chs_prec_names, -1, &o->prec, err) != 0) {
     rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad preconditioner (prec=none, sparse)",
                        method);
+  }
+  if (rc == 0 && CHSParams_GetChoice(kv, "order", chs_order_names, -1, &o->order, err) != 0) {
+    rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad ordering (order=amd, colamd)", method);
+  }
+  if (rc == 0 && o->order >= 0 && o->ls != CHS_LS_KLU) {
+    rc = chs_error_set(err, CHS_ERR_ARG, "method %s: order= is for ls=klu only", method);
   }
   if (rc == 0 && o->prec >= 0 && o->ls != CHS_LS_SPGMR) {
     rc = chs_error_set(err, CHS_ERR_ARG, "method %s: prec= is for ls=spgmr only", method);
@@ -214,6 +224,10 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     *A = SUNSparseMatrix(N, N, nnz, CSC_MAT, ctx);
     *LS = *A ? SUNLinSol_KLU(y0, *A, ctx) : NULL;
     chs_klu_keep_pivots(*LS);
+    if (*LS && o->order >= 0 && SUNLinSol_KLUSetOrdering(*LS, o->order) != 0) {
+      SUNLinSolFree(*LS);
+      *LS = NULL;
+    }
     break;
   default:
     *A = SUNDenseMatrix(N, N, ctx);
