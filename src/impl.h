@@ -399,6 +399,15 @@ int chs_dae_kind(const CHSFormulationOps *ops);
 int chs_dae_jacobian_csc(CHSFormulation f, sunrealtype cj, const sunrealtype *y,
                          struct cs_dl_sparse **out);
 void chs_csc_free(struct cs_dl_sparse *A);
+/* The same Jacobian by a structure-reusing assembly (src/jacobian_sparse.c): *a (NULL at first,
+ * freed with chs_sparse_asm_free) keeps the CSC pattern, the scatter map of every contribution and
+ * the arrays, redone only when hess V's pattern changes; *out points into *a (valid until the next
+ * call). chs_sparse_asm_symbolic: symbolic passes so far. Same return codes. */
+typedef struct CHSSparseAsm CHSSparseAsm;
+int chs_dae_jacobian_csc_reuse(CHSFormulation f, CHSSparseAsm **a, sunrealtype cj,
+                               const sunrealtype *y, const struct cs_dl_sparse **out);
+void chs_sparse_asm_free(CHSSparseAsm **a);
+long chs_sparse_asm_symbolic(const CHSSparseAsm *a);
 /* Preconditioner of CVODE's matrix-free Newton-Krylov iteration (ls=spgmr, prec=sparse) for the
  * ODE formulations on (q, p) with constant mass: P = [I, -gamma M^{-1}; gamma (hess V +
  * sum lambda_i hess g_i), I] in CSC, factored by KLU (src/jacobian_sparse.c).
@@ -427,10 +436,14 @@ int chs_ida_jac(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector
 #define CHS_LS_BAND 1
 #define CHS_LS_KLU 2
 #define CHS_LS_SPGMR 3
+/* src/linsol.c: KLU set-ups keep the pivot order while the pivot growth allows (instead of
+ * SUNDIALS' condition-number test, which re-pivots most index-2/3 Newton matrices). */
+void chs_klu_keep_pivots(SUNLinearSolver S);
 extern const char *const chs_ls_names[]; /* "dense", "band", "klu", "spgmr", NULL */
 typedef struct {
   int ls, jac;
-  int prec; /* spgmr: 0 none, 1 sparse (P = [I, -gamma M^{-1}; gamma (H + K), I]); -1 not given */
+  int prec;  /* spgmr: 0 none, 1 sparse (P = [I, -gamma M^{-1}; gamma (H + K), I]); -1 not given */
+  int order; /* klu: fill-reducing ordering, 0 amd, 1 colamd (SUNDIALS' default); -1 not given */
 } chs_ls_options;
 int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls_options *o,
                  CHSError *err);

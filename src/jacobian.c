@@ -264,6 +264,7 @@ struct CHSJacWork {
   sunindextype *pat_p, *pat_i;
   SUNLinearSolver ls;
   long n_symbolic;
+  CHSSparseAsm *sasm; /* the structure-reusing assembly (src/jacobian_sparse.c) */
 };
 
 void chs_jac_work_free(CHSJacWork **w) {
@@ -275,6 +276,7 @@ void chs_jac_work_free(CHSJacWork **w) {
   free(j->mask);
   free(j->pat_p);
   free(j->pat_i);
+  chs_sparse_asm_free(&j->sasm);
   N_Vector v[] = {j->y1, j->yp1, j->r0, j->r1};
   for (int k = 0; k < 4; k++) {
     if (v[k]) {
@@ -420,9 +422,11 @@ int chs_jac_work_create(CHSFormulation f, int mode, int residual, N_Vector y0, N
 
 int chs_jac_work_create_sparse(CHSFormulation f, N_Vector y0, CHSJacWork **out, CHSError *err) {
   *out = NULL;
-  cs_dl *J = NULL;
-  int rc = chs_dae_jacobian_csc(f, 1, N_VGetArrayPointer(y0), &J);
+  const cs_dl *J = NULL;
+  CHSSparseAsm *sasm = NULL;
+  int rc = chs_dae_jacobian_csc_reuse(f, &sasm, 1, N_VGetArrayPointer(y0), &J);
   if (rc != 0) {
+    chs_sparse_asm_free(&sasm);
     const char *miss = chs_missing_derivative(f->prob, chs_jacobian_needs(f->ops));
     return rc == CHS_ERR_MEM ? chs_error_set(err, rc, "out of memory for the sparse Jacobian")
            : rc == CHS_ERR_UNSUPPORTED
@@ -443,7 +447,7 @@ int chs_jac_work_create_sparse(CHSFormulation f, N_Vector y0, CHSJacWork **out, 
     w->pat_i = malloc((size_t)(nnz + 1) * sizeof *w->pat_i);
   }
   if (!w || !w->pat_p || !w->pat_i) {
-    cs_dl_spfree(J);
+    chs_sparse_asm_free(&sasm);
     chs_jac_work_free(&w);
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
@@ -455,7 +459,7 @@ int chs_jac_work_create_sparse(CHSFormulation f, N_Vector y0, CHSJacWork **out, 
   w->mu = w->ml = N - 1;
   memcpy(w->pat_p, J->p, (size_t)(N + 1) * sizeof *w->pat_p);
   memcpy(w->pat_i, J->i, (size_t)nnz * sizeof *w->pat_i);
-  cs_dl_spfree(J);
+  w->sasm = sasm;
   *out = w;
   return CHS_SUCCESS;
 }
@@ -550,8 +554,8 @@ static int chs_jac_sparse(CHSFormulation f, CHSJacWork *w, sunrealtype t, sunrea
                           N_Vector y, SUNMatrix A) {
   w->n_evals++;
   CHSError_Clear(&f->failure);
-  cs_dl *J = NULL;
-  int rc = chs_dae_jacobian_csc(f, cj, N_VGetArrayPointer(y), &J);
+  const cs_dl *J = NULL;
+  int rc = chs_dae_jacobian_csc_reuse(f, &w->sasm, cj, N_VGetArrayPointer(y), &J);
   if (rc != 0) {
     if (f->failure.code == CHS_SUCCESS) {
       CHSFormulation_SetFailure(f, rc > 0 ? CHS_RECOVERABLE : rc, "%s: Jacobian failed at t = %g",
@@ -566,7 +570,6 @@ static int chs_jac_sparse(CHSFormulation f, CHSJacWork *w, sunrealtype t, sunrea
     sunindextype *pi = realloc(w->pat_i, (size_t)(nnz + 1) * sizeof *pi);
     if (!pi || (nnz > SUNSparseMatrix_NNZ(A) && SUNSparseMatrix_Reallocate(A, nnz) != 0)) {
       w->pat_i = pi ? pi : w->pat_i;
-      cs_dl_spfree(J);
       return CHS_ERR_MEM;
     }
     w->pat_i = pi;
@@ -577,7 +580,6 @@ static int chs_jac_sparse(CHSFormulation f, CHSJacWork *w, sunrealtype t, sunrea
   memcpy(SUNSparseMatrix_IndexPointers(A), J->p, (size_t)(N + 1) * sizeof *J->p);
   memcpy(SUNSparseMatrix_IndexValues(A), J->i, (size_t)nnz * sizeof *J->i);
   memcpy(SUNSparseMatrix_Data(A), J->x, (size_t)nnz * sizeof *J->x);
-  cs_dl_spfree(J);
   if (!same && w->ls) {
     w->n_symbolic++;
     if (SUNLinSol_KLUReInit(w->ls, A, SUNSparseMatrix_NNZ(A), SUNKLU_REINIT_PARTIAL) != 0) {

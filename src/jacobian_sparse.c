@@ -463,6 +463,511 @@ void chs_csc_free(struct cs_dl_sparse *A) {
   cs_dl_spfree(A);
 }
 
+/* ------------------------------------------------------------------ structure-reusing assembly
+ * The same Jacobian as chs_dae_jacobian_csc, without CXSparse's triplets, compression, products
+ * and transposes at each evaluation (docs/scale.md: they and the page faults of their fresh O(nnz)
+ * arrays were most of IDA's time at N = 10^5). Every entry of dF/dy + cj dF/dy' is a sum of
+ * contributions, emitted in an order that depends only on the patterns of G and of hess V (the
+ * products with the diagonal M^{-1} and the sums over a column of G of the index-1 form are
+ * expanded into contributions): the symbolic pass records the (row, column) of each and sorts
+ * them into the CSC pattern once (scatter map: contribution -> entry); later evaluations only add
+ * the values through the map, into arrays allocated once. The symbolic pass is redone when hess
+ * V's pattern (hessian_sparse) differs from the last one. Dense mass matrices (small problems)
+ * keep chs_dae_jacobian_csc. */
+struct CHSSparseAsm {
+  CHSFormulation f;
+  int kind, fallback, valid, sym, fail;
+  sunindextype n, m, N, gs;
+  const sunindextype *rp, *ci; /* G's CSR pattern */
+  sunindextype *own, *colour, ncolour, *rcolour, nrcolour;
+  sunindextype *gcp, *gri, *gk; /* G by columns: column pointers, rows, indices into G's values */
+  sunindextype *hrp, *hci, hcap, *hrp0, *hci0, hnnz0; /* hess V (hessian_sparse), last pattern */
+  sunrealtype *hval, *Dh, *buf;
+  size_t len, cap, k, map_len; /* contributions */
+  sunindextype *si, *sj, *map; /* symbolic: rows, columns; contribution -> entry */
+  sunrealtype *sv;             /* symbolic: values */
+  cs_dl J;                     /* the result (p, i, x owned here) */
+  cs_dl *old;                  /* fallback: chs_dae_jacobian_csc's */
+  long n_symbolic;
+  sunindextype nnz_fresh; /* nnz of the last pattern built without the union */
+};
+
+/* The symbolic pass: record (i, j, v). */
+static void sa_record(CHSSparseAsm *a, sunindextype i, sunindextype j, sunrealtype v) {
+  if (a->len == a->cap) {
+    size_t cap = a->cap ? 2 * a->cap : 1024;
+    sunindextype *si = realloc(a->si, cap * sizeof *si);
+    a->si = si ? si : a->si;
+    sunindextype *sj = si ? realloc(a->sj, cap * sizeof *sj) : NULL;
+    a->sj = sj ? sj : a->sj;
+    sunrealtype *sv = sj ? realloc(a->sv, cap * sizeof *sv) : NULL;
+    a->sv = sv ? sv : a->sv;
+    if (!sv) {
+      a->fail = 1;
+      return;
+    }
+    a->cap = cap;
+  }
+  a->si[a->len] = i;
+  a->sj[a->len] = j;
+  a->sv[a->len++] = v;
+}
+
+/* One contribution v to entry (i, j): recorded (symbolic pass) or added through the map. */
+static inline void sa_emit(CHSSparseAsm *a, sunindextype i, sunindextype j, sunrealtype v) {
+  if (a->sym) {
+    sa_record(a, i, j, v);
+  } else if (a->k < a->map_len) {
+    a->J.x[a->map[a->k++]] += v;
+  } else {
+    a->k++; /* more contributions than mapped: reported after the pass */
+  }
+}
+
+static sunrealtype sa_mi(const CHSSystem *s, sunindextype k) {
+  return s->mass_kind == CHS_MASS_IDENTITY ? 1 : s->minv[k];
+}
+
+/* An entry h of H + K_lambda at (k, j): rows p on q, and for the index-1 form the entries of
+ * G M^{-1} (H + K) it feeds, (2n + i, j) += G(i, k) M^{-1}_k h for the rows i of column k. */
+static void sa_hk(CHSSparseAsm *a, sunindextype k, sunindextype j, sunrealtype h) {
+  const CHSSystem *s = &a->f->sys;
+  sa_emit(a, a->n + k, j, h);
+  if (a->kind == 1) {
+    sunrealtype mk = sa_mi(s, k) * h;
+    for (sunindextype p = a->gcp[k]; p < a->gcp[k + 1]; p++) {
+      sa_emit(a, 2 * a->n + a->gri[p], j, s->G[a->gk[p]] * mk);
+    }
+  }
+}
+
+/* sum_i w_i hess g_i by the column colouring of G (as sp_hessgw): into H + K (mu = 0) or, for
+ * mu (dae-ggl), M^{-1} K_mu on rows q. */
+static int sa_hessgw(CHSSparseAsm *a, const sunrealtype *q, const sunrealtype *w, int mu) {
+  const CHSSystem *s = &a->f->sys;
+  sunindextype n = a->n, m = a->m;
+  sunrealtype *e = a->buf, *Gd = e + n;
+  for (sunindextype c = 0; c < a->ncolour; c++) {
+    for (sunindextype j = 0; j < n; j++) {
+      e[j] = a->colour[j] == c;
+    }
+    CHS_CALL(sp_cb(s->ops->jacobian_dot(s->data, q, e, Gd)));
+    for (sunindextype i = 0; i < m; i++) {
+      sunindextype jc = -1;
+      for (sunindextype k = a->rp[i]; k < a->rp[i + 1] && jc < 0; k++) {
+        jc = a->colour[a->ci[k]] == c ? a->ci[k] : -1;
+      }
+      for (sunindextype k = a->rp[i]; jc >= 0 && k < a->rp[i + 1]; k++) {
+        if (mu) {
+          sa_emit(a, a->ci[k], jc, sa_mi(s, a->ci[k]) * w[i] * Gd[k]);
+        } else {
+          sa_hk(a, a->ci[k], jc, w[i] * Gd[k]);
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+/* hess V(q): from hessian_sparse into hrp/hci/hval (pattern compared with the last symbolic
+ * pass: *changed), or dense into Dh. */
+static int sa_hessv_eval(CHSSparseAsm *a, const sunrealtype *q, int *changed) {
+  const CHSSystem *s = &a->f->sys;
+  sunindextype n = a->n;
+  *changed = 0;
+  if (s->ops->hessian_sparse) {
+    int rc = sp_cb(s->ops->hessian_sparse(s->data, q, a->hcap, a->hrp, a->hci, a->hval));
+    if (rc == 0 && a->hrp[n] > a->hcap) {
+      sunindextype cap = a->hrp[n] + a->hrp[n] / 4 + 16;
+      sunindextype *ci = realloc(a->hci, (size_t)cap * sizeof *ci);
+      a->hci = ci ? ci : a->hci;
+      sunrealtype *val = ci ? realloc(a->hval, (size_t)cap * sizeof *val) : NULL;
+      a->hval = val ? val : a->hval;
+      if (!val) {
+        return CHS_ERR_MEM;
+      }
+      a->hcap = cap;
+      rc = sp_cb(s->ops->hessian_sparse(s->data, q, a->hcap, a->hrp, a->hci, a->hval));
+      rc = rc == 0 && a->hrp[n] > a->hcap ? CHS_ERR_CALLBACK : rc;
+    }
+    sunindextype nnz = rc == 0 ? a->hrp[n] : 0;
+    for (sunindextype k = 0; rc == 0 && k < nnz; k++) {
+      rc = a->hci[k] < 0 || a->hci[k] >= n ? CHS_ERR_CALLBACK : 0;
+    }
+    if (rc == 0) {
+      *changed = nnz != a->hnnz0 ||
+                 memcmp(a->hrp, a->hrp0, (size_t)(n + 1) * sizeof *a->hrp) != 0 ||
+                 memcmp(a->hci, a->hci0, (size_t)nnz * sizeof *a->hci) != 0;
+    }
+    return rc;
+  }
+  if (!s->ops->hessian_potential) {
+    return chs_missing_derivative(s->prob, CHS_NEED_HESSIAN) ? CHS_ERR_UNSUPPORTED : 0;
+  }
+  if (n > CHS_SPARSE_DENSE_HESS_MAX) {
+    return CHS_ERR_UNSUPPORTED;
+  }
+  if (!a->Dh) {
+    a->Dh = malloc((size_t)(n * n) * sizeof *a->Dh);
+    if (!a->Dh) {
+      return CHS_ERR_MEM;
+    }
+  }
+  return chs_block_hessV(s, q, a->Dh);
+}
+
+/* Every contribution at (cj, y), in the fixed order. */
+static int sa_emit_all(CHSSparseAsm *a, sunrealtype cj, const sunrealtype *y) {
+  CHSSystem *s = &a->f->sys;
+  sunindextype n = a->n, m = a->m, gs = a->gs;
+  int kind = a->kind;
+  const sunindextype *rp = a->rp, *ci = a->ci;
+  const sunrealtype *q = y, *p = y + n, *lam = y + 2 * n, *mu = kind == 2 ? y + 2 * n + m : NULL;
+  sunrealtype *e = a->buf, *Gd = e + n, *Gd2 = Gd + gs, *Gd3 = Gd2 + gs, *v = Gd3 + gs, *F = v + n,
+              *MiF = F + n, *b = MiF + n;
+  chs_mass_inv(s, p, v);
+  if (s->ops->hessian_sparse) {
+    for (sunindextype i = 0; i < n; i++) {
+      for (sunindextype k = a->hrp[i]; k < a->hrp[i + 1]; k++) {
+        sa_hk(a, i, a->hci[k], a->hval[k]);
+      }
+    }
+  } else if (a->Dh) {
+    for (sunindextype i = 0; i < n; i++) {
+      for (sunindextype j = 0; j < n; j++) {
+        sa_hk(a, i, j, a->Dh[i * n + j]);
+      }
+    }
+  }
+  CHS_CALL(sa_hessgw(a, q, lam, 0));
+  if (kind == 2) {
+    CHS_CALL(sa_hessgw(a, q, mu, 1));
+  }
+  for (sunindextype i = 0; i < 2 * n; i++) {
+    sa_emit(a, i, i, cj);
+  }
+  for (sunindextype i = 0; i < n; i++) {
+    sa_emit(a, i, n + i, -sa_mi(s, i)); /* rows q: -M^{-1} on p */
+  }
+  for (sunindextype i = 0; i < m; i++) {
+    for (sunindextype k = rp[i]; k < rp[i + 1]; k++) {
+      sa_emit(a, n + ci[k], 2 * n + i, s->G[k]); /* rows p: G^T on lambda */
+      if (kind != 1) {
+        sa_emit(a, 2 * n + i, ci[k], s->G[k]); /* g: G on q */
+      }
+    }
+  }
+  if (kind == 2) {
+    CHS_CALL(sp_cb(s->ops->jacobian_dot(s->data, q, v, Gd))); /* A = Gdot(q, v) */
+    for (sunindextype i = 0; i < m; i++) {
+      for (sunindextype k = rp[i]; k < rp[i + 1]; k++) {
+        sunrealtype gm = s->G[k] * sa_mi(s, ci[k]);
+        sa_emit(a, ci[k], 2 * n + m + i, gm);     /* rows q: M^{-1} G^T on mu */
+        sa_emit(a, 2 * n + m + i, ci[k], Gd[k]);  /* psi: Gdot(q, v) on q */
+        sa_emit(a, 2 * n + m + i, n + ci[k], gm); /* psi: G M^{-1} on p */
+      }
+    }
+  }
+  if (kind == 1) { /* B = Gdot(q, M^{-1} G^T lambda) - Gdot(q, M^{-1} F) - d/dq (Gdot(q, u) u) */
+    CHS_CALL(sp_cb(s->ops->force(s->data, q, F)));
+    chs_mass_inv(s, F, MiF);
+    CHS_CALL(sp_cb(s->ops->jacobian_dot(s->data, q, v, Gd)));
+    chs_jac_tmv(s, s->G, lam, e);
+    chs_mass_inv(s, e, b);
+    CHS_CALL(sp_cb(s->ops->jacobian_dot(s->data, q, b, Gd2)));
+    CHS_CALL(sp_cb(s->ops->jacobian_dot(s->data, q, MiF, Gd3)));
+    for (sunindextype k = 0; k < gs; k++) {
+      Gd2[k] -= Gd3[k];
+    }
+    if (!s->ops->constraint_third) {
+      if (chs_missing_derivative(s->prob, CHS_NEED_THIRD)) {
+        return CHS_ERR_UNSUPPORTED;
+      }
+    } else {
+      sunrealtype *w = b + n, *out = e; /* e (n) is free again */
+      for (sunindextype c = 0; c < a->nrcolour; c++) {
+        for (sunindextype i = 0; i < m; i++) {
+          w[i] = a->rcolour[i] == c;
+        }
+        CHS_CALL(sp_cb(s->ops->constraint_third(s->data, q, v, w, out)));
+        for (sunindextype i = 0; i < m; i++) {
+          for (sunindextype k = rp[i]; a->rcolour[i] == c && k < rp[i + 1]; k++) {
+            Gd2[k] -= out[ci[k]];
+          }
+        }
+      }
+    }
+    for (sunindextype i = 0; i < m; i++) {
+      for (sunindextype k = rp[i]; k < rp[i + 1]; k++) {
+        sa_emit(a, 2 * n + i, ci[k], Gd2[k]);                           /* B on q */
+        sa_emit(a, 2 * n + i, n + ci[k], -2 * Gd[k] * sa_mi(s, ci[k])); /* -2 A M^{-1} on p */
+      }
+    }
+    for (sunindextype k = 0; k < n; k++) { /* Q = G M^{-1} G^T on lambda, by columns of G */
+      sunrealtype mk = sa_mi(s, k);
+      for (sunindextype p1 = a->gcp[k]; p1 < a->gcp[k + 1]; p1++) {
+        for (sunindextype p2 = a->gcp[k]; p2 < a->gcp[k + 1]; p2++) {
+          sa_emit(a, 2 * n + a->gri[p1], 2 * n + a->gri[p2],
+                  s->G[a->gk[p1]] * mk * s->G[a->gk[p2]]);
+        }
+      }
+    }
+  }
+  return a->fail ? CHS_ERR_MEM : 0;
+}
+
+/* The CSC pattern of the recorded contributions (rows sorted, duplicates merged), the map, and
+ * the values. */
+static int sa_symbolic(CHSSparseAsm *a) {
+  sunindextype N = a->N;
+  size_t L = a->len;
+  sunindextype *cnt = calloc((size_t)N + 1, sizeof *cnt), *o1 = malloc((L + 1) * sizeof *o1),
+               *o2 = malloc((L + 1) * sizeof *o2), *last = malloc((size_t)N * sizeof *last);
+  sunindextype *map = realloc(a->map, (L + 1) * sizeof *map);
+  a->map = map ? map : a->map;
+  int rc = cnt && o1 && o2 && last && map ? 0 : CHS_ERR_MEM;
+  if (rc == 0) { /* by rows, then stably by columns: rows increase within each column */
+    for (size_t k = 0; k < L; k++) {
+      cnt[a->si[k] + 1]++;
+    }
+    for (sunindextype i = 0; i < N; i++) {
+      cnt[i + 1] += cnt[i];
+    }
+    for (size_t k = 0; k < L; k++) {
+      o1[cnt[a->si[k]]++] = (sunindextype)k;
+    }
+    memset(cnt, 0, ((size_t)N + 1) * sizeof *cnt);
+    for (size_t k = 0; k < L; k++) {
+      cnt[a->sj[k] + 1]++;
+    }
+    for (sunindextype j = 0; j < N; j++) {
+      cnt[j + 1] += cnt[j];
+    }
+    sunindextype *pos = last; /* next free slot of each column, then reused */
+    memcpy(pos, cnt, (size_t)N * sizeof *pos);
+    for (size_t t = 0; t < L; t++) {
+      sunindextype k = o1[t];
+      o2[pos[a->sj[k]]++] = k;
+    }
+    /* count the distinct entries, then fill */
+    sunindextype nnz = 0;
+    for (sunindextype j = 0; j < N; j++) {
+      for (sunindextype t = cnt[j]; t < cnt[j + 1]; t++) {
+        nnz += t == cnt[j] || a->si[o2[t]] != a->si[o2[t - 1]];
+      }
+    }
+    sunindextype *Jp = realloc(a->J.p, ((size_t)N + 1) * sizeof *Jp);
+    a->J.p = Jp ? Jp : a->J.p;
+    sunindextype *Ji = Jp ? realloc(a->J.i, ((size_t)nnz + 1) * sizeof *Ji) : NULL;
+    a->J.i = Ji ? Ji : a->J.i;
+    sunrealtype *Jx = Ji ? realloc(a->J.x, ((size_t)nnz + 1) * sizeof *Jx) : NULL;
+    a->J.x = Jx ? Jx : a->J.x;
+    rc = Jx ? 0 : CHS_ERR_MEM;
+    sunindextype e = -1;
+    for (sunindextype j = 0; rc == 0 && j < N; j++) {
+      Jp[j] = e + 1;
+      for (sunindextype t = cnt[j]; t < cnt[j + 1]; t++) {
+        sunindextype k = o2[t];
+        if (t == cnt[j] || a->si[k] != a->si[o2[t - 1]]) {
+          e++;
+          Ji[e] = a->si[k];
+          Jx[e] = 0;
+        }
+        map[k] = e;
+        Jx[e] += a->sv[k];
+      }
+    }
+    if (rc == 0) {
+      Jp[N] = nnz;
+      a->J.m = a->J.n = N;
+      a->J.nzmax = nnz;
+      a->J.nz = -1;
+    }
+  }
+  free(cnt);
+  free(o1);
+  free(o2);
+  free(last);
+  return rc;
+}
+
+static int sa_setup(CHSSparseAsm *a) {
+  CHSSystem *s = &a->f->sys;
+  sunindextype n = a->n, m = a->m;
+  CHS_CALL(sp_gpattern(s, &a->rp, &a->ci, &a->own));
+  a->colour = malloc(((size_t)n + 1) * sizeof *a->colour);
+  a->rcolour = malloc(((size_t)m + 1) * sizeof *a->rcolour);
+  a->gcp = calloc((size_t)n + 1, sizeof *a->gcp);
+  a->gri = malloc(((size_t)a->gs + 1) * sizeof *a->gri);
+  a->gk = malloc(((size_t)a->gs + 1) * sizeof *a->gk);
+  a->hrp = calloc((size_t)n + 1, sizeof *a->hrp);
+  a->hrp0 = calloc((size_t)n + 1, sizeof *a->hrp0);
+  a->buf = malloc((5 * (size_t)n + 3 * (size_t)a->gs + (size_t)m + 1) * sizeof *a->buf);
+  if (!a->colour || !a->rcolour || !a->gcp || !a->gri || !a->gk || !a->hrp || !a->hrp0 || !a->buf) {
+    return CHS_ERR_MEM;
+  }
+  a->ncolour = sp_colour(m, n, a->rp, a->ci, 0, a->colour);
+  a->nrcolour = a->kind == 1 ? sp_colour(m, n, a->rp, a->ci, 1, a->rcolour) : 0;
+  if (a->ncolour < 0 || a->nrcolour < 0) {
+    return CHS_ERR_MEM;
+  }
+  sunindextype gs = a->rp[m];
+  for (sunindextype k = 0; k < gs; k++) {
+    a->gcp[a->ci[k] + 1]++;
+  }
+  for (sunindextype j = 0; j < n; j++) {
+    a->gcp[j + 1] += a->gcp[j];
+  }
+  for (sunindextype i = 0; i < m; i++) { /* rows increase within each column */
+    for (sunindextype k = a->rp[i]; k < a->rp[i + 1]; k++) {
+      sunindextype t = a->gcp[a->ci[k]]++;
+      a->gri[t] = i;
+      a->gk[t] = k;
+    }
+  }
+  for (sunindextype j = n; j > 0; j--) {
+    a->gcp[j] = a->gcp[j - 1];
+  }
+  a->gcp[0] = 0;
+  return 0;
+}
+
+void chs_sparse_asm_free(CHSSparseAsm **pa) {
+  if (!pa || !*pa) {
+    return;
+  }
+  CHSSparseAsm *a = *pa;
+  void *all[] = {a->own, a->colour, a->rcolour, a->gcp,  a->gri, a->gk,  a->hrp,
+                 a->hci, a->hrp0,   a->hci0,    a->hval, a->Dh,  a->buf, a->si,
+                 a->sj,  a->sv,     a->map,     a->J.p,  a->J.i, a->J.x};
+  for (size_t k = 0; k < sizeof all / sizeof *all; k++) {
+    free(all[k]);
+  }
+  cs_dl_spfree(a->old);
+  free(a);
+  *pa = NULL;
+}
+
+long chs_sparse_asm_symbolic(const CHSSparseAsm *a) {
+  return a ? a->n_symbolic : 0;
+}
+
+int chs_dae_jacobian_csc_reuse(CHSFormulation f, CHSSparseAsm **pa, sunrealtype cj,
+                               const sunrealtype *y, const struct cs_dl_sparse **out) {
+  *out = NULL;
+  CHSSparseAsm *a = *pa;
+  if (!a || a->f != f) {
+    chs_sparse_asm_free(pa);
+    int kind = chs_dae_kind(f->ops);
+    if (!kind || !CHSFormulation_HasJacobian(f)) {
+      return CHS_ERR_UNSUPPORTED;
+    }
+    a = calloc(1, sizeof *a);
+    if (!a) {
+      return CHS_ERR_MEM;
+    }
+    *pa = a;
+    a->f = f;
+    a->kind = kind;
+    a->n = f->sys.n;
+    a->m = f->sys.m;
+    a->N = f->size;
+    a->gs = f->sys.gsize;
+    a->fallback = f->sys.mass_kind != CHS_MASS_IDENTITY && f->sys.mass_kind != CHS_MASS_DIAGONAL;
+    if (!a->fallback) {
+      int rc = sa_setup(a);
+      if (rc != 0) {
+        chs_sparse_asm_free(pa);
+        return rc;
+      }
+    }
+  }
+  if (a->fallback) {
+    cs_dl_spfree(a->old);
+    a->old = NULL;
+    CHS_CALL(chs_dae_jacobian_csc(f, cj, y, &a->old));
+    *out = a->old;
+    return 0;
+  }
+  CHSSystem *s = &f->sys;
+  int changed = 0;
+  int rc = s->ops->jacobian(s->data, y, s->G) == 0 ? 0 : CHS_RECOVERABLE;
+  if (rc == 0) {
+    rc = sa_hessv_eval(a, y, &changed);
+  }
+  if (rc != 0) {
+    return rc;
+  }
+  a->sym = !a->valid || changed;
+  a->k = 0;
+  a->len = 0;
+  a->fail = 0;
+  if (!a->sym) {
+    memset(a->J.x, 0, (size_t)a->J.p[a->N] * sizeof *a->J.x);
+  } else {
+    a->valid = 0;
+  }
+  rc = sa_emit_all(a, cj, y);
+  if (rc == 0 && a->sym) {
+    /* Keep the union with the last pattern (its entries as zero contributions after the
+     * evaluation's own, outside the map's numeric part): a pair leaving the cutoff's margin then
+     * changes nothing, and KLU re-analyses only when new entries appear; from scratch when the
+     * union has doubled. */
+    size_t L = a->len;
+    sunindextype nold = a->J.p && a->nnz_fresh > 0 ? a->J.p[a->N] : 0;
+    for (sunindextype j = 0; j < a->N && nold > 0; j++) {
+      for (sunindextype t = a->J.p[j]; t < a->J.p[j + 1]; t++) {
+        sa_record(a, a->J.i[t], j, 0);
+      }
+    }
+    rc = a->fail ? CHS_ERR_MEM : sa_symbolic(a);
+    if (rc == 0 && nold > 0 && a->J.p[a->N] > 2 * a->nnz_fresh) {
+      a->len = L;
+      rc = sa_symbolic(a);
+      nold = 0;
+    }
+    if (rc == 0 && nold == 0) {
+      a->nnz_fresh = a->J.p[a->N];
+    }
+    a->len = L;
+    a->nnz_fresh = rc == 0 ? a->nnz_fresh : 0;
+    if (rc == 0 && s->ops->hessian_sparse) {
+      sunindextype nnz = a->hrp[a->n];
+      sunindextype *h = realloc(a->hci0, ((size_t)nnz + 1) * sizeof *h);
+      a->hci0 = h ? h : a->hci0;
+      rc = h ? 0 : CHS_ERR_MEM;
+      if (rc == 0) {
+        memcpy(a->hrp0, a->hrp, ((size_t)a->n + 1) * sizeof *a->hrp);
+        memcpy(a->hci0, a->hci, (size_t)nnz * sizeof *a->hci);
+        a->hnnz0 = nnz;
+      }
+    }
+    if (rc == 0) {
+      a->valid = 1;
+      a->n_symbolic++;
+      a->map_len = a->len;
+    }
+    /* the symbolic pass's records are needed only until the map exists */
+    free(a->si);
+    free(a->sj);
+    free(a->sv);
+    a->si = a->sj = NULL;
+    a->sv = NULL;
+    a->cap = a->len = 0;
+  } else if (rc == 0 && a->k != a->map_len) {
+    rc = CHS_ERR_CALLBACK; /* cannot happen: the order depends on the patterns only */
+    a->valid = 0;
+  }
+  if (rc != 0) {
+    return rc;
+  }
+  if (!chs_all_finite(a->J.x, a->J.p[a->N])) {
+    return CHS_RECOVERABLE;
+  }
+  *out = &a->J;
+  return 0;
+}
+
 /* ------------------------------------------------------------------ Krylov preconditioner
  * CVODE's Newton matrix for an ODE formulation on y = (q, p) is I - gamma J with
  * J = [0, M^{-1}; -(H + K_lambda), 0] + (the dense coupling through Q^{-1}, lambda(q, p)). The
@@ -587,6 +1092,7 @@ int chs_precond_create(CHSFormulation f, N_Vector y0, CHSPrecond **out, CHSError
     p->pat_i = malloc((size_t)(nnz + 1) * sizeof *p->pat_i);
     p->P = SUNSparseMatrix(N, N, nnz, CSC_MAT, f->sunctx);
     p->ls = p->P ? SUNLinSol_KLU(y0, p->P, f->sunctx) : NULL;
+    chs_klu_keep_pivots(p->ls);
   }
   if (!p || !p->pat_p || !p->pat_i || !p->ls) {
     cs_dl_spfree(A);

@@ -5,13 +5,15 @@
  *   band   SUNDIALS band matrix + band LU, with the band widths mu, ml of the Jacobian's sparsity
  *          pattern (found at set-up, src/jacobian.c): honest, so for the formulations whose
  *          Jacobian couples everything (through Q^{-1}) the band is the full matrix
- *   klu    SUNDIALS CSC sparse matrix + KLU: for the DAE formulations with an analytic Jacobian
- *          assembled sparse (src/jacobian_sparse.c, O(nnz), any size; KLU's symbolic analysis
- *          reused while the pattern holds), otherwise with the pattern found at set-up
+ *   klu    SUNDIALS CSC sparse matrix + KLU (order=amd|colamd: its fill-reducing ordering,
+ *          default SUNDIALS' colamd; set-ups keep the pivot order while the pivot growth
+ *          allows): for the DAE formulations with an analytic Jacobian assembled sparse
+ *          (src/jacobian_sparse.c, O(nnz), any size; KLU's symbolic analysis reused while the
+ *          pattern holds), otherwise with the pattern found at set-up
  *   spgmr  matrix-free GMRES (CVODE only), SUNDIALS' difference-quotient J v; prec=sparse (ODE
  *          formulations on (q, p), constant mass, hess V; default prec=none) preconditions from
- *          the left with P = [I, -gamma M^{-1}; gamma (H + K_lambda), I]
- *          factored by KLU (src/jacobian_sparse.c), prec=none without
+ *          the left with P = [I, -gamma M^{-1}; gamma (H + K_lambda), I] factored by KLU
+ *          (src/jacobian_sparse.c), prec=none without
  *
  * Jacobian: jac=analytic is the formulation's (CHSFormulationOps.jacobian), jac=fd difference
  * quotients: SUNDIALS' own for dense and band, forward differences by columns (src/jacobian.c)
@@ -32,8 +34,71 @@
 /* The dense solver's N x N matrix: up to this N (8000^2 doubles = 512 MB). */
 #define CHS_LS_DENSE_MAX 8000
 
+/* ------------------------------------------------------------------ KLU set-up
+ * SUNDIALS' KLU set-up refactors with the previous pivot order (klu_refactor), then estimates the
+ * condition number and factors anew, with pivoting and fresh allocations, whenever klu_condest
+ * exceeds 1/eps^(2/3). The Newton matrices of the index-3 and index-2 DAEs have condition numbers
+ * of order h^-3 .. h^-2 whatever the pivots (the scaling of their rows by cj), so that test fails
+ * at most set-ups and every set-up became a full factorisation (docs/scale.md: half of IDA's time
+ * on pendulum-chain:N=1e5). A new factorisation cannot improve the conditioning of the matrix,
+ * only the stability of the pivots; that is what is tested here: the refactorisation is kept
+ * unless it meets a zero pivot or its reciprocal pivot growth (klu_rgrowth) fell below
+ * CHS_KLU_RGROWTH_DROP times the one of the last factorisation with pivoting, which is then
+ * redone. The first set-up and the one after SUNLinSol_KLUReInit are SUNDIALS' own. */
+#if defined(SUNDIALS_INT64_T)
+#define chs_klu_rgrowth klu_l_rgrowth
+#else
+#define chs_klu_rgrowth klu_rgrowth
+#endif
+#define CHS_KLU_RGROWTH_DROP 1e-3
+
+/* The reciprocal pivot growth of the last factorisation with pivoting stays in common.rgrowth
+ * (SUNDIALS does not use it); probes go through a copy of common. */
+static int chs_klu_setup(SUNLinearSolver S, SUNMatrix A) {
+  SUNLinearSolverContent_KLU c = (SUNLinearSolverContent_KLU)S->content;
+  sunindextype *Ap = SUNSparseMatrix_IndexPointers(A), *Ai = SUNSparseMatrix_IndexValues(A);
+  sunrealtype *Ax = SUNSparseMatrix_Data(A);
+  if (c->first_factorize || !c->symbolic || !c->numeric ||
+      SUNSparseMatrix_SparseType(A) != CSC_MAT) {
+    int rc = SUNLinSolSetup_KLU(S, A);
+    if (rc == 0 && c->symbolic && c->numeric &&
+        !chs_klu_rgrowth(Ap, Ai, Ax, c->symbolic, c->numeric, &c->common)) {
+      c->common.rgrowth = 0; /* unknown: the next set-up refactors, then compares with 0 */
+    }
+    return rc;
+  }
+  sun_klu_common probe = c->common;
+  int ok = (int)sun_klu_refactor(Ap, Ai, Ax, c->symbolic, c->numeric, &probe);
+  ok = ok && chs_klu_rgrowth(Ap, Ai, Ax, c->symbolic, c->numeric, &probe);
+  ok = ok && probe.rgrowth >= CHS_KLU_RGROWTH_DROP * c->common.rgrowth;
+  if (ok) {
+    c->last_flag = SUNLS_SUCCESS;
+    return c->last_flag;
+  }
+  sun_klu_free_numeric(&c->numeric, &c->common);
+  c->numeric = sun_klu_factor(Ap, Ai, Ax, c->symbolic, &c->common);
+  if (!c->numeric) {
+    c->last_flag =
+        c->common.status == KLU_SINGULAR ? SUNLS_PACKAGE_FAIL_REC : SUNLS_PACKAGE_FAIL_UNREC;
+    return c->last_flag;
+  }
+  if (!chs_klu_rgrowth(Ap, Ai, Ax, c->symbolic, c->numeric, &c->common)) {
+    c->common.rgrowth = 0;
+  }
+  c->last_flag = SUNLS_SUCCESS;
+  return c->last_flag;
+}
+
+void chs_klu_keep_pivots(SUNLinearSolver S) {
+  if (S && SUNLinSolGetType(S) == SUNLINEARSOLVER_DIRECT && S->ops->setup == SUNLinSolSetup_KLU) {
+    S->ops->setup = chs_klu_setup;
+  }
+}
+
 const char *const chs_ls_names[] = {"dense", "band", "klu", "spgmr", NULL};
 static const char *const chs_prec_names[] = {"none", "sparse", NULL};
+/* KLU fill-reducing orderings, numbered as SUNLinSol_KLUSetOrdering numbers them */
+static const char *const chs_order_names[] = {"amd", "colamd", NULL};
 
 int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls_options *o,
                  CHSError *err) {
@@ -41,6 +106,7 @@ int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls
   o->ls = CHS_LS_DENSE;
   o->jac = -1;
   o->prec = -1;
+  o->order = -1;
   int rc = CHSParams_Parse(params, &kv, err);
   if (rc == 0 && CHSParams_GetChoice(kv, "ls", chs_ls_names, CHS_LS_DENSE, &o->ls, err) != 0) {
     rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad linear solver (ls=dense, band, klu%s)",
@@ -58,6 +124,12 @@ int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls
   if (rc == 0 && CHSParams_GetChoice(kv, "prec", chs_prec_names, -1, &o->prec, err) != 0) {
     rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad preconditioner (prec=none, sparse)",
                        method);
+  }
+  if (rc == 0 && CHSParams_GetChoice(kv, "order", chs_order_names, -1, &o->order, err) != 0) {
+    rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad ordering (order=amd, colamd)", method);
+  }
+  if (rc == 0 && o->order >= 0 && o->ls != CHS_LS_KLU) {
+    rc = chs_error_set(err, CHS_ERR_ARG, "method %s: order= is for ls=klu only", method);
   }
   if (rc == 0 && o->prec >= 0 && o->ls != CHS_LS_SPGMR) {
     rc = chs_error_set(err, CHS_ERR_ARG, "method %s: prec= is for ls=spgmr only", method);
@@ -152,6 +224,11 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
   case CHS_LS_KLU:
     *A = SUNSparseMatrix(N, N, nnz, CSC_MAT, ctx);
     *LS = *A ? SUNLinSol_KLU(y0, *A, ctx) : NULL;
+    chs_klu_keep_pivots(*LS);
+    if (*LS && o->order >= 0 && SUNLinSol_KLUSetOrdering(*LS, o->order) != 0) {
+      SUNLinSolFree(*LS);
+      *LS = NULL;
+    }
     break;
   default:
     *A = SUNDenseMatrix(N, N, ctx);

@@ -9,6 +9,8 @@
  * to the tolerance; chain N = 2000 runs the sparse path (KLU re-analysed when the Hessian's
  * pattern changes) in seconds. */
 #include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunmatrix/sunmatrix_sparse.h>
 #include <suitesparse/cs.h>
 #include "test_util.h"
 #include "nonquadratic_problem.h"
@@ -244,11 +246,192 @@ static void test_abi3_table(void **state) {
   free(v3);
 }
 
+/* The structure-reusing assembly (chs_dae_jacobian_csc_reuse: pattern and scatter map kept
+ * between evaluations) against CXSparse's (chs_dae_jacobian_csc, itself checked against the
+ * dense Jacobians above): the same pattern and the same values to round-off, evaluation after
+ * evaluation with one workspace, at the initial state and at random points with random cj. */
+static double reuse_mismatch(CHSFormulation f, CHSSparseAsm **a, N_Vector y, double cj) {
+  const cs_dl *R = NULL;
+  cs_dl *S = NULL;
+  assert_int_equal(chs_dae_jacobian_csc_reuse(f, a, cj, N_VGetArrayPointer(y), &R), 0);
+  assert_int_equal(chs_dae_jacobian_csc(f, cj, N_VGetArrayPointer(y), &S), 0);
+  long N = N_VGetLength(y);
+  assert_int_equal(R->n, N);
+  double scale = fmax(1, norm_inf(S->x, (int)S->p[N])), d = 0;
+  /* R's pattern holds S's (equal unless it kept the union with an earlier one: there, zeros) */
+  for (long j = 0; j < N; j++) {
+    sunindextype t = S->p[j];
+    for (sunindextype r = R->p[j]; r < R->p[j + 1]; r++) {
+      if (r > R->p[j]) {
+        assert_true(R->i[r] > R->i[r - 1]);
+      }
+      if (t < S->p[j + 1] && S->i[t] == R->i[r]) {
+        d = fmax(d, fabs(R->x[r] - S->x[t]) / scale);
+        t++;
+      } else {
+        assert_true(R->x[r] == 0);
+      }
+    }
+    assert_int_equal(t, S->p[j + 1]);
+  }
+  chs_csc_free(S);
+  return d;
+}
+
+/* nnz of the reusing assembly's pattern, and whether it equals CXSparse's at y. */
+static long reuse_nnz(CHSFormulation f, CHSSparseAsm **a, N_Vector y, int *same) {
+  const cs_dl *R = NULL;
+  cs_dl *S = NULL;
+  assert_int_equal(chs_dae_jacobian_csc_reuse(f, a, 1, N_VGetArrayPointer(y), &R), 0);
+  assert_int_equal(chs_dae_jacobian_csc(f, 1, N_VGetArrayPointer(y), &S), 0);
+  long N = N_VGetLength(y), nnz = R->p[N];
+  *same = nnz == S->p[N] && memcmp(R->i, S->i, (size_t)nnz * sizeof *R->i) == 0;
+  chs_csc_free(S);
+  return nnz;
+}
+
+static void test_reuse_equals_cxsparse(void **state) {
+  (void)state;
+  rng_seed(16);
+  const char *probs[] = {"pendulum",
+                         "double-pendulum",
+                         "double-pendulum:sparse=0",
+                         "pendulum-chain:N=6",
+                         "pendulum-chain:N=300",
+                         "chain",
+                         "chain:N=12,init=1,vel=thermal",
+                         "chain:N=30,init=2,vel=thermal,cutoff=2.5",
+                         NULL};
+  for (int i = 0; i < (int)(sizeof probs / sizeof *probs); i++) {
+    CHSProblem prob = NULL;
+    CHSError err;
+    if (probs[i]) {
+      prob = new_problem(probs[i]);
+    } else {
+      assert_int_equal(CHSProblem_CreateFromOps(&nq_ops, NULL, &prob, &err), 0);
+    }
+    for (int k = 0; k < 3; k++) {
+      CHSFormulation f = new_formulation(dae_forms[k], prob, test_context());
+      N_Vector y, yp;
+      assert_int_equal(CHSFormulation_NewInitialState(f, &y, &err), 0);
+      yp = N_VClone(y);
+      CHSSparseAsm *a = NULL;
+      long N = N_VGetLength(y);
+      double worst = 0;
+      for (int pt = 0; pt < 4; pt++) {
+        double cj = pt == 0 ? 1 : rng_uniform(0.5, 1000);
+        if (pt > 0) {
+          double *v = N_VGetArrayPointer(y);
+          for (long j = 0; j < N; j++) {
+            v[j] += rng_uniform(-0.05, 0.05);
+          }
+        }
+        worst = fmax(worst, reuse_mismatch(f, &a, y, cj));
+      }
+      if (worst > 1e-14) {
+        print_error("%s %s: reuse - cxsparse = %g\n", probs[i] ? probs[i] : "nq", dae_forms[k],
+                    worst);
+      }
+      assert_true(worst <= 1e-14);
+      assert_true(chs_sparse_asm_symbolic(a) <= 1 || (probs[i] && strstr(probs[i], "cutoff")));
+      chs_sparse_asm_free(&a);
+      assert_null(a);
+      N_VDestroy(y);
+      N_VDestroy(yp);
+      CHSFormulation_Destroy(&f);
+    }
+    CHSProblem_Destroy(&prob);
+  }
+}
+
+/* When hess V's pattern changes (the chain with a cutoff, compressed so that more pairs come
+ * within it), the reusing assembly redoes its symbolic pass and still equals CXSparse's; it keeps
+ * the union with the earlier pattern, so that going back changes the Jacobian's pattern no more
+ * (no new KLU analysis), with zeros at the entries of the other configuration. */
+static void test_reuse_pattern_change(void **state) {
+  (void)state;
+  CHSProblem prob = new_problem("chain:N=30,init=2,vel=thermal,cutoff=2.5");
+  for (int k = 0; k < 3; k++) {
+    CHSFormulation f = new_formulation(dae_forms[k], prob, test_context());
+    N_Vector y, y2;
+    CHSError err;
+    assert_int_equal(CHSFormulation_NewInitialState(f, &y, &err), 0);
+    y2 = N_VClone(y);
+    long n = CHSProblem_GetDims(prob)->n;
+    N_VScale(1, y, y2);
+    for (long j = 0; j < n; j++) {
+      N_VGetArrayPointer(y2)[j] *= 0.8;
+    }
+    CHSSparseAsm *a = NULL;
+    int same = 0;
+    long nnz1 = reuse_nnz(f, &a, y, &same);
+    assert_true(same);
+    assert_int_equal(chs_sparse_asm_symbolic(a), 1);
+    assert_true(reuse_mismatch(f, &a, y, 3) <= 1e-14);
+    assert_int_equal(chs_sparse_asm_symbolic(a), 1);
+    long nnz2 = reuse_nnz(f, &a, y2, &same);
+    assert_true(same); /* y's pattern lies within y2's */
+    assert_true(nnz2 > nnz1);
+    assert_int_equal(chs_sparse_asm_symbolic(a), 2);
+    assert_true(reuse_mismatch(f, &a, y2, 7) <= 1e-14);
+    assert_int_equal(chs_sparse_asm_symbolic(a), 2);
+    assert_int_equal(reuse_nnz(f, &a, y, &same), nnz2); /* the union kept */
+    assert_false(same);
+    assert_int_equal(chs_sparse_asm_symbolic(a), 3);
+    assert_true(reuse_mismatch(f, &a, y, 5) <= 1e-14);
+    assert_int_equal(chs_sparse_asm_symbolic(a), 3);
+    chs_sparse_asm_free(&a);
+    N_VDestroy(y);
+    N_VDestroy(y2);
+    CHSFormulation_Destroy(&f);
+  }
+  CHSProblem_Destroy(&prob);
+}
+
+/* KLU set-ups that keep the pivot order (chs_klu_keep_pivots) re-pivot when the kept order would
+ * be unstable: A1 = [2 1; 1 1] is factored with its diagonal pivots; A2 = [1e-12 1; 1 1] (same
+ * pattern) refactored with them would grow the entries by 1e12 and lose the solution of
+ * A2 x = b, x = (1, 1), to about 1e-4; with the growth test it is exact to round-off. A zero
+ * pivot (A3 = [0 1; 1 1]) is re-pivoted too. */
+static void test_klu_keeps_pivots_safely(void **state) {
+  (void)state;
+  SUNContext ctx = test_context();
+  SUNMatrix A = SUNSparseMatrix(2, 2, 4, CSC_MAT, ctx);
+  N_Vector x = N_VNew_Serial(2, ctx), b = N_VNew_Serial(2, ctx);
+  SUNLinearSolver ls = SUNLinSol_KLU(x, A, ctx);
+  assert_non_null(ls);
+  chs_klu_keep_pivots(ls);
+  sunindextype *Ap = SUNSparseMatrix_IndexPointers(A), *Ai = SUNSparseMatrix_IndexValues(A);
+  double *Ax = SUNSparseMatrix_Data(A);
+  const sunindextype p[] = {0, 2, 4}, ri[] = {0, 1, 0, 1};
+  memcpy(Ap, p, sizeof p);
+  memcpy(Ai, ri, sizeof ri);
+  const double a1[] = {2, 1, 1, 1}, a11[] = {1e-12, 0};
+  memcpy(Ax, a1, sizeof a1);
+  assert_int_equal(SUNLinSolInitialize(ls), 0);
+  assert_int_equal(SUNLinSolSetup(ls, A), 0);
+  for (int t = 0; t < 2; t++) {
+    Ax[0] = a11[t];
+    assert_int_equal(SUNLinSolSetup(ls, A), 0);
+    N_VGetArrayPointer(b)[0] = Ax[0] + 1;
+    N_VGetArrayPointer(b)[1] = 2;
+    assert_int_equal(SUNLinSolSolve(ls, A, x, b, 0), 0);
+    assert_true(fabs(N_VGetArrayPointer(x)[0] - 1) < 1e-14);
+    assert_true(fabs(N_VGetArrayPointer(x)[1] - 1) < 1e-14);
+  }
+  SUNLinSolFree(ls);
+  SUNMatDestroy(A);
+  N_VDestroy(x);
+  N_VDestroy(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_sparse_equals_dense),   cmocka_unit_test(test_chain_hessian_sparse),
-      cmocka_unit_test(test_no_sparse_jacobian),    cmocka_unit_test(test_abi3_table),
-      cmocka_unit_test(test_klu_agrees_with_dense), cmocka_unit_test(test_n2000),
+      cmocka_unit_test(test_sparse_equals_dense),     cmocka_unit_test(test_chain_hessian_sparse),
+      cmocka_unit_test(test_no_sparse_jacobian),      cmocka_unit_test(test_abi3_table),
+      cmocka_unit_test(test_klu_agrees_with_dense),   cmocka_unit_test(test_n2000),
+      cmocka_unit_test(test_reuse_equals_cxsparse),   cmocka_unit_test(test_reuse_pattern_change),
+      cmocka_unit_test(test_klu_keeps_pivots_safely),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
