@@ -17,8 +17,13 @@
 
 #if CHS_SUNDIALS_AT_LEAST(7, 0)
 #define CHS_COMM_NULL SUN_COMM_NULL
+/* linear solver return codes: SUNDIALS 7 folded SUNLS_* into SUNErrCode */
+#define CHS_LS_SUCCESS SUN_SUCCESS
+#define CHS_LS_FAIL_UNREC SUN_ERR_EXT_FAIL
 #else
 #define CHS_COMM_NULL NULL
+#define CHS_LS_SUCCESS SUNLS_SUCCESS
+#define CHS_LS_FAIL_UNREC SUNLS_PACKAGE_FAIL_UNREC
 #endif
 
 static inline int chs_context_create(SUNContext *ctx) {

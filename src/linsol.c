@@ -29,6 +29,7 @@
 #include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunmatrix/sunmatrix_sparse.h>
+#include "compat.h"
 #include "impl.h"
 
 /* The dense solver's N x N matrix: up to this N (8000^2 doubles = 512 MB). */
@@ -72,20 +73,19 @@ static int chs_klu_setup(SUNLinearSolver S, SUNMatrix A) {
   ok = ok && chs_klu_rgrowth(Ap, Ai, Ax, c->symbolic, c->numeric, &probe);
   ok = ok && probe.rgrowth >= CHS_KLU_RGROWTH_DROP * c->common.rgrowth;
   if (ok) {
-    c->last_flag = SUNLS_SUCCESS;
+    c->last_flag = CHS_LS_SUCCESS;
     return c->last_flag;
   }
   sun_klu_free_numeric(&c->numeric, &c->common);
   c->numeric = sun_klu_factor(Ap, Ai, Ax, c->symbolic, &c->common);
   if (!c->numeric) {
-    c->last_flag =
-        c->common.status == KLU_SINGULAR ? SUNLS_PACKAGE_FAIL_REC : SUNLS_PACKAGE_FAIL_UNREC;
+    c->last_flag = c->common.status == KLU_SINGULAR ? SUNLS_PACKAGE_FAIL_REC : CHS_LS_FAIL_UNREC;
     return c->last_flag;
   }
   if (!chs_klu_rgrowth(Ap, Ai, Ax, c->symbolic, c->numeric, &c->common)) {
     c->common.rgrowth = 0;
   }
-  c->last_flag = SUNLS_SUCCESS;
+  c->last_flag = CHS_LS_SUCCESS;
   return c->last_flag;
 }
 
