@@ -361,14 +361,26 @@ for m, o in (('rattle', 2), ('lobatto:3', 4), ('alpha-prk:3', 4), ('lobatto:4', 
     assert paper('fitted slope of log error vs log h (3 step sizes, the order plot), ' + m) == o
     assert abs(v - o) < 0.25, (m, v)
 "
-# The figures of seeds 002-004 (issue 17) are written as complete PNGs.
-for ex in seiler-fj-pendulum leimkuhler-reich-projection leimkuhler-reich-stability; do
+# The figures of seeds 002-004 and seed 000's Fig. 3 (issue 17) are written as complete PNGs.
+for ex in seiler-fj-pendulum leimkuhler-reich-projection leimkuhler-reich-stability seiler-dirac-chain; do
   "$chs" reproduce $ex --plot-dir "$tmp/figs" >/dev/null 2>"$tmp/err" || bad "reproduce $ex --plot-dir: $(cat "$tmp/err")"
 done
 for png in seiler-fj-pendulum-fig1 seiler-fj-pendulum-fig2 seiler-fj-pendulum-fig3 seiler-fj-pendulum-fig4 \
-  leimkuhler-reich-fig4-3 leimkuhler-reich-fig4-4 leimkuhler-reich-fig4-5 leimkuhler-reich-fig3-1-wedge leimkuhler-reich-fig3-2-wedge; do
+  leimkuhler-reich-fig4-3 leimkuhler-reich-fig4-4 leimkuhler-reich-fig4-5 leimkuhler-reich-fig3-1-wedge leimkuhler-reich-fig3-2-wedge \
+  seiler-dirac-chain-fig3-left seiler-dirac-chain-end-atom; do
   if [[ "$(head -c 4 "$tmp/figs/$png.png" 2>/dev/null | tail -c 3)" == PNG ]]; then ok; else bad "figure $png.png missing"; fi
 done
+# seed 000 Fig. 3 (left): 7 atoms, bonds of length 1, the end atoms' velocities opposite (zero
+# total momentum) and the inner atoms at rest
+if python3 - "$tmp/figs/seiler-dirac-chain-fig3-left.dat" <<'EOF'; then ok; else bad "seed 000 Fig. 3 left data"; fi
+import sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip() and not l.startswith('#')]
+assert len(rows) == 7, rows
+for a, b in zip(rows, rows[1:]):
+    assert abs(((a[1] - b[1])**2 + (a[2] - b[2])**2)**0.5 - 1) < 1e-8, (a, b)
+assert abs(sum(r[3] for r in rows)) < 1e-8 and abs(sum(r[4] for r in rows)) < 1e-8
+assert all(r[3] == 0 and r[4] == 0 for r in rows[1:6]) and rows[0][3] != 0
+EOF
 
 # --all: every experiment, one summary (holding / failing / n.a., the failing named), exit 0.
 "$chs" reproduce --all --json >"$tmp/all.json"

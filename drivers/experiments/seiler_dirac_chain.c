@@ -280,6 +280,29 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
         }
       }
       if (rc == 0 && t) {
+        /* Fig. 3 (left): the initial configuration (the hexagonal energy minimum), bonds as
+         * lines, the end atoms' initial velocities as arrows (length 4 v for visibility) */
+        double ia[7], ix[7], iy[7], iu[7], iv[7];
+        for (int a = 0; a < 7; a++) {
+          ia[a] = a + 1;
+          ix[a] = tr[1].z[0][2 * a];
+          iy[a] = tr[1].z[0][2 * a + 1];
+          iu[a] = 4 * tr[1].z[0][14 + 2 * a];
+          iv[a] = 4 * tr[1].z[0][14 + 2 * a + 1];
+        }
+        const double *c3[5] = {ia, ix, iy, iu, iv};
+        if (rep_plot(r->plot_dir, "seiler-dirac-chain-fig3-left", "atom x y 4px 4py", c3, 5, 7,
+                     "set size ratio -1\nset title 'seed 000 Fig. 3 (left): initial configuration, "
+                     "the energy minimum (7 atoms, bonds of length 1)'\nset xlabel 'x'\n"
+                     "set ylabel 'y'\nset offsets 0.5, 0.5, 0.5, 0.5\n"
+                     "plot DATA u 2:3 w lp pt 7 ps 2 t 'atoms and bonds', "
+                     "DATA u 2:3:4:5 w vectors lw 2 t 'initial velocities (x4)', "
+                     "DATA u 2:3:(sprintf('%d', $1)) w labels offset 1.2, 1.2 notitle") != 0) {
+          rc = err->code = CHS_ERR_IO;
+          snprintf(err->msg, sizeof err->msg, "plotting failed");
+        }
+      }
+      if (rc == 0 && t) {
         /* Figs. 4-5: the Hamilton-Dirac run's errors and residuals (log scale, t in [0, 200]) */
         const double *f4[2] = {ie[1], tr[1].energy}, *f5[2] = {tr[1].g, tr[1].psi};
         const char *l4[2] = {"integration error |(q,p) - reference|_2",
