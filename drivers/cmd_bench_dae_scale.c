@@ -38,6 +38,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "progress.h"
 #include "reproduce.h"
 
 #define DS_MAX_SIZES 8
@@ -405,20 +406,19 @@ typedef struct {
   int ntargets;
   ds_result *res;
   int nres;
-  int quiet;
+  progress *prog; /* the sweep's progress line (drivers/progress.h): candidates done */
 } ds_ctx;
 
 static void ds_progress(const ds_ctx *x, const ds_cand *k, double tol, long steps) {
-  if (x->quiet || !isatty(2)) {
-    return;
-  }
-  char name[128];
+  char name[128], detail[160];
   ds_cand_name(name, sizeof name, k);
   if (steps) {
-    fprintf(stderr, "\r\033[K%s: %s, %ld steps", x->label, name, steps);
+    snprintf(detail, sizeof detail, "%s, %ld steps", name, steps);
   } else {
-    fprintf(stderr, "\r\033[K%s: %s, tol %.0e", x->label, name, tol);
+    snprintf(detail, sizeof detail, "%s, tol %.0e", name, tol);
   }
+  progress_detail(x->prog, detail);
+  progress_update(x->prog, x->nres - 1);
 }
 
 /* Record a point; 1 when the run failed. */
@@ -788,22 +788,25 @@ static int ds_problem(const char *problem, const char *fmt, long N, const ds_opt
     return CHS_EXIT_NUMERIC;
   }
   ref[0] = (double)n;
-  if (!o->quiet && isatty(2)) {
-    fprintf(stderr, "\r\033[K%s: reference", label);
-  }
+  int nc = ds_candidates(cand);
+  progress prog;
+  progress_start(&prog, o->quiet, 1, label, 0, nc);
+  progress_detail(&prog, "reference");
+  progress_update(&prog, 0);
   rep_reference_info ri;
   int rc = rep_reference_cached(prob, spec, o->tf, DS_REF_TOL, cache_dir, ref, &ri, &err);
   CHSProblem_Destroy(&prob); /* the children create their own */
   if (rc != 0) {
+    progress_end(&prog);
     fprintf(stderr, "chs: %s: reference run failed: %s\n", spec, err.msg);
     free(ref);
     free(res);
     return CHS_EXIT_NUMERIC;
   }
   if (ri.write_error[0]) {
+    progress_interrupt();
     fprintf(stderr, "chs: reference not cached: %s\n", ri.write_error);
   }
-  int nc = ds_candidates(cand);
   ds_ctx x = {.spec = spec,
               .label = label,
               .tf = o->tf,
@@ -813,15 +816,13 @@ static int ds_problem(const char *problem, const char *fmt, long N, const ds_opt
               .ntargets = o->ntargets,
               .res = res,
               .nres = 0,
-              .quiet = o->quiet};
+              .prog = &prog};
   for (int c = 0; c < nc && rc == 0; c++) {
     res[c].cand = cand[c];
     x.nres = c + 1;
     rc = cand[c].fixed ? ds_sweep_fixed(&x, &res[c]) : ds_sweep_adaptive(&x, &res[c]);
   }
-  if (!o->quiet && isatty(2)) {
-    fprintf(stderr, "\r\033[K");
-  }
+  progress_end(&prog);
   if (rc != 0) {
     fprintf(stderr, "chs: cannot start a process for a run: %s\n", strerror(errno));
     rc = CHS_EXIT_NUMERIC;
