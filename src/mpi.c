@@ -24,121 +24,8 @@
 #include <string.h>
 #include <arkode/arkode_erkstep.h>
 #include <nvector/nvector_parallel.h>
-#include "chs/mpi.h"
 #include "compat.h"
-#include "impl.h"
-
-/* ScaLAPACK (BLACS C interface and the tridiagonal SPD solver). */
-extern int Csys2blacs_handle(MPI_Comm comm);
-extern void Cfree_blacs_system_handle(int handle);
-extern void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
-extern void Cblacs_gridexit(int ctxt);
-extern void pdpttrf_(const int *n, double *d, double *e, const int *ja, const int *desca,
-                     double *af, const int *laf, double *work, const int *lwork, int *info);
-extern void pdpttrs_(const int *n, const int *nrhs, double *d, double *e, const int *ja,
-                     const int *desca, double *b, const int *ib, const int *descb, double *af,
-                     const int *laf, double *work, const int *lwork, int *info);
-
-typedef struct {
-  MPI_Comm comm;
-  int rank, size, left, right;
-  const CHSProblemOps *ops;
-  void *data;
-  int dirac, off;
-  sunindextype N, n, m, nb;
-  sunindextype r0, r1, a0, a1, na, nr;
-  int *counts, *displs;         /* Allgatherv of q: doubles per rank */
-  sunrealtype *qf, *Ff;         /* replicated q and F (n each) */
-  sunrealtype *minv;            /* atoms a0-1 .. a1 (ghosts included; the pivot 0) */
-  sunrealtype *v, *a, *mb, *b;  /* atoms a0-1 .. a1: 2 (na + 2) each */
-  sunrealtype *d, *e;           /* bonds a0 .. a1: 2 (na + 1) each */
-  sunrealtype *lam, *w, *z, *x; /* rows r0-1 .. r1: nr + 2 each */
-  int ctxt, blacs;
-  int desca[7], descb[7], laf, lwork;
-  double *D, *E, *B, *af, *work;
-  double comm_s;
-  char arkode_msg[CHS_ARKODE_MSG_LEN];
-} chs_mpi;
-
-/* atom h (a0-1 <= h <= a1) of a ghosted atom array; row i (r0-1 <= i <= r1) of a row array */
-#define ATOM(X, h) ((X) + 2 * ((h)-M->a0 + 1))
-#define ROW(X, i) ((X)[(i)-M->r0 + 1])
-#define BOND(X, h) ((X) + 2 * ((h)-M->a0))
-
-static int mpi_bond_exists(const chs_mpi *M, sunindextype h) {
-  return h >= M->off && h < M->N;
-}
-
-static sunrealtype mpi_q(const chs_mpi *M, sunindextype h, int c) {
-  return h < 0 ? 0 : M->qf[2 * h + c];
-}
-
-/* One atom (2 values) or one row (1 value) from each neighbour into the ghosts of X (the first
- * and last local unit go to the left and right neighbour). */
-static void mpi_halo(chs_mpi *M, sunrealtype *X, sunindextype nloc, int unit) {
-  double t = MPI_Wtime();
-  MPI_Sendrecv(X + unit, unit, MPI_DOUBLE, M->left, 1, X + unit * (nloc + 1), unit, MPI_DOUBLE,
-               M->right, 1, M->comm, MPI_STATUS_IGNORE);
-  MPI_Sendrecv(X + unit * nloc, unit, MPI_DOUBLE, M->right, 2, X, unit, MPI_DOUBLE, M->left, 2,
-               M->comm, MPI_STATUS_IGNORE);
-  M->comm_s += MPI_Wtime() - t;
-}
-
-/* (G^T x)_h for atom h, or (Gdot^T x)_h with the bond vectors e: the rows of bonds h and h+1. */
-static void mpi_tmv(const chs_mpi *M, const sunrealtype *J, const sunrealtype *x, sunindextype h,
-                    sunrealtype out[2]) {
-  out[0] = out[1] = 0;
-  if (mpi_bond_exists(M, h)) {
-    sunrealtype xi = ROW(x, h - M->off);
-    out[0] += BOND(J, h)[0] * xi;
-    out[1] += BOND(J, h)[1] * xi;
-  }
-  if (mpi_bond_exists(M, h + 1)) {
-    sunrealtype xi = ROW(x, h + 1 - M->off);
-    out[0] -= BOND(J, h + 1)[0] * xi;
-    out[1] -= BOND(J, h + 1)[1] * xi;
-  }
-}
-
-/* Row i of J u for J stored as bond vectors (J = d: G, e: Gdot), u a ghosted atom array. */
-static sunrealtype mpi_mv(const chs_mpi *M, const sunrealtype *J, const sunrealtype *u,
-                          sunindextype i) {
-  sunindextype h = i + M->off;
-  const sunrealtype *j = BOND(J, h), *uh = ATOM(u, h), *ul = ATOM(u, h - 1);
-  return -j[0] * ul[0] - j[1] * ul[1] + j[0] * uh[0] + j[1] * uh[1];
-}
-
-/* Factor Q (from the bond vectors d) and solve for the nrhs columns of M->B; the same code on
- * every rank (0 or CHS_RECOVERABLE: Q not positive definite). factor = 0: Q factored already. */
-static int mpi_gram_solve(chs_mpi *M, int nrhs, int factor) {
-  double t = MPI_Wtime();
-  int n = (int)M->m, one = 1, info = 0;
-  if (factor) {
-    for (sunindextype i = M->r0; i < M->r1; i++) {
-      sunindextype h = i + M->off;
-      const sunrealtype *dh = BOND(M->d, h);
-      sunrealtype dd = dh[0] * dh[0] + dh[1] * dh[1];
-      M->D[i - M->r0] = (ATOM(M->minv, h - 1)[0] + ATOM(M->minv, h)[0]) * dd;
-      M->E[i - M->r0] = 0;
-      if (i + 1 < M->m) {
-        const sunrealtype *dn = BOND(M->d, h + 1);
-        M->E[i - M->r0] = -ATOM(M->minv, h)[0] * (dh[0] * dn[0] + dh[1] * dn[1]);
-      }
-    }
-    pdpttrf_(&n, M->D, M->E, &one, M->desca, M->af, &M->laf, M->work, &M->lwork, &info);
-    int all = 0;
-    info = info != 0;
-    MPI_Allreduce(&info, &all, 1, MPI_INT, MPI_MAX, M->comm);
-    if (all) {
-      M->comm_s += MPI_Wtime() - t;
-      return CHS_RECOVERABLE;
-    }
-  }
-  pdpttrs_(&n, &nrhs, M->D, M->E, &one, M->desca, M->B, &one, M->descb, M->af, &M->laf, M->work,
-           &M->lwork, &info);
-  M->comm_s += MPI_Wtime() - t;
-  return info == 0 ? 0 : CHS_ERR_SOLVER;
-}
+#include "mpi_impl.h"
 
 static int mpi_field(chs_mpi *M, const sunrealtype *y, sunrealtype *ydot) {
   sunindextype na = M->na, nr = M->nr, a0 = M->a0, a1 = M->a1;
@@ -153,11 +40,11 @@ static int mpi_field(chs_mpi *M, const sunrealtype *y, sunrealtype *ydot) {
   for (sunindextype k = 0; k < 2 * na; k++) {
     ATOM(M->v, a0)[k] = ATOM(M->minv, a0)[k] * p[k];
   }
-  mpi_halo(M, M->v, na, 2);
+  chs_mpi_halo(M, M->v, na, 2);
   for (sunindextype h = a0; h <= a1; h++) {
-    if (mpi_bond_exists(M, h)) {
+    if (chs_mpi_bond_exists(M, h)) {
       for (int c = 0; c < 2; c++) {
-        BOND(M->d, h)[c] = mpi_q(M, h, c) - mpi_q(M, h - 1, c);
+        BOND(M->d, h)[c] = chs_mpi_q(M, h, c) - chs_mpi_q(M, h - 1, c);
         BOND(M->e, h)[c] = ATOM(M->v, h)[c] - ATOM(M->v, h - 1)[c];
       }
     }
@@ -176,14 +63,14 @@ static int mpi_field(chs_mpi *M, const sunrealtype *y, sunrealtype *ydot) {
       M->B[M->nb + i - M->r0] = dh[0] * eh[0] + dh[1] * eh[1];
     }
   }
-  CHS_CALL(mpi_gram_solve(M, M->dirac ? 2 : 1, 1));
+  CHS_CALL(chs_mpi_gram_solve(M, M->dirac ? 2 : 1, 1));
   memcpy(&ROW(M->lam, M->r0), M->B, (size_t)nr * sizeof *M->lam);
-  mpi_halo(M, M->lam, nr, 1);
+  chs_mpi_halo(M, M->lam, nr, 1);
   const sunrealtype *F = M->Ff + 2 * a0;
   if (!M->dirac) {
     for (sunindextype h = a0; h < a1; h++) {
       sunrealtype gt[2];
-      mpi_tmv(M, M->d, M->lam, h, gt);
+      chs_mpi_tmv(M, M->d, M->lam, h, gt);
       for (int c = 0; c < 2; c++) {
         qd[2 * (h - a0) + c] = ATOM(M->v, h)[c];
         pd[2 * (h - a0) + c] = F[2 * (h - a0) + c] - gt[c];
@@ -192,29 +79,29 @@ static int mpi_field(chs_mpi *M, const sunrealtype *y, sunrealtype *ydot) {
     return 0;
   }
   memcpy(&ROW(M->w, M->r0), M->B + M->nb, (size_t)nr * sizeof *M->w);
-  mpi_halo(M, M->w, nr, 1);
+  chs_mpi_halo(M, M->w, nr, 1);
   for (sunindextype h = a0; h < a1; h++) { /* a = M^{-1} G^T w, b = Gdot^T w */
     sunrealtype gt[2];
-    mpi_tmv(M, M->d, M->w, h, gt);
-    mpi_tmv(M, M->e, M->w, h, ATOM(M->b, h));
+    chs_mpi_tmv(M, M->d, M->w, h, gt);
+    chs_mpi_tmv(M, M->e, M->w, h, ATOM(M->b, h));
     for (int c = 0; c < 2; c++) {
       ATOM(M->a, h)[c] = ATOM(M->minv, h)[c] * gt[c];
       ATOM(M->mb, h)[c] = ATOM(M->minv, h)[c] * ATOM(M->b, h)[c];
     }
   }
-  mpi_halo(M, M->a, na, 2);
-  mpi_halo(M, M->mb, na, 2);
+  chs_mpi_halo(M, M->a, na, 2);
+  chs_mpi_halo(M, M->mb, na, 2);
   for (sunindextype i = M->r0; i < M->r1; i++) { /* S w = Gdot a - G M^{-1} b */
-    M->B[i - M->r0] = mpi_mv(M, M->e, M->a, i) - mpi_mv(M, M->d, M->mb, i);
+    M->B[i - M->r0] = chs_mpi_mv(M, M->e, M->a, i) - chs_mpi_mv(M, M->d, M->mb, i);
   }
-  CHS_CALL(mpi_gram_solve(M, 1, 0));
+  CHS_CALL(chs_mpi_gram_solve(M, 1, 0));
   for (sunindextype i = M->r0; i < M->r1; i++) {
     ROW(M->z, i) = ROW(M->lam, i) - M->B[i - M->r0];
   }
-  mpi_halo(M, M->z, nr, 1);
+  chs_mpi_halo(M, M->z, nr, 1);
   for (sunindextype h = a0; h < a1; h++) {
     sunrealtype gt[2];
-    mpi_tmv(M, M->d, M->z, h, gt);
+    chs_mpi_tmv(M, M->d, M->z, h, gt);
     for (int c = 0; c < 2; c++) {
       qd[2 * (h - a0) + c] = ATOM(M->v, h)[c] - ATOM(M->a, h)[c];
       pd[2 * (h - a0) + c] = F[2 * (h - a0) + c] - gt[c] + ATOM(M->b, h)[c];
@@ -273,124 +160,6 @@ int CHSMPI_Check(CHSProblem prob, const char *formulation, const char *method, i
                          "of ceil(m / K) rows: at least 2, and none empty)",
                          (long)dims->m, ranks);
   }
-  return 0;
-}
-
-static void mpi_free(chs_mpi *M) {
-  if (M->ctxt >= 0) {
-    Cblacs_gridexit(M->ctxt);
-  }
-  if (M->blacs >= 0) {
-    Cfree_blacs_system_handle(M->blacs);
-  }
-  free(M->counts);
-  free(M->qf);
-  free(M->minv);
-  free(M->D);
-}
-
-/* The layout of the problem's G at the initial state against the bond rows (local rows). */
-static int mpi_check_layout(chs_mpi *M, CHSProblem prob, const sunrealtype *q0, CHSError *err) {
-  const CHSProblemDims *dims = CHSProblem_GetDims(prob);
-  sunrealtype *G = malloc((size_t)dims->nnz * sizeof *G);
-  if (!G) {
-    return chs_error_set(err, CHS_ERR_MEM, "MPI: out of memory");
-  }
-  int bad = M->ops->jacobian(M->data, q0, G) != 0;
-  for (sunindextype i = M->r0; !bad && i < M->r1; i++) {
-    sunindextype h = i + M->off;
-    bad = dims->rowptr[i + 1] - dims->rowptr[i] != (h > 0 ? 4 : 2);
-    for (sunindextype k = dims->rowptr[i]; !bad && k < dims->rowptr[i + 1]; k++) {
-      sunindextype at = dims->colind[k] / 2;
-      int c = (int)(dims->colind[k] % 2);
-      sunrealtype dc = q0[2 * h + c] - (h > 0 ? q0[2 * h - 2 + c] : 0);
-      bad = !((at == h && G[k] == dc) || (at == h - 1 && G[k] == -dc));
-    }
-  }
-  free(G);
-  int all = 0;
-  MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_MAX, M->comm);
-  return all ? chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                             "MPI: the constraint Jacobian of '%s' is not the bond chain's",
-                             CHSProblem_GetName(prob))
-             : 0;
-}
-
-static int mpi_setup(chs_mpi *M, MPI_Comm comm, CHSProblem prob, const char *formulation,
-                     sunrealtype *q0, CHSError *err) {
-  const CHSProblemDims *dims = CHSProblem_GetDims(prob);
-  M->comm = comm;
-  M->ctxt = M->blacs = -1;
-  MPI_Comm_rank(comm, &M->rank);
-  MPI_Comm_size(comm, &M->size);
-  M->left = M->rank > 0 ? M->rank - 1 : MPI_PROC_NULL;
-  M->right = M->rank + 1 < M->size ? M->rank + 1 : MPI_PROC_NULL;
-  M->ops = CHSProblem_GetOps(prob);
-  M->data = CHSProblem_GetData(prob);
-  M->dirac = strcmp(formulation, "dirac") == 0;
-  M->off = strcmp(CHSProblem_GetName(prob), "chain") == 0;
-  M->n = dims->n;
-  M->N = dims->n / 2;
-  M->m = dims->m;
-  M->nb = (M->m + M->size - 1) / M->size;
-  M->r0 = M->rank * M->nb;
-  M->r1 = M->r0 + M->nb < M->m ? M->r0 + M->nb : M->m;
-  M->a0 = M->rank == 0 ? 0 : M->r0 + M->off;
-  M->a1 = M->rank + 1 == M->size ? M->N : M->r1 + M->off;
-  M->na = M->a1 - M->a0;
-  M->nr = M->r1 - M->r0;
-  sunindextype na = M->na, nr = M->nr, nb = M->nb, N = M->N;
-  M->counts = malloc(2 * (size_t)M->size * sizeof *M->counts);
-  M->qf = malloc(2 * (size_t)M->n * sizeof *M->qf);
-  M->minv = calloc(5 * 2 * ((size_t)na + 2) + 2 * 2 * ((size_t)na + 1) + 4 * ((size_t)nr + 2),
-                   sizeof *M->minv);
-  M->laf = (int)(12 * M->size + 3 * nb + 16); /* pdpttrf: at least 12 K + 3 nb */
-  M->lwork = (int)(4 * nb) + 64 * M->size + 256;
-  M->D = malloc((5 * (size_t)nb + (size_t)M->laf + (size_t)M->lwork) * sizeof *M->D);
-  if (!M->counts || !M->qf || !M->minv || !M->D) {
-    return chs_error_set(err, CHS_ERR_MEM, "MPI: out of memory for N = %ld", (long)N);
-  }
-  M->displs = M->counts + M->size;
-  M->Ff = M->qf + M->n;
-  M->v = M->minv + 2 * (na + 2);
-  M->a = M->v + 2 * (na + 2);
-  M->mb = M->a + 2 * (na + 2);
-  M->b = M->mb + 2 * (na + 2);
-  M->d = M->b + 2 * (na + 2);
-  M->e = M->d + 2 * (na + 1);
-  M->lam = M->e + 2 * (na + 1);
-  M->w = M->lam + nr + 2;
-  M->z = M->w + nr + 2;
-  M->x = M->z + nr + 2;
-  M->E = M->D + nb;
-  M->B = M->E + nb;
-  M->af = M->B + 3 * nb;
-  M->work = M->af + M->laf;
-  int mine[2] = {(int)(2 * M->a0), (int)(2 * na)}, *all = malloc(2 * (size_t)M->size * sizeof *all);
-  if (!all) {
-    return chs_error_set(err, CHS_ERR_MEM, "MPI: out of memory");
-  }
-  MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
-  for (int k = 0; k < M->size; k++) {
-    M->displs[k] = all[2 * k];
-    M->counts[k] = all[2 * k + 1];
-  }
-  free(all);
-  for (sunindextype h = M->a0 - 1; h <= M->a1; h++) { /* the pivot and beyond the ends: 0 */
-    for (int c = 0; c < 2; c++) {
-      sunrealtype mass =
-          dims->mass_kind == CHS_MASS_DIAGONAL && h >= 0 && h < N ? dims->mass[2 * h + c] : 1;
-      ATOM(M->minv, h)[c] = h >= 0 && h < N ? 1 / mass : 0;
-    }
-  }
-  CHS_CALL(mpi_check_layout(M, prob, q0, err));
-  M->blacs = Csys2blacs_handle(comm);
-  M->ctxt = M->blacs;
-  Cblacs_gridinit(&M->ctxt, "Row", 1, M->size);
-  int desca[7] = {501, M->ctxt, (int)M->m, (int)nb, 0, 0, 0};
-  int descb[7] = {502, M->ctxt, (int)M->m, (int)nb, 0, (int)nb, 0};
-  memcpy(M->desca, desca, sizeof desca);
-  memcpy(M->descb, descb, sizeof descb);
   return 0;
 }
 
@@ -492,7 +261,7 @@ int CHSMPI_Run(MPI_Comm comm, CHSProblem prob, const char *formulation, const CH
   }
   SUNContext ctx = NULL;
   N_Vector y = NULL;
-  rc = mpi_setup(&M, comm, prob, formulation, z0, err);
+  rc = chs_mpi_setup(&M, comm, prob, formulation, z0, err);
 #if CHS_SUNDIALS_AT_LEAST(7, 0)
   if (rc == 0 && SUNContext_Create(comm, &ctx) != 0) {
 #else
@@ -527,7 +296,7 @@ int CHSMPI_Run(MPI_Comm comm, CHSProblem prob, const char *formulation, const CH
     N_VDestroy(y);
   }
   SUNContext_Free(&ctx);
-  mpi_free(&M);
+  chs_mpi_free(&M);
   free(z0);
   return rc;
 }
