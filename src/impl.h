@@ -408,6 +408,9 @@ int chs_dae_jacobian_csc_reuse(CHSFormulation f, CHSSparseAsm **a, sunrealtype c
                                const sunrealtype *y, const struct cs_dl_sparse **out);
 void chs_sparse_asm_free(CHSSparseAsm **a);
 long chs_sparse_asm_symbolic(const CHSSparseAsm *a);
+/* The version of a's CSC pattern: it changes whenever the pattern may have (a symbolic pass);
+ * -1 when a rebuilds its matrix at every evaluation (dense mass fallback) or is NULL. */
+long chs_sparse_asm_pattern(const CHSSparseAsm *a);
 /* Preconditioner of CVODE's matrix-free Newton-Krylov iteration (ls=spgmr, prec=sparse) for the
  * ODE formulations on (q, p) with constant mass: P = [I, -gamma M^{-1}; gamma (hess V +
  * sum lambda_i hess g_i), I] in CSC, factored by KLU (src/jacobian_sparse.c).

@@ -265,6 +265,7 @@ struct CHSJacWork {
   SUNLinearSolver ls;
   long n_symbolic;
   CHSSparseAsm *sasm; /* the structure-reusing assembly (src/jacobian_sparse.c) */
+  long asm_pattern;   /* its pattern's version when pat_p/pat_i were taken (-1: compare) */
 };
 
 void chs_jac_work_free(CHSJacWork **w) {
@@ -460,6 +461,7 @@ int chs_jac_work_create_sparse(CHSFormulation f, N_Vector y0, CHSJacWork **out, 
   memcpy(w->pat_p, J->p, (size_t)(N + 1) * sizeof *w->pat_p);
   memcpy(w->pat_i, J->i, (size_t)nnz * sizeof *w->pat_i);
   w->sasm = sasm;
+  w->asm_pattern = chs_sparse_asm_pattern(sasm);
   *out = w;
   return CHS_SUCCESS;
 }
@@ -564,8 +566,15 @@ static int chs_jac_sparse(CHSFormulation f, CHSJacWork *w, sunrealtype t, sunrea
     return rc > 0 ? CHS_RECOVERABLE : rc;
   }
   sunindextype N = w->N, nnz = J->p[N];
-  int same = nnz == w->nnz && memcmp(J->p, w->pat_p, (size_t)(N + 1) * sizeof *J->p) == 0 &&
-             memcmp(J->i, w->pat_i, (size_t)nnz * sizeof *J->i) == 0;
+  /* the pattern is compared only when the assembly may have changed it (a symbolic pass since
+   * the last comparison, or an assembly that does not keep its pattern) */
+  long version = chs_sparse_asm_pattern(w->sasm);
+  int same = version >= 0 && version == w->asm_pattern;
+  if (!same) {
+    same = nnz == w->nnz && memcmp(J->p, w->pat_p, (size_t)(N + 1) * sizeof *J->p) == 0 &&
+           memcmp(J->i, w->pat_i, (size_t)nnz * sizeof *J->i) == 0;
+    w->asm_pattern = version;
+  }
   if (!same) {
     sunindextype *pi = realloc(w->pat_i, (size_t)(nnz + 1) * sizeof *pi);
     if (!pi || (nnz > SUNSparseMatrix_NNZ(A) && SUNSparseMatrix_Reallocate(A, nnz) != 0)) {

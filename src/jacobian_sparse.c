@@ -483,6 +483,8 @@ struct CHSSparseAsm {
   sunindextype *gcp, *gri, *gk; /* G by columns: column pointers, rows, indices into G's values */
   sunindextype *hrp, *hci, hcap, *hrp0, *hci0, hnnz0; /* hess V (hessian_sparse), last pattern */
   sunrealtype *hval, *Dh, *buf;
+  sunrealtype *gdc; /* Gdot(q, e_c) for gdc_cols colours at a time (sa_hessgw) */
+  sunindextype gdc_cols;
   size_t len, cap, k, map_len; /* contributions */
   sunindextype *si, *sj, *map; /* symbolic: rows, columns; contribution -> entry */
   sunrealtype *sv;             /* symbolic: values */
@@ -542,26 +544,31 @@ static void sa_hk(CHSSparseAsm *a, sunindextype k, sunindextype j, sunrealtype h
 }
 
 /* sum_i w_i hess g_i by the column colouring of G (as sp_hessgw): into H + K (mu = 0) or, for
- * mu (dae-ggl), M^{-1} K_mu on rows q. */
+ * mu (dae-ggl), M^{-1} K_mu on rows q. Gdot(q, e_c) for a block of colours first, then the
+ * contributions row by row of G: the entries they add to lie near each other in J (a sweep per
+ * block, not per colour). In a column colouring, a row of G has at most one column per colour. */
 static int sa_hessgw(CHSSparseAsm *a, const sunrealtype *q, const sunrealtype *w, int mu) {
   const CHSSystem *s = &a->f->sys;
-  sunindextype n = a->n, m = a->m;
-  sunrealtype *e = a->buf, *Gd = e + n;
-  for (sunindextype c = 0; c < a->ncolour; c++) {
-    for (sunindextype j = 0; j < n; j++) {
-      e[j] = a->colour[j] == c;
-    }
-    CHS_CALL(sp_cb(s->ops->jacobian_dot(s->data, q, e, Gd)));
-    for (sunindextype i = 0; i < m; i++) {
-      sunindextype jc = -1;
-      for (sunindextype k = a->rp[i]; k < a->rp[i + 1] && jc < 0; k++) {
-        jc = a->colour[a->ci[k]] == c ? a->ci[k] : -1;
+  sunindextype n = a->n, m = a->m, gs = a->gs, nb = a->gdc_cols;
+  sunrealtype *e = a->buf, *Gd = a->gdc;
+  for (sunindextype c0 = 0; c0 < a->ncolour; c0 += nb) {
+    sunindextype c1 = c0 + nb < a->ncolour ? c0 + nb : a->ncolour;
+    for (sunindextype c = c0; c < c1; c++) {
+      for (sunindextype j = 0; j < n; j++) {
+        e[j] = a->colour[j] == c;
       }
-      for (sunindextype k = a->rp[i]; jc >= 0 && k < a->rp[i + 1]; k++) {
-        if (mu) {
-          sa_emit(a, a->ci[k], jc, sa_mi(s, a->ci[k]) * w[i] * Gd[k]);
-        } else {
-          sa_hk(a, a->ci[k], jc, w[i] * Gd[k]);
+      CHS_CALL(sp_cb(s->ops->jacobian_dot(s->data, q, e, Gd + (c - c0) * gs)));
+    }
+    for (sunindextype i = 0; i < m; i++) {
+      for (sunindextype kc = a->rp[i]; kc < a->rp[i + 1]; kc++) {
+        sunindextype jc = a->ci[kc], c = a->colour[jc];
+        const sunrealtype *Gdc = Gd + (c - c0) * gs;
+        for (sunindextype k = a->rp[i]; c >= c0 && c < c1 && k < a->rp[i + 1]; k++) {
+          if (mu) {
+            sa_emit(a, a->ci[k], jc, sa_mi(s, a->ci[k]) * w[i] * Gdc[k]);
+          } else {
+            sa_hk(a, a->ci[k], jc, w[i] * Gdc[k]);
+          }
         }
       }
     }
@@ -723,8 +730,10 @@ static int sa_symbolic(CHSSparseAsm *a) {
   size_t L = a->len;
   sunindextype *cnt = calloc((size_t)N + 1, sizeof *cnt), *o1 = malloc((L + 1) * sizeof *o1),
                *o2 = malloc((L + 1) * sizeof *o2), *last = malloc((size_t)N * sizeof *last);
-  sunindextype *map = realloc(a->map, (L + 1) * sizeof *map);
-  a->map = map ? map : a->map;
+  /* map, J.i and J.x are read or written once per evaluation, in the map's order: large ones on
+   * huge pages (TLB misses dominated the scatter at N = 10^5); their contents are rebuilt here */
+  free(a->map);
+  sunindextype *map = a->map = chs_calloc_big((L + 1) * sizeof *map);
   int rc = cnt && o1 && o2 && last && map ? 0 : CHS_ERR_MEM;
   if (rc == 0) { /* by rows, then stably by columns: rows increase within each column */
     for (size_t k = 0; k < L; k++) {
@@ -758,10 +767,10 @@ static int sa_symbolic(CHSSparseAsm *a) {
     }
     sunindextype *Jp = realloc(a->J.p, ((size_t)N + 1) * sizeof *Jp);
     a->J.p = Jp ? Jp : a->J.p;
-    sunindextype *Ji = Jp ? realloc(a->J.i, ((size_t)nnz + 1) * sizeof *Ji) : NULL;
-    a->J.i = Ji ? Ji : a->J.i;
-    sunrealtype *Jx = Ji ? realloc(a->J.x, ((size_t)nnz + 1) * sizeof *Jx) : NULL;
-    a->J.x = Jx ? Jx : a->J.x;
+    free(a->J.i);
+    free(a->J.x);
+    sunindextype *Ji = a->J.i = Jp ? chs_calloc_big(((size_t)nnz + 1) * sizeof *Ji) : NULL;
+    sunrealtype *Jx = a->J.x = Ji ? chs_calloc_big(((size_t)nnz + 1) * sizeof *Jx) : NULL;
     rc = Jx ? 0 : CHS_ERR_MEM;
     sunindextype e = -1;
     for (sunindextype j = 0; rc == 0 && j < N; j++) {
@@ -811,6 +820,15 @@ static int sa_setup(CHSSparseAsm *a) {
   if (a->ncolour < 0 || a->nrcolour < 0) {
     return CHS_ERR_MEM;
   }
+  /* all colours at once when that takes at most 4 times G's storage and n (sparse G: a few
+   * colours), otherwise blocks of that size */
+  sunindextype budget = 4 * (a->gs + n) + 1;
+  a->gdc_cols = a->gs > 0 && budget / a->gs > 0 ? budget / a->gs : 1;
+  a->gdc_cols = a->gdc_cols < a->ncolour ? a->gdc_cols : (a->ncolour > 0 ? a->ncolour : 1);
+  a->gdc = malloc(((size_t)a->gdc_cols * (size_t)a->gs + 1) * sizeof *a->gdc);
+  if (!a->gdc) {
+    return CHS_ERR_MEM;
+  }
   sunindextype gs = a->rp[m];
   for (sunindextype k = 0; k < gs; k++) {
     a->gcp[a->ci[k] + 1]++;
@@ -839,7 +857,7 @@ void chs_sparse_asm_free(CHSSparseAsm **pa) {
   CHSSparseAsm *a = *pa;
   void *all[] = {a->own, a->colour, a->rcolour, a->gcp,  a->gri, a->gk,  a->hrp,
                  a->hci, a->hrp0,   a->hci0,    a->hval, a->Dh,  a->buf, a->si,
-                 a->sj,  a->sv,     a->map,     a->J.p,  a->J.i, a->J.x};
+                 a->sj,  a->sv,     a->map,     a->J.p,  a->J.i, a->J.x, a->gdc};
   for (size_t k = 0; k < sizeof all / sizeof *all; k++) {
     free(all[k]);
   }
@@ -850,6 +868,10 @@ void chs_sparse_asm_free(CHSSparseAsm **pa) {
 
 long chs_sparse_asm_symbolic(const CHSSparseAsm *a) {
   return a ? a->n_symbolic : 0;
+}
+
+long chs_sparse_asm_pattern(const CHSSparseAsm *a) {
+  return a && !a->fallback ? a->n_symbolic : -1;
 }
 
 int chs_dae_jacobian_csc_reuse(CHSFormulation f, CHSSparseAsm **pa, sunrealtype cj,
