@@ -302,6 +302,43 @@ int rep_run_counted(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMon
   return rc;
 }
 
+int rep_stepper_open(rep_stepper *s, CHSProblem prob, const char *form, const char *method,
+                     CHSStepControl ctl, const double *q0, const double *p0, const double *y0,
+                     sunindextype ny, CHSError *err) {
+  memset(s, 0, sizeof *s);
+  int rc = chs_context_create(&s->ctx) == 0 ? 0 : (err->code = CHS_ERR_MEM);
+  if (rc == 0) {
+    chs_context_silence(s->ctx);
+    rc = CHSFormulation_Create(form, prob, s->ctx, &s->f, err);
+  }
+  if (rc == 0) {
+    rc = CHSFormulation_NewInitialState(s->f, &s->y, err);
+  }
+  if (rc == 0 && q0) {
+    rc = CHSFormulation_FromPhysical(s->f, q0, p0, s->y);
+  } else if (rc == 0 && y0 && ny != N_VGetLength(s->y)) {
+    rc = err->code = CHS_ERR_ARG;
+    snprintf(err->msg, sizeof err->msg, "%s: a state of %ld values for a state of length %ld", form,
+             (long)ny, (long)N_VGetLength(s->y));
+  } else if (rc == 0 && y0) {
+    memcpy(N_VGetArrayPointer(s->y), y0, (size_t)ny * sizeof *y0);
+  }
+  if (rc == 0) {
+    rc = CHSIntegrator_Create(method, s->f, s->y, 0, &ctl, &s->it, err);
+  }
+  return rc;
+}
+
+void rep_stepper_close(rep_stepper *s) {
+  CHSIntegrator_Destroy(&s->it);
+  if (s->y) {
+    N_VDestroy(s->y);
+    s->y = NULL;
+  }
+  CHSFormulation_Destroy(&s->f);
+  SUNContext_Free(&s->ctx);
+}
+
 int rep_run(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor, void *ctx,
             CHSRunSummary *sum, CHSError *err) {
   return rep_run_any(prob, form, opt, monitor, NULL, ctx, sum, NULL, err);

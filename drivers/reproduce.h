@@ -83,6 +83,22 @@ int rep_run(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn m
  * *proj_steps: the monitor runs after every step, `monitor` sees every opt.every-th record. */
 int rep_run_counted(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor,
                     void *ctx, CHSRunSummary *sum, long *proj_steps, CHSError *err);
+/* An integrator stepped by hand (experiments that look at every step or start elsewhere than
+ * the problem's initial state): a SUNContext, formulation `form` on prob, its state y and
+ * `method` with the step control ctl, from t = 0 at the physical state (q0, p0) when q0 is
+ * given, else at the formulation's state y0 (its own layout, ny values: the state's length)
+ * when given, else at the problem's initial state. rep_stepper_close frees what rep_stepper_open
+ * made (also after a failure). */
+typedef struct {
+  SUNContext ctx;
+  CHSFormulation f;
+  CHSIntegrator it;
+  N_Vector y;
+} rep_stepper;
+int rep_stepper_open(rep_stepper *s, CHSProblem prob, const char *form, const char *method,
+                     CHSStepControl ctl, const double *q0, const double *p0, const double *y0,
+                     sunindextype ny, CHSError *err);
+void rep_stepper_close(rep_stepper *s);
 /* The same for the wedge product (CHSWedge_Run; monitor required). */
 int rep_wedge(CHSProblem prob, const char *form, CHSRunOptions opt, CHSWedgeMonitorFn monitor,
               void *ctx, CHSWedgeSummary *sum, CHSError *err);

@@ -53,37 +53,20 @@ static int run(CHSProblem prob, const char *form, const char *method, double h, 
 
 /* The reference: dirac + Verner 8(5,6), rtol = atol = 1e-12, at t = 0, 1, ..., 200. */
 static int reference(CHSProblem prob, double ref[NT][NS], CHSError *err) {
-  SUNContext ctx = NULL;
-  CHSFormulation f = NULL;
-  CHSIntegrator it = NULL;
-  N_Vector y = NULL;
-  int rc = chs_context_create(&ctx) == 0 ? 0 : CHS_ERR_MEM;
-  if (rc == 0) {
-    chs_context_silence(ctx);
-    rc = CHSFormulation_Create("dirac", prob, ctx, &f, err);
-  }
-  if (rc == 0) {
-    rc = CHSFormulation_NewInitialState(f, &y, err);
-  }
+  rep_stepper st;
   CHSStepControl ctl = {0, 1e-12, 1e-12, 0};
-  if (rc == 0) {
-    rc = CHSIntegrator_Create("erk:ARKODE_VERNER_8_5_6", f, y, 0, &ctl, &it, err);
-  }
+  int rc = rep_stepper_open(&st, prob, "dirac", "erk:ARKODE_VERNER_8_5_6", ctl, NULL, NULL, NULL, 0,
+                            err);
   for (int k = 0; rc == 0 && k < NT; k++) {
     double t;
     if (k > 0) {
-      rc = CHSIntegrator_Evolve(it, k, y, &t, err);
+      rc = CHSIntegrator_Evolve(st.it, k, st.y, &t, err);
     }
     if (rc == 0) {
-      rc = CHSFormulation_ToPhysical(f, y, ref[k], ref[k] + 14);
+      rc = CHSFormulation_ToPhysical(st.f, st.y, ref[k], ref[k] + 14);
     }
   }
-  CHSIntegrator_Destroy(&it);
-  if (y) {
-    N_VDestroy(y);
-  }
-  CHSFormulation_Destroy(&f);
-  SUNContext_Free(&ctx);
+  rep_stepper_close(&st);
   return rc;
 }
 

@@ -41,30 +41,16 @@ typedef struct {
  * after every step into tr. */
 static int run_from(CHSProblem prob, const char *form, const double *q0, const double *p0,
                     trace *tr, CHSError *err) {
-  SUNContext ctx = NULL;
-  CHSFormulation f = NULL;
-  CHSIntegrator it = NULL;
-  N_Vector y = NULL;
-  int rc = chs_context_create(&ctx) == 0 ? 0 : (err->code = CHS_ERR_MEM);
-  if (rc == 0) {
-    chs_context_silence(ctx);
-    rc = CHSFormulation_Create(form, prob, ctx, &f, err);
-  }
-  if (rc == 0) {
-    rc = CHSFormulation_NewInitialState(f, &y, err);
-  }
-  if (rc == 0) {
-    rc = CHSFormulation_FromPhysical(f, q0, p0, y);
-  }
-  if (rc == 0) {
-    CHSStepControl ctl = {H, 0, 0, 0};
-    rc = CHSIntegrator_Create("erk:rk4", f, y, 0, &ctl, &it, err);
-  }
+  rep_stepper st;
+  CHSStepControl ctl = {H, 0, 0, 0};
+  int rc = rep_stepper_open(&st, prob, form, "erk:rk4", ctl, q0, p0, NULL, 0, err);
+  CHSFormulation f = st.f;
+  N_Vector y = st.y;
   tr->n = 0;
   double tret = 0;
   for (long k = 0; rc == 0 && k <= NSTEP; k++) {
     if (k > 0) {
-      rc = CHSIntegrator_OneStep(it, k * H, y, &tret, err);
+      rc = CHSIntegrator_OneStep(st.it, k * H, y, &tret, err);
     }
     double q[2], p[2];
     if (rc == 0) {
@@ -82,12 +68,7 @@ static int run_from(CHSProblem prob, const char *form, const double *q0, const d
       }
     }
   }
-  CHSIntegrator_Destroy(&it);
-  if (y) {
-    N_VDestroy(y);
-  }
-  CHSFormulation_Destroy(&f);
-  SUNContext_Free(&ctx);
+  rep_stepper_close(&st);
   return rc;
 }
 

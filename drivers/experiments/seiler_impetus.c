@@ -36,23 +36,12 @@ typedef struct {
 
 static int run_impetus(CHSProblem prob, const char *form, const double *start, impetus_run *out,
                        double *orbit, CHSError *err) {
-  SUNContext ctx = NULL;
-  CHSFormulation f = NULL;
-  CHSIntegrator it = NULL;
-  N_Vector y = NULL;
-  int rc = chs_context_create(&ctx) == 0 ? 0 : CHS_ERR_MEM;
-  if (rc == 0) {
-    chs_context_silence(ctx);
-    rc = CHSFormulation_Create(form, prob, ctx, &f, err);
-  }
-  if (rc == 0) {
-    rc = CHSFormulation_NewInitialState(f, &y, err);
-  }
-  if (rc == 0) {
-    memcpy(N_VGetArrayPointer(y), start, 4 * sizeof *start);
-    CHSStepControl ctl = {0.025, 0, 0, 0};
-    rc = CHSIntegrator_Create("erk:rk4", f, y, 0, &ctl, &it, err);
-  }
+  rep_stepper st;
+  CHSStepControl ctl = {0.025, 0, 0, 0};
+  int rc = rep_stepper_open(&st, prob, form, "erk:rk4", ctl, NULL, NULL, start, 4, err);
+  CHSFormulation f = st.f;
+  CHSIntegrator it = st.it;
+  N_Vector y = st.y;
   memset(out, 0, sizeof *out);
   out->orbit = orbit;
   if (orbit) {
@@ -100,12 +89,7 @@ static int run_impetus(CHSProblem prob, const char *form, const double *start, i
   }
   out->n_slope = k > 2 ? (k * sxy - sx * sy) / (k * sxx - sx * sx) : NAN;
   out->resets = f ? CHSFormulation_GetNumRecharts(f) : 0;
-  CHSIntegrator_Destroy(&it);
-  if (y) {
-    N_VDestroy(y);
-  }
-  CHSFormulation_Destroy(&f);
-  SUNContext_Free(&ctx);
+  rep_stepper_close(&st);
   return rc;
 }
 
