@@ -83,6 +83,7 @@ static int pchain_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError 
   d->n = n;
   d->m = N;
   d->mass_kind = P->mass == 1 ? CHS_MASS_IDENTITY : CHS_MASS_DIAGONAL;
+  d->force_reach = 0; /* gravity: each component constant */
   d->mass = P->q0 + 2 * n;
   for (sunindextype i = 0; i < n; i++) {
     P->q0[2 * n + i] = P->mass;
@@ -111,6 +112,19 @@ static int pchain_force(void *data, const sunrealtype *q, sunrealtype *F) {
   for (long i = 0; i < P->N; i++) {
     F[2 * i] = 0;
     F[2 * i + 1] = -P->gravity * P->mass;
+  }
+  return 0;
+}
+
+/* Components [i0, i1) of the force (ABI 5): gravity on every atom, q not read (force_reach 0). */
+static int pchain_force_local(void *data, const sunrealtype *qw, sunindextype w0, sunindextype nw,
+                              sunindextype i0, sunindextype i1, sunrealtype *F) {
+  const pchain *P = data;
+  (void)qw;
+  (void)w0;
+  (void)nw;
+  for (sunindextype i = i0; i < i1; i++) {
+    F[i - i0] = i % 2 ? -P->gravity * P->mass : 0;
   }
   return 0;
 }
@@ -170,4 +184,5 @@ const CHSProblemOps chs_problem_pendulum_chain = {
     .jacobian = pchain_jacobian,
     .jacobian_dot = pchain_jacobian_dot,
     .initial_state = pchain_initial,
+    .force_local = pchain_force_local,
 };

@@ -82,6 +82,7 @@ struct CHSProblem_ {
 #define CHS_PROBLEM_OPS_V1_SIZE offsetof(CHSProblemOps, nonconservative_force)
 #define CHS_PROBLEM_OPS_V2_SIZE offsetof(CHSProblemOps, mass_matrix)
 #define CHS_PROBLEM_OPS_V3_SIZE offsetof(CHSProblemOps, hessian_sparse)
+#define CHS_PROBLEM_OPS_V4_SIZE offsetof(CHSProblemOps, force_local)
 
 /* Plugins (problems/plugin.c). */
 int chs_is_plugin_spec(const char *name);

@@ -108,6 +108,11 @@ static int chs_check_dims(const char *name, const CHSProblemOps *ops, const CHSP
                          (long)d->n, (long)d->m);
   }
   CHS_CALL(chs_check_mass_time(name, ops, d, err));
+  if (ops->force_local && (d->force_reach < 0 || d->force_reach >= d->n)) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "problem '%s': force_reach = %ld with force_local (need 0 <= reach < n)",
+                         name, (long)d->force_reach);
+  }
   if (d->jac_kind == CHS_JAC_CSR) {
     if (!d->rowptr || !d->colind || d->nnz <= 0 || d->rowptr[0] != 0 || d->rowptr[d->m] != d->nnz) {
       return chs_error_set(err, CHS_ERR_ARG, "problem '%s': invalid CSR pattern of G", name);
@@ -299,7 +304,8 @@ int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSPr
     memcpy(&prob->ops_store, ops,
            ops->abi_version == 1   ? CHS_PROBLEM_OPS_V1_SIZE
            : ops->abi_version == 2 ? CHS_PROBLEM_OPS_V2_SIZE
-                                   : CHS_PROBLEM_OPS_V3_SIZE);
+           : ops->abi_version == 3 ? CHS_PROBLEM_OPS_V3_SIZE
+                                   : CHS_PROBLEM_OPS_V4_SIZE);
     prob->ops_store.abi_version = CHS_PROBLEM_ABI_VERSION;
     prob->ops = ops = &prob->ops_store;
   }

@@ -589,6 +589,64 @@ static void test_abi_v1(void **state) {
   free(buf);
 }
 
+/* force_local (ABI 5) equals the same components of force, on windows holding exactly the
+ * components it may read (the rest of the window's array is NaN), at a perturbed state; an ABI-4
+ * table (no force_local) still loads, and a negative force_reach is refused. */
+static void test_force_local(void **state) {
+  (void)state;
+  const char *specs[] = {"pendulum-chain:N=9", "pendulum-chain:N=9,mass=2,gravity=3"};
+  for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
+    CHSProblem prob = NULL;
+    CHSError err;
+    CHSError_Clear(&err);
+    assert_int_equal(CHSProblem_Create(specs[s], &prob, &err), 0);
+    const CHSProblemOps *ops = CHSProblem_GetOps(prob);
+    const CHSProblemDims *d = CHSProblem_GetDims(prob);
+    assert_non_null(ops->force_local);
+    sunindextype n = d->n, r = d->force_reach;
+    double *q = malloc(2 * (size_t)n * sizeof *q), *p = q + n,
+           *F = malloc(2 * (size_t)n * sizeof *F);
+    double *w = malloc((size_t)n * sizeof *w), *Fl = F + n;
+    assert_int_equal(ops->initial_state(CHSProblem_GetData(prob), q, p), 0);
+    for (sunindextype i = 0; i < n; i++) {
+      q[i] += 0.01 * sin(1.0 + 3.0 * (double)i);
+    }
+    assert_int_equal(ops->force(CHSProblem_GetData(prob), q, F), 0);
+    for (sunindextype i0 = 0; i0 < n; i0 += 3) {
+      for (sunindextype i1 = i0 + 1; i1 <= n; i1 += 4) {
+        sunindextype w0 = i0 - r > 0 ? i0 - r : 0, w1 = i1 + r < n ? i1 + r : n;
+        for (sunindextype k = 0; k < n; k++) {
+          w[k] = NAN;
+        }
+        memcpy(w, q + w0, (size_t)(w1 - w0) * sizeof *w);
+        assert_int_equal(ops->force_local(CHSProblem_GetData(prob), w, w0, w1 - w0, i0, i1, Fl), 0);
+        for (sunindextype i = i0; i < i1; i++) {
+          assert_true(fabs(Fl[i - i0] - F[i]) <= 1e-15 * (1 + fabs(F[i])));
+        }
+      }
+    }
+    free(q);
+    free(F);
+    free(w);
+    CHSProblem_Destroy(&prob);
+  }
+  /* an ABI-4 table: the fields up to hessian_sparse */
+  size_t v4 = offsetof(CHSProblemOps, force_local);
+  unsigned char *buf = malloc(v4);
+  memcpy(buf, &chs_problem_chain, v4);
+  int version = 4;
+  memcpy(buf + offsetof(CHSProblemOps, abi_version), &version, sizeof version);
+  CHSProblem prob = NULL;
+  CHSError err;
+  CHSError_Clear(&err);
+  assert_int_equal(CHSProblem_CreateFromOps((const CHSProblemOps *)(void *)buf, "N=7", &prob, &err),
+                   0);
+  assert_null(CHSProblem_GetOps(prob)->force_local);
+  assert_non_null(CHSProblem_GetOps(prob)->hessian_sparse);
+  CHSProblem_Destroy(&prob);
+  free(buf);
+}
+
 /* Sizes the machine cannot hold are refused at creation (exit 2 from `chs`), naming N and the
  * memory: the helper itself, and chain:N=10^8 (70 GB) when this machine has less physical memory
  * (chain accepted N = 10^8 and began allocating before). pendulum-chain's N > 10^7 is refused. */
@@ -623,6 +681,7 @@ int main(void) {
       cmocka_unit_test(test_angular),      cmocka_unit_test(test_initial_states),
       cmocka_unit_test(test_abi_v1),       cmocka_unit_test(test_singular_tridiagonal),
       cmocka_unit_test(test_large_fields), cmocka_unit_test(test_size_check),
+      cmocka_unit_test(test_force_local),
   };
   return cmocka_run_group_tests_name("chain", tests, group_setup, group_teardown);
 }

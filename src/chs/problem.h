@@ -32,12 +32,12 @@ extern "C" {
 
 /** Bumped whenever CHSProblemOps changes layout. Plugins export
  *   const CHSProblemOps *chs_problem_entry(int abi_version);
- * Versions 2, 3 and 4 appended optional fields (below); tables of older versions (plugins or
+ * Versions 2, 3, 4 and 5 appended optional fields (below); tables of older versions (plugins or
  * programs built against an older header) still load: the fields they lack read as NULL / 0,
  * and their NULL hessian_potential / constraint_third keep the meaning they documented (V at
  * most linear / quadratic constraints: the loader sets the matching CHS_DECLARE_* bits). The
- * loader asks a plugin for version 4 first, then 3, 2, 1.                                    */
-#define CHS_PROBLEM_ABI_VERSION 4
+ * loader asks a plugin for version 5 first, then 4, 3, 2, 1.                                 */
+#define CHS_PROBLEM_ABI_VERSION 5
 #define CHS_PROBLEM_ABI_VERSION_MIN 1 /**< the oldest table version the loader accepts */
 /* At most this many extra invariants, and events, per problem. */
 #define CHS_MAX_INVARIANTS 8 /**< at most this many extra invariants per problem */
@@ -98,6 +98,9 @@ typedef struct CHSProblemDims {
   /** @{ */
   const sunindextype *mass_rowptr, *mass_colind; /**< n+1 and mass_nnz entries */
   /** @} */
+  /** ABI 5, with CHSProblemOps.force_local: force component i depends on q only through the
+   * components within force_reach of i, |j - i| <= force_reach (0: on q_i alone or on none). */
+  sunindextype force_reach;
 } CHSProblemDims;
 
 /** A problem: its name and callbacks, versioned by abi_version (one const table per problem). */
@@ -191,6 +194,15 @@ typedef struct CHSProblemOps {
    * chs builds hess V from hessian_potential (n products: small problems only). */
   int (*hessian_sparse)(void *data, const sunrealtype *q, sunindextype cap, sunindextype *rowptr,
                         sunindextype *colind, sunrealtype *val);
+
+  /* ---- ABI version 5 */
+  /** Optional: the components i0 <= i < i1 of the force -grad V(q) into F[0 .. i1 - i0 - 1], for
+   * a caller that holds only part of q (a rank of an MPI run, docs/mpi.md). qw[k] = q[w0 + k]
+   * for w0 <= w0 + k < w0 + nw, which holds [i0 - r, i1 + r) intersected with [0, n), r =
+   * CHSProblemDims.force_reach; no other component of q may be read. Must equal the same
+   * components of force. NULL: a distributed caller gathers q and calls force. */
+  int (*force_local)(void *data, const sunrealtype *qw, sunindextype w0, sunindextype nw,
+                     sunindextype i0, sunindextype i1, sunrealtype *F);
 } CHSProblemOps;
 
 /** A problem instance: ops + data + dims. */
