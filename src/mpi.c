@@ -19,7 +19,9 @@
  * The two fields, in the notation of formulations/standard.c and dirac.c:
  *   standard: lambda = Q^{-1} (Gdot v + G M^{-1} F),  q' = v,  p' = F - G^T lambda;
  *   dirac:    w = Q^{-1} psi, a = M^{-1} G^T w, b = Gdot^T w, z = lambda - Q^{-1} (Gdot a -
- *             G M^{-1} b),  q' = v - a,  p' = F - G^T z + b. */
+ *             G M^{-1} b),  q' = v - a,  p' = F - G^T z + b.
+ * Rattle (src/mpi_rattle.c) and the projections after erk steps (src/mpi_project.c) are
+ * dispatched from CHSMPI_Run. */
 #include <stdlib.h>
 #include <string.h>
 #include <arkode/arkode_erkstep.h>
@@ -153,12 +155,13 @@ int CHSMPI_Check(CHSProblem prob, const char *formulation, const char *method, i
                          "MPI: formulation '%s' does not run distributed (standard and dirac do)",
                          formulation ? formulation : "(none)");
   }
-  if (!method || (strncmp(method, "erk:", 4) != 0 && strncmp(method, "rattle", 6) != 0)) {
+  int rattle = method && (strcmp(method, "rattle") == 0 || strncmp(method, "rattle:", 7) == 0);
+  if (!method || (strncmp(method, "erk:", 4) != 0 && !rattle)) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
                          "MPI: method '%s' does not run distributed (erk:TABLE and rattle do)",
                          method ? method : "(none)");
   }
-  if (strncmp(method, "rattle", 6) == 0 && strcmp(method, "rattle") != 0) {
+  if (rattle && strcmp(method, "rattle") != 0) { /* as the serial rattle_create */
     return chs_error_set(err, CHS_ERR_NOTFOUND, "unknown method '%s' (use rattle)", method);
   }
   if (dims->jac_kind != CHS_JAC_CSR ||
