@@ -13,7 +13,8 @@
 # instead of the serial tridiagonal solver, and the projections' norms are summed over the ranks),
 # and the final residuals |g|, |psi| at the serial run's level (within 10x + 1e-14; without the
 # projection pendulum-chain's |g| and |psi| at h = 0.05 are ~3e-10, so a projection that was not
-# applied fails this). Then the refusals that remain exit 2 naming what is refused.
+# applied fails this). Then rattle's refusals exit 2 naming what is refused (the other methods and
+# --out: mpi_test.sh).
 set -uo pipefail
 chs=$1
 mpiexec=$2
@@ -88,11 +89,8 @@ base=(run --problem pendulum-chain:N=30 --formulation standard --tf 0.1)
 expect_mpi 2 "method rattle needs a fixed step --h" -- "${base[@]}" --method rattle --rtol 1e-6 \
   --atol 1e-6
 expect_mpi 2 "unknown method 'rattle:x'" -- "${base[@]}" --method rattle:x --h 0.01
-expect_mpi 2 "method 'sprk' does not run distributed" -- "${base[@]}" --method sprk --h 0.01
 expect_mpi 2 "--stop-at do not run distributed" -- "${base[@]}" --method rattle --h 0.01 \
   --stop-at 0.05
-expect_mpi 2 "do not run distributed" -- "${base[@]}" --method erk:dp5 --h 0.01 --project both \
-  --out "$tmp/x.csv"
 
 echo "mpi rattle K=$k: $pass passed, $fail failed"
 ((fail == 0))
