@@ -93,8 +93,8 @@ static int mpi_diag(CHSProblem prob, const sunrealtype *q, const sunrealtype *p,
 }
 
 int cmd_run_mpi(const cli_options *o) {
-  if (o->out || o->wedge || o->stop_at || o->project) {
-    return cli_usage_error("--out, --wedge, --stop-at and --project do not run distributed (MPI "
+  if (o->out || o->wedge || o->stop_at) {
+    return cli_usage_error("--out, --wedge and --stop-at do not run distributed (MPI "
                            "with %d ranks; docs/mpi.md)",
                            mpi_size_);
   }
@@ -130,7 +130,8 @@ int cmd_run_mpi(const cli_options *o) {
   s->stats.jac_evals = -1;
   s->stats.err_test_fails = ms.err_test_fails;
   s->rhs_evals = ms.rhs_evals;
-  s->proj_position = s->proj_momentum = -1;
+  s->proj_position = ms.proj_position;
+  s->proj_momentum = ms.proj_momentum;
   s->wall_s = ms.wall_s;
   s->completed = rc == 0;
   d->t_final = ms.t_final;

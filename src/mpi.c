@@ -19,7 +19,9 @@
  * The two fields, in the notation of formulations/standard.c and dirac.c:
  *   standard: lambda = Q^{-1} (Gdot v + G M^{-1} F),  q' = v,  p' = F - G^T lambda;
  *   dirac:    w = Q^{-1} psi, a = M^{-1} G^T w, b = Gdot^T w, z = lambda - Q^{-1} (Gdot a -
- *             G M^{-1} b),  q' = v - a,  p' = F - G^T z + b. */
+ *             G M^{-1} b),  q' = v - a,  p' = F - G^T z + b.
+ * Rattle (src/mpi_rattle.c) and the projections after erk steps (src/mpi_project.c) are
+ * dispatched from CHSMPI_Run. */
 #include <stdlib.h>
 #include <string.h>
 #include <arkode/arkode_erkstep.h>
@@ -110,17 +112,30 @@ static int mpi_field(chs_mpi *M, const sunrealtype *y, sunrealtype *ydot) {
   return 0;
 }
 
+/* ERKStep's user data: the layout, and the projector of the post-step hook (NULL: none). */
+typedef struct {
+  chs_mpi *M;
+  chs_mpi_proj *proj;
+} mpi_erk;
+
 /* ERKStep's right-hand side: the field, with its status agreed by all ranks (a failure on one
  * rank is a failure on all, so that none waits in a collective call the others left). */
 static int mpi_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
   (void)t;
-  chs_mpi *M = user_data;
+  chs_mpi *M = ((mpi_erk *)user_data)->M;
   int rc = mpi_field(M, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
   int flags[2] = {rc < 0 ? -rc : 0, rc > 0 ? rc : 0}, all[2];
   double t0 = MPI_Wtime();
   MPI_Allreduce(flags, all, 2, MPI_INT, MPI_MAX, M->comm);
   M->comm_s += MPI_Wtime() - t0;
   return all[0] ? -all[0] : all[1];
+}
+
+/* ERKStep's post-step hook: the projection (src/mpi_project.c), as CHSProjector_ARKPostprocess
+ * does in the serial run. */
+static int mpi_postprocess(sunrealtype t, N_Vector y, void *user_data) {
+  (void)t;
+  return chs_mpi_proj_apply(((mpi_erk *)user_data)->proj, N_VGetArrayPointer(y));
 }
 
 /* ------------------------------------------------------------------ set-up */
@@ -140,10 +155,14 @@ int CHSMPI_Check(CHSProblem prob, const char *formulation, const char *method, i
                          "MPI: formulation '%s' does not run distributed (standard and dirac do)",
                          formulation ? formulation : "(none)");
   }
-  if (!method || strncmp(method, "erk:", 4) != 0) {
+  int rattle = method && (strcmp(method, "rattle") == 0 || strncmp(method, "rattle:", 7) == 0);
+  if (!method || (strncmp(method, "erk:", 4) != 0 && !rattle)) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "MPI: method '%s' does not run distributed (erk:TABLE does)",
+                         "MPI: method '%s' does not run distributed (erk:TABLE and rattle do)",
                          method ? method : "(none)");
+  }
+  if (rattle && strcmp(method, "rattle") != 0) { /* as the serial rattle_create */
+    return chs_error_set(err, CHS_ERR_NOTFOUND, "unknown method '%s' (use rattle)", method);
   }
   if (dims->jac_kind != CHS_JAC_CSR ||
       (dims->mass_kind != CHS_MASS_IDENTITY && dims->mass_kind != CHS_MASS_DIAGONAL) ||
@@ -176,6 +195,14 @@ static int mpi_integrate(chs_mpi *M, const CHSRunOptions *opt, N_Vector y, SUNCo
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
                          "method %s has no embedding: give a fixed step --h", opt->method);
   }
+  mpi_erk ud = {M, NULL};
+  if (opt->project != CHS_PROJECT_NONE) {
+    int prc = chs_mpi_proj_create(M, opt, &ud.proj, err);
+    if (prc != 0) {
+      ARKodeButcherTable_Free(B);
+      return prc;
+    }
+  }
   void *ark = ERKStepCreate(mpi_rhs, opt->t0, y, ctx);
   int rc = ark ? 0 : -1;
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)
@@ -187,7 +214,7 @@ static int mpi_integrate(chs_mpi *M, const CHSRunOptions *opt, N_Vector y, SUNCo
     rc = ERKStepSetTable(ark, B);
   }
   if (rc == 0) {
-    rc = chs_erk_set_user_data(ark, M);
+    rc = chs_erk_set_user_data(ark, &ud);
   }
   if (rc == 0) {
     rc = fixed ? chs_erk_set_fixed_step(ark, opt->ctl.h)
@@ -195,6 +222,9 @@ static int mpi_integrate(chs_mpi *M, const CHSRunOptions *opt, N_Vector y, SUNCo
   }
   if (rc == 0) {
     rc = chs_erk_fix_last_stage_reuse(ark, B);
+  }
+  if (rc == 0 && ud.proj) { /* projection after every step */
+    rc = chs_erk_set_postprocess(ark, mpi_postprocess);
   }
   if (rc == 0) {
     rc = chs_erk_set_max_num_steps(ark, opt->ctl.max_steps > 0 ? opt->ctl.max_steps
@@ -206,6 +236,7 @@ static int mpi_integrate(chs_mpi *M, const CHSRunOptions *opt, N_Vector y, SUNCo
   ARKodeButcherTable_Free(B);
   if (rc != 0) {
     chs_erk_free(&ark);
+    chs_mpi_proj_free(&ud.proj);
     return chs_error_set(err, CHS_ERR_SOLVER, "MPI: ERKStep set-up failed for %s (flag %d)",
                          opt->method, rc);
   }
@@ -230,6 +261,10 @@ static int mpi_integrate(chs_mpi *M, const CHSRunOptions *opt, N_Vector y, SUNCo
                        M->arkode_msg);
   }
   chs_erk_free(&ark);
+  if (ud.proj) {
+    chs_mpi_proj_counts(ud.proj, sum);
+    chs_mpi_proj_free(&ud.proj);
+  }
   return rc;
 }
 
@@ -242,10 +277,16 @@ int CHSMPI_Run(MPI_Comm comm, CHSProblem prob, const char *formulation, const CH
   memset(sum, 0, sizeof *sum);
   CHS_CALL(CHSMPI_Check(prob, formulation, opt->method, size, err));
   CHS_CALL(chs_check_time_step(opt, err));
-  if (opt->project || opt->stop_at || opt->locate_events) {
-    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "MPI: projections and events do not run distributed");
+  if (opt->stop_at || opt->locate_events) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED, "MPI: events do not run distributed");
   }
+  int rattle = strcmp(opt->method, "rattle") == 0;
+  if (rattle && !(opt->ctl.h > 0)) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED, "method rattle needs a fixed step --h");
+  }
+  /* as CHSRunSummary: -1 without a projector (rattle has one that never projects, as in CHSRun) */
+  sum->proj_position = sum->proj_momentum = sum->proj_newton =
+      rattle && opt->project != CHS_PROJECT_NONE ? 0 : -1;
   chs_mpi M;
   memset(&M, 0, sizeof M);
   sunindextype n = CHSProblem_GetDims(prob)->n;
@@ -280,7 +321,7 @@ int CHSMPI_Run(MPI_Comm comm, CHSProblem prob, const char *formulation, const CH
     sunrealtype *yl = N_VGetArrayPointer(y);
     memcpy(yl, z0 + 2 * M.a0, 2 * (size_t)M.na * sizeof *yl);
     memcpy(yl + 2 * M.na, z0 + n + 2 * M.a0, 2 * (size_t)M.na * sizeof *yl);
-    rc = mpi_integrate(&M, opt, y, ctx, sum, err);
+    rc = rattle ? chs_mpi_rattle(&M, opt, yl, sum, err) : mpi_integrate(&M, opt, y, ctx, sum, err);
   }
   if (y) { /* the final state (as far as the run got) to rank 0 */
     sunrealtype *yl = N_VGetArrayPointer(y);

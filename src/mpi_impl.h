@@ -60,4 +60,40 @@ int chs_mpi_setup(chs_mpi *M, MPI_Comm comm, CHSProblem prob, const char *formul
                   sunrealtype *q0, CHSError *err);
 void chs_mpi_free(chs_mpi *M);
 
+/* ---- rattle and the projections (src/mpi_rattle.c, src/mpi_project.c; docs/mpi.md) */
+
+/* The constraint rows' constants c_i = g_i(0) (g_i = 1/2 |d_h|^2 + c_i, the bond chain's form)
+ * from the problem's own callback, for the local rows (gc: nr), checked against the callback at
+ * the problem's initial state. Collective: CHS_ERR_UNSUPPORTED on every rank when a rank finds
+ * the problem's constraint of another form. */
+int chs_mpi_cons_setup(chs_mpi *M, sunrealtype *gc, CHSError *err);
+/* The ghosted positions X (atoms a0-1 .. a1: 2 (na + 2)) of the local q: the neighbours' atoms
+ * by chs_mpi_halo, the pivot and the atom beyond the last one 0. Collective. */
+void chs_mpi_ghost_q(chs_mpi *M, const sunrealtype *q, sunrealtype *X);
+/* The bond vectors of the ghosted positions X into M->d (G at X, as the fields keep it). */
+void chs_mpi_bonds(chs_mpi *M, const sunrealtype *X);
+/* g at the local rows of the ghosted positions X (gc from chs_mpi_cons_setup), bitwise the
+ * problem's 1/2 (|d|^2 - L^2). */
+void chs_mpi_cons(const chs_mpi *M, const sunrealtype *X, const sunrealtype *gc, sunrealtype *g);
+/* Sum (op MPI_SUM) or maximum (MPI_MAX) of k doubles over the ranks, in place. Collective. */
+void chs_mpi_reduce(chs_mpi *M, double *x, int k, MPI_Op op);
+
+/* The serial CHSProjector's algorithm (src/projection.c) on the layout of M: opt->project kind,
+ * project_tol, project_every, project_newton_tol. */
+typedef struct chs_mpi_proj chs_mpi_proj;
+int chs_mpi_proj_create(chs_mpi *M, const CHSRunOptions *opt, chs_mpi_proj **out, CHSError *err);
+/* Project the local state y = (q_loc, p_loc) after a step: 0, or CHS_RECOVERABLE (the position
+ * Newton iteration failed: q restored) / a Gram failure, the same on every rank. Collective. */
+int chs_mpi_proj_apply(chs_mpi_proj *P, sunrealtype *y);
+/* The projector's counters into sum (proj_position, proj_momentum, proj_newton). */
+void chs_mpi_proj_counts(const chs_mpi_proj *P, CHSMPISummary *sum);
+void chs_mpi_proj_free(chs_mpi_proj **P);
+
+/* SHAKE/RATTLE (src/integrate/rattle.c's constant-mass path) from opt->t0 to opt->tf with the
+ * fixed step opt->ctl.h on the local state y = (q_loc, p_loc); fills the steps, force
+ * evaluations (rhs_evals), SHAKE iterations, times and ranks of sum. Collective, the same code on
+ * every rank. */
+int chs_mpi_rattle(chs_mpi *M, const CHSRunOptions *opt, sunrealtype *y, CHSMPISummary *sum,
+                   CHSError *err);
+
 #endif

@@ -95,8 +95,8 @@ expect_mpi 2 "problem 'pendulum' does not run distributed" -- run --problem pend
   --formulation dirac --method erk:rk4 --h 0.01 --tf 0.1
 expect_mpi 2 "formulation 'total' does not run distributed" -- run --problem pendulum-chain:N=30 \
   --formulation total --method erk:rk4 --h 0.01 --tf 0.1
-expect_mpi 2 "method 'rattle' does not run distributed" -- run --problem pendulum-chain:N=30 \
-  --formulation dirac --method rattle --h 0.01 --tf 0.1
+expect_mpi 2 "method 'gauss:2' does not run distributed" -- run --problem pendulum-chain:N=30 \
+  --formulation dirac --method gauss:2 --h 0.01 --tf 0.1
 expect_mpi 2 "do not run distributed" -- run --problem pendulum-chain:N=30 \
   --formulation dirac --method erk:rk4 --h 0.01 --tf 0.1 --out "$tmp/x.csv"
 

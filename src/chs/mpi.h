@@ -25,18 +25,25 @@ typedef struct CHSMPISummary {
   int ranks;           /**< size of the communicator */
   double wall_s;       /**< time in the integrator, the largest over the ranks */
   double comm_s;       /**< of which in MPI and ScaLAPACK calls, the largest over the ranks */
+  long shake_iters;    /**< rattle: SHAKE (simplified Newton) iterations of the position step */
+  long proj_position;  /**< position projections (-1: no projector; see CHSRunSummary) */
+  long proj_momentum;  /**< momentum projections (-1: no projector) */
+  long proj_newton;    /**< Newton iterations of the position projections (-1: no projector) */
 } CHSMPISummary;
 
 /** 0 when CHSMPI_Run can run `prob` with `formulation` and `method` on `ranks` ranks; otherwise
  * CHS_ERR_UNSUPPORTED (a problem other than a bond chain, a formulation other than standard or
- * dirac, a method other than erk:TABLE) or CHS_ERR_ARG (fewer than two constraints per rank),
- * with a message naming what is refused. Not collective. */
+ * dirac, a method other than erk:TABLE or rattle) or CHS_ERR_ARG (fewer than two constraints per
+ * rank), with a message naming what is refused. Not collective. */
 CHS_EXPORT int CHSMPI_Check(CHSProblem prob, const char *formulation, const char *method, int ranks,
                             CHSError *err);
 
 /** Integrate prob (created identically on every rank of comm) from its initial state with the
  * field `formulation` ("standard" or "dirac") and opt->method (erk:TABLE), opt->ctl (fixed step
- * h or rtol/atol), from opt->t0 to opt->tf; projections and events are not supported (refused).
+ * h or rtol/atol), from opt->t0 to opt->tf, or with opt->method "rattle" (SHAKE/RATTLE on the
+ * problem's callbacks, fixed step h; opt->ctl.rtol > 0 its SHAKE tolerance); opt->project (with
+ * project_tol, project_every, project_newton_tol) projects after each erk step as CHSRun does
+ * (with rattle, as CHSRun does, the projector does nothing); events are not supported (refused).
  * Collective over comm. On rank 0, q_final and p_final (length n each, may be NULL) receive the
  * final state; other ranks may pass NULL. sum (may be NULL) is filled on every rank. Returns the
  * same code on every rank: 0, CHS_ERR_ARG / CHS_ERR_UNSUPPORTED before any integration work
