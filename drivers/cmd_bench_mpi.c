@@ -413,8 +413,14 @@ int cmd_bench_mpi(int argc, char **argv) {
     int st = bm_write_csv(o.csv, rows, nrows);
     status = st ? st : status;
   }
-  if (failed) {
-    fprintf(stderr, "chs: bench mpi: %d of %d launches failed (rows marked)\n", failed, nrows);
+  for (int i = 0; i < nrows; i++) {
+    if (!rows[i].ok) { /* the first failure named; every one is marked in its row */
+      fprintf(stderr,
+              "chs: bench mpi: %d of %d launches failed, the first (%s %s K=%d N=%ld): %s\n",
+              failed, nrows, rows[i].problem, rows[i].weak ? "weak" : "strong", rows[i].ranks,
+              rows[i].n, rows[i].msg);
+      break;
+    }
   }
   free(rows);
   return status;
