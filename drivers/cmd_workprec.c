@@ -492,7 +492,9 @@ int cmd_workprec(int argc, char **argv) {
   }
   progress_end(&prog);
   /* an input error on any rank stops all; its message comes from the rank that found it */
-  if ((status = cli_mpi_agree(input_err ? CHS_EXIT_USAGE : 0)) != 0) {
+  int input_status = cli_mpi_agree(input_err ? CHS_EXIT_USAGE : 0);
+  if (input_status != 0) {
+    status = input_status;
     goto done;
   }
   for (int c = 0; c < nc; c++) { /* every point from the rank that ran it */
