@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpi_cli.h"
+#include "progress.h"
 #ifdef CHS_HAVE_MPI
 #include <mpi.h>
 #include <unistd.h>
@@ -94,6 +95,7 @@ int cli_mpi_agree(int status) {
     MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, low, agree_comm_);
     msg[sizeof msg - 1] = '\0';
     if (mpi_rank_ == 0) {
+      progress_interrupt(); /* a progress line of rank 0 erased first */
       fprintf(stderr, "chs: rank %d of %d failed (exit status %d)%s\n", low, mpi_size_, st,
               msg[0] ? ":" : " without a message");
       char *save = NULL;
@@ -359,41 +361,6 @@ void cli_mpi_bcast(void *buf, size_t bytes, int root) {
 
 void cli_mpi_max(int *x) {
   (void)x;
-}
-
-/* The run's JSON object (json_run_object) with the distributed run's own figures appended,
- * "mpi": {"ranks", "wall_s", "comm_s", "rhs_evals"} (chs bench mpi reads them). */
-static int mpi_json(const cli_result *res, const CHSMPISummary *ms) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&buf, &len);
-  if (!m) {
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
-  }
-  json_run_object(m, res, "");
-  if (fclose(m) != 0 || !buf) {
-    free(buf);
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
-  }
-  char *end = strrchr(buf, '}');
-  while (end && end > buf && (end[-1] == '\n' || end[-1] == ' ')) {
-    end--;
-  }
-  if (!end) {
-    free(buf);
-    fprintf(stderr, "chs: internal error: no JSON object\n");
-    return CHS_EXIT_NUMERIC;
-  }
-  fwrite(buf, 1, (size_t)(end - buf), stdout);
-  printf(",\n  \"mpi\": {\"ranks\": %d, \"wall_s\": ", ms->ranks);
-  json_real(stdout, ms->wall_s, 1);
-  printf(", \"comm_s\": ");
-  json_real(stdout, ms->comm_s, 1);
-  printf(", \"rhs_evals\": %ld}\n}\n", ms->rhs_evals);
-  free(buf);
-  return CHS_EXIT_OK;
 }
 
 int cmd_run_mpi(const cli_options *o) {
