@@ -879,7 +879,7 @@ void cli_print_bash_completion(FILE *out) {
   fprintf(out, "bench --help --version\" -- \"$cur\"))\n    return\n  fi\n"
                "  if [[ $key == bench ]]; then\n"
                "    if ((cw == 2)); then\n"
-               "      COMPREPLY=($(compgen -W \"rhs dae scale --help\" -- \"$cur\"))\n"
+               "      COMPREPLY=($(compgen -W \"rhs dae scale mpi --help\" -- \"$cur\"))\n"
                "      return\n    fi\n    key=\"bench ${w[2]}\"\n  fi\n"
                "  local opts= files= dirs= words= pos=\n  case $key in\n");
   for (int c = 0; c < CLI_NCOMMANDS; c++) {
