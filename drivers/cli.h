@@ -27,6 +27,7 @@ typedef enum {
   CLI_BENCH_RHS,
   CLI_BENCH_DAE,
   CLI_BENCH_SCALE,
+  CLI_BENCH_MPI,
   CLI_CHECK,
   CLI_LIST,
   CLI_COMPLETION,
@@ -75,6 +76,9 @@ typedef struct {
   int scale, have_time_limit;
   const char *sizes, *scale_problems, *targets, *csv;
   double time_limit;
+  /* bench mpi (drivers/cmd_bench_mpi.c) */
+  const char *ranks, *mpirun;
+  long n_strong, n_per_rank, steps;
 } cli_options;
 
 /* --problem NAME:help (built-in or plugin path): prints the problem's name, summary and parameters
@@ -181,6 +185,7 @@ int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_scale(int argc, char **argv);
 int cmd_bench_dae_scale(const cli_options *o); /* chs bench dae --scale */
+int cmd_bench_mpi(int argc, char **argv);      /* chs bench mpi (drivers/cmd_bench_mpi.c) */
 /* problem NULL: the built-in set; else that problem to t = tf */
 int cmd_bench_dae(int json, int quiet, const char *problem, double tf);
 int cmd_reproduce(int argc, char **argv);

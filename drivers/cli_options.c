@@ -63,7 +63,7 @@ typedef struct {
 #define M(c) (1u << (c))
 #define F(field) offsetof(cli_options, field)
 #define ALL_INT (M(CLI_RUN) | M(CLI_COMPARE) | M(CLI_WORKPREC) | M(CLI_REPRODUCE) | BENCH)
-#define BENCH (M(CLI_BENCH_RHS) | M(CLI_BENCH_DAE) | M(CLI_BENCH_SCALE))
+#define BENCH (M(CLI_BENCH_RHS) | M(CLI_BENCH_DAE) | M(CLI_BENCH_SCALE) | M(CLI_BENCH_MPI))
 #define RC (M(CLI_RUN) | M(CLI_COMPARE))
 #define RES_LEN(field) sizeof(((cli_result *)0)->field)
 
@@ -141,6 +141,20 @@ static const cli_option options[] = {
    .help = "(--scale) seconds per run, at most 86400 (default 20: a run over it is killed)"},
   {"csv", CLI_STR, "FILE", M(CLI_BENCH_DAE), 0, F(csv), 0, .complete = CLI_C_FILE,
    .help = "(--scale) every run as CSV (round-trip precision)"},
+  {"ranks", CLI_STR, "K,...", M(CLI_BENCH_MPI), 0, F(ranks), 0, .max = 128, .def = "1,2,4",
+   .help = "numbers of ranks, each 1 .. 256, at most 8, increasing (the smallest is the base of the speed-up)"},
+  {"n", CLI_LONG, "N", M(CLI_BENCH_MPI), 0, F(n_strong), 0, .lo = 4, .hi = 10000000, .def = "20000",
+   .help = "strong scaling: the atoms of every run (at least 4 per rank)"},
+  {"n-per-rank", CLI_LONG, "N", M(CLI_BENCH_MPI), 0, F(n_per_rank), 0, .lo = 4, .hi = 10000000, .def = "10000",
+   .help = "weak scaling: the atoms per rank (K ranks: K N atoms)"},
+  {"steps", CLI_LONG, "S", M(CLI_BENCH_MPI), 0, F(steps), 0, .lo = 1, .hi = 100000, .def = "20",
+   .help = "RK4 steps of h = 0.001 per run (4 S + 1 right-hand sides)"},
+  {"mpirun", CLI_STR, "PATH", M(CLI_BENCH_MPI), 0, F(mpirun), 0, .complete = CLI_C_FILE,
+   .help = "the MPI launcher (default: the one chs was built with); run without a shell"},
+  {"time-limit", CLI_REAL, "S", M(CLI_BENCH_MPI), 0, F(time_limit), F(have_time_limit), .lo = 0.1,
+   .help = "seconds per launch, at most 86400 (default 120: a launch over it is killed, its row marked)"},
+  {"csv", CLI_STR, "FILE", M(CLI_BENCH_MPI), 0, F(csv), 0, .complete = CLI_C_FILE,
+   .help = "every row as CSV (round-trip precision)"},
   {"seed", CLI_LONG, "S", M(CLI_CHECK), 0, F(seed), 0, .lo = 0, .hi = UNBOUNDED, .def = "1",
    .help = "seed of the random perturbations (reproducible)"},
   {"points", CLI_LONG, "K", M(CLI_CHECK), 0, F(points), 0, .lo = 0, .hi = 10000, .def = "3",
@@ -212,6 +226,14 @@ static const cli_command_spec commands[CLI_NCOMMANDS] = {
                          "their ratio, band vs KLU Gram factorisation and solve, bytes per atom, "
                          "atom-evaluations per second; t(N)/t(N/10) (linear: <= 12); then RK4 runs "
                          "of the largest chain, standard and dirac, 100 steps of h = 0.01."},
+    [CLI_BENCH_MPI] = {"bench mpi", NULL, NULL,
+                       "strong and weak scaling of the distributed chains over MPI ranks",
+                       "Launches MPIRUN -np K of this chs (argv, no shell) for every K of --ranks: "
+                       "`chs run` of pendulum-chain and chain (cutoff 2.5) with dirac and erk:rk4, "
+                       "h = 0.001, at N atoms (strong) and K x N-per-rank atoms (weak); wall and "
+                       "communication time per right-hand side, speed-up and efficiency against "
+                       "the smallest K. More ranks than cores are run with --oversubscribe (Open "
+                       "MPI) and marked. Not under mpirun itself (docs/mpi.md)."},
     [CLI_CHECK] = {"check", NULL, NULL, "check a problem's derivatives against finite differences",
                    "Evaluates every callback of the problem at its initial state and at K random "
                    "perturbations of it (seed S) and compares each derivative with extrapolated "
@@ -857,7 +879,7 @@ void cli_print_bash_completion(FILE *out) {
   fprintf(out, "bench --help --version\" -- \"$cur\"))\n    return\n  fi\n"
                "  if [[ $key == bench ]]; then\n"
                "    if ((cw == 2)); then\n"
-               "      COMPREPLY=($(compgen -W \"rhs dae scale --help\" -- \"$cur\"))\n"
+               "      COMPREPLY=($(compgen -W \"rhs dae scale mpi --help\" -- \"$cur\"))\n"
                "      return\n    fi\n    key=\"bench ${w[2]}\"\n  fi\n"
                "  local opts= files= dirs= words= pos=\n  case $key in\n");
   for (int c = 0; c < CLI_NCOMMANDS; c++) {

@@ -214,23 +214,30 @@ int cmd_bench(int argc, char **argv) {
   static const struct {
     const char *name;
     cli_command_id id;
-  } benches[] = {{"rhs", CLI_BENCH_RHS}, {"dae", CLI_BENCH_DAE}, {"scale", CLI_BENCH_SCALE}};
+  } benches[] = {{"rhs", CLI_BENCH_RHS},
+                 {"dae", CLI_BENCH_DAE},
+                 {"scale", CLI_BENCH_SCALE},
+                 {"mpi", CLI_BENCH_MPI}};
+  const int nbench = (int)(sizeof benches / sizeof benches[0]);
   const char *what = argc > 1 ? argv[1] : NULL;
   int which = -1;
-  for (int k = 0; what && k < 3; k++) {
+  for (int k = 0; what && k < nbench; k++) {
     which = strcmp(what, benches[k].name) == 0 ? k : which;
   }
   if (which < 0 && what && (strcmp(what, "--help") == 0 || strcmp(what, "-h") == 0)) {
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < nbench; k++) {
       cli_print_help(stdout, benches[k].id);
       printf("\n");
     }
     return CHS_EXIT_OK;
   }
   if (which < 0) {
-    return cli_usage_error("unknown benchmark '%.200s' (available: rhs, dae, scale: chs bench rhs "
-                           "[options])",
+    return cli_usage_error("unknown benchmark '%.200s' (available: rhs, dae, scale, mpi: chs bench "
+                           "rhs [options])",
                            what ? what : "");
+  }
+  if (benches[which].id == CLI_BENCH_MPI) {
+    return cmd_bench_mpi(argc - 1, argv + 1); /* drivers/cmd_bench_mpi.c */
   }
   if (benches[which].id == CLI_BENCH_SCALE) {
     return cmd_bench_scale(argc - 1, argv + 1); /* drivers/cmd_bench_scale.c */

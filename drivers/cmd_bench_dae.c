@@ -5,6 +5,7 @@
 #include <time.h>
 #include <nvector/nvector_serial.h>
 #include "../src/compat.h"
+#include "mpi_cli.h"
 #include "progress.h"
 #include "reproduce.h"
 
@@ -128,28 +129,45 @@ static int bench_dae_problem(const char *problem, double tf, const bench_cfg *cf
     return CHS_EXIT_NUMERIC;
   }
   ref[0] = z[0] = (double)n;
-  if (rep_reference_final(prob, tf, 1e-13, ref, NULL, 0, &err) != 0) {
+  /* under mpirun (docs/mpi.md): the reference by rank 0, broadcast; the Jacobian choices and the
+   * configuration x tolerance runs spread over the ranks, every result shared */
+  int arc = cli_mpi_agree(0);
+  if (arc == 0 && cli_mpi_rank() == 0 &&
+      rep_reference_final(prob, tf, 1e-13, ref, NULL, 0, &err) != 0) {
     progress_interrupt();
+    arc = cli_fail(&err);
+  }
+  if ((arc = cli_mpi_agree(arc)) != 0) {
     free(ref);
     free(z);
     CHSProblem_Destroy(&prob);
-    return cli_fail(&err);
+    return arc;
   }
+  cli_mpi_bcast(ref, (1 + 2 * (size_t)n) * sizeof *ref, 0);
   double err_at[BENCH_NCFG][BENCH_NTOL], evals[BENCH_NCFG][BENCH_NTOL],
       wall[BENCH_NCFG][BENCH_NTOL];
   const char *method[BENCH_NCFG];
+  int jac_of[BENCH_NCFG], nbj0 = *nbj;
   for (int c = 0; c < ncfg; c++) {
-    method[c] = cfgs[c].method;
+    jac_of[c] = -1;
     if (cfgs[c].dae) {
-      bench_jac *b = &bj[(*nbj)++];
-      progress_detail(prog, problem);
-      bench_jac_choice(prob, problem, cfgs[c].form, tf, b, prog, done);
-      method[c] = bench_jac_methods[b->chosen];
+      jac_of[c] = (*nbj)++;
+      if (cli_sweep_mine(jac_of[c] - nbj0)) {
+        progress_detail(prog, problem);
+        bench_jac_choice(prob, problem, cfgs[c].form, tf, &bj[jac_of[c]], prog, done);
+      }
     }
+  }
+  cli_sweep_share(bj + nbj0, sizeof *bj, *nbj - nbj0, 0);
+  for (int c = 0; c < ncfg; c++) {
+    method[c] = jac_of[c] >= 0 ? bench_jac_methods[bj[jac_of[c]].chosen] : cfgs[c].method;
   }
   for (int c = 0; c < ncfg; c++) {
     for (int t = 0; t < BENCH_NTOL; t++) {
       double tol = pow(10, -3 - t);
+      if (!cli_sweep_mine((long)c * BENCH_NTOL + t)) {
+        continue; /* under mpirun: another rank's run */
+      }
       CHSRunOptions o = {.method = method[c],
                          .ctl = {.rtol = tol, .atol = tol},
                          .tf = tf,
@@ -172,6 +190,11 @@ static int bench_dae_problem(const char *problem, double tf, const bench_cfg *cf
         wall[c][t] = sum.wall_s;
       }
     }
+  }
+  for (int c = 0; c < ncfg; c++) { /* every run's result from the rank that made it */
+    cli_sweep_share(err_at[c], sizeof err_at[c][0], BENCH_NTOL, (long)c * BENCH_NTOL);
+    cli_sweep_share(evals[c], sizeof evals[c][0], BENCH_NTOL, (long)c * BENCH_NTOL);
+    cli_sweep_share(wall[c], sizeof wall[c][0], BENCH_NTOL, (long)c * BENCH_NTOL);
   }
   progress_interrupt_stdout(); /* the rows on lines of their own */
   for (int k = 4; k <= 8; k++) {

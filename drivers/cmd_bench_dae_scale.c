@@ -38,6 +38,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "mpi_cli.h"
 #include "progress.h"
 #include "reproduce.h"
 
@@ -794,15 +795,25 @@ static int ds_problem(const char *problem, const char *fmt, long N, const ds_opt
   progress_detail(&prog, "reference");
   progress_update(&prog, 0);
   rep_reference_info ri;
-  int rc = rep_reference_cached(prob, spec, o->tf, DS_REF_TOL, cache_dir, ref, &ri, &err);
-  CHSProblem_Destroy(&prob); /* the children create their own */
-  if (rc != 0) {
+  memset(&ri, 0, sizeof ri);
+  /* under mpirun (docs/mpi.md): the reference by rank 0 (its cache), broadcast; the candidates
+   * spread over the ranks (candidate c on rank c mod K, its runs forked there), results shared */
+  int rc = cli_mpi_agree(0);
+  if (rc == 0 && cli_mpi_rank() == 0 &&
+      rep_reference_cached(prob, spec, o->tf, DS_REF_TOL, cache_dir, ref, &ri, &err) != 0) {
     progress_end(&prog);
     fprintf(stderr, "chs: %s: reference run failed: %s\n", spec, err.msg);
+    rc = CHS_EXIT_NUMERIC;
+  }
+  CHSProblem_Destroy(&prob); /* the children create their own */
+  if ((rc = cli_mpi_agree(rc)) != 0) {
+    progress_end(&prog);
     free(ref);
     free(res);
-    return CHS_EXIT_NUMERIC;
+    return rc;
   }
+  cli_mpi_bcast(ref, (1 + 2 * (size_t)n) * sizeof *ref, 0);
+  cli_mpi_bcast(&ri, sizeof ri, 0);
   if (ri.write_error[0]) {
     progress_interrupt();
     fprintf(stderr, "chs: reference not cached: %s\n", ri.write_error);
@@ -820,13 +831,17 @@ static int ds_problem(const char *problem, const char *fmt, long N, const ds_opt
   for (int c = 0; c < nc && rc == 0; c++) {
     res[c].cand = cand[c];
     x.nres = c + 1;
-    rc = cand[c].fixed ? ds_sweep_fixed(&x, &res[c]) : ds_sweep_adaptive(&x, &res[c]);
+    if (cli_sweep_mine(c)) {
+      rc = cand[c].fixed ? ds_sweep_fixed(&x, &res[c]) : ds_sweep_adaptive(&x, &res[c]);
+    }
   }
   progress_end(&prog);
   if (rc != 0) {
     fprintf(stderr, "chs: cannot start a process for a run: %s\n", strerror(errno));
     rc = CHS_EXIT_NUMERIC;
-  } else {
+  }
+  if ((rc = cli_mpi_agree(rc)) == 0) {
+    cli_sweep_share(res, sizeof *res, nc, 0);
     ds_report(&x, problem, N, 2 * n, &ri, o, out);
   }
   free(ref);
@@ -868,7 +883,7 @@ int cmd_bench_dae_scale(const cli_options *c) {
   ds_out out = {.first_json = 1};
   CHSError err;
   CHSError_Clear(&err);
-  if (o.csv) {
+  if (o.csv && cli_mpi_rank() == 0) { /* under mpirun: rank 0 writes */
     if (out_file_open(&out.csv, o.csv, &err) != 0) {
       return cli_fail(&err);
     }

@@ -394,17 +394,22 @@ int cmd_workprec(int argc, char **argv) {
   }
   rep_reference_info ri;
   memset(&ri, 0, sizeof ri);
-  /* under mpirun: computed (or read) once by rank 0 and broadcast (docs/mpi.md) */
+  /* under mpirun: every rank's checks agreed on, then the reference computed (or read) once by
+   * rank 0 and broadcast (docs/mpi.md) */
+  if ((status = cli_mpi_agree(status)) != 0) {
+    goto done;
+  }
   int ref_rc = cli_mpi_rank() == 0
                    ? rep_reference_cached(prob, problem, tf, 1e-12, cache_dir, ref, &ri, &err)
                    : 0;
-  cli_mpi_max(&ref_rc);
-  cli_mpi_bcast(ref, (1 + 2 * (size_t)n) * sizeof *ref, 0);
   if (ref_rc != 0) {
     fprintf(stderr, "chs: reference run failed: %s\n", err.msg);
     status = CHS_EXIT_NUMERIC;
+  }
+  if ((status = cli_mpi_agree(status)) != 0) {
     goto done;
   }
+  cli_mpi_bcast(ref, (1 + 2 * (size_t)n) * sizeof *ref, 0);
   if (ri.write_error[0]) {
     fprintf(stderr, "chs: reference not cached: %s\n", ri.write_error);
     if (explicit_cache) {
@@ -430,7 +435,7 @@ int cmd_workprec(int argc, char **argv) {
     for (int t = 0; t < nt && !input_err; t++) {
       wp_point *pt = &pts[c][t];
       double walls[64];
-      if (cli_mpi_owner((long)c * nt + t) != cli_mpi_rank()) {
+      if (!cli_sweep_mine((long)c * nt + t)) {
         continue; /* under mpirun: another rank's point */
       }
       char item[160];
@@ -486,15 +491,14 @@ int cmd_workprec(int argc, char **argv) {
     }
   }
   progress_end(&prog);
-  cli_mpi_max(&input_err);
-  if (input_err) {
-    status = CHS_EXIT_USAGE;
+  /* an input error on any rank stops all; its message comes from the rank that found it */
+  int input_status = cli_mpi_agree(input_err ? CHS_EXIT_USAGE : 0);
+  if (input_status != 0) {
+    status = input_status;
     goto done;
   }
   for (int c = 0; c < nc; c++) { /* every point from the rank that ran it */
-    for (int t = 0; t < nt; t++) {
-      cli_mpi_bcast(&pts[c][t], sizeof pts[c][t], cli_mpi_owner((long)c * nt + t));
-    }
+    cli_sweep_share(pts[c], sizeof pts[c][0], nt, (long)c * nt);
   }
   if (cli_mpi_rank() != 0) { /* rank 0 writes the table, CSV and plots */
     goto done;

@@ -15,7 +15,8 @@ static const cli_command commands[] = {
      cmd_reproduce},
     {"workprec", "work-precision sweep of configurations over tolerances (table, CSV, PNG)",
      cmd_workprec},
-    {"bench", "benchmarks: `chs bench rhs|dae|scale` (RHS cost, DAE vs ODE, chain to 10^5 atoms)",
+    {"bench",
+     "benchmarks: `chs bench rhs|dae|scale|mpi` (RHS cost, DAE vs ODE, chain to 10^5 atoms, MPI)",
      cmd_bench},
     {"check", "check a problem's derivatives against finite differences", cmd_check},
     {"list", "list problems, formulations, methods or experiments", cmd_list},
@@ -35,6 +36,10 @@ static void usage(FILE *out) {
                "\nexit status: 0 success, 2 bad input, 3 numerical failure\n");
 }
 
+static int chs_main(int argc, char **argv);
+
+/* Under mpirun every rank ends with the same status, and the first failing rank's message reaches
+ * rank 0 (cli_mpi_finish, docs/mpi.md). */
 int main(int argc, char **argv) {
 #ifdef M_MMAP_THRESHOLD
   /* The sparse Jacobians (docs/scale.md) allocate and free arrays of O(nnz) per evaluation:
@@ -44,6 +49,10 @@ int main(int argc, char **argv) {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
   cli_mpi_init(&argc, &argv); /* only when started by mpirun (docs/mpi.md) */
+  return cli_mpi_finish(chs_main(argc, argv));
+}
+
+static int chs_main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
     return CHS_EXIT_USAGE;

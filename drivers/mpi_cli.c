@@ -3,11 +3,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpi_cli.h"
+#include "progress.h"
 #ifdef CHS_HAVE_MPI
 #include <mpi.h>
+#include <unistd.h>
 #include "chs/mpi.h"
 
 static int mpi_size_ = 0, mpi_rank_ = 0;
+/* Agreements on a status (cli_mpi_agree) run on a communicator of their own, so that they never
+ * match a data collective of a rank that has not failed; after a failed one, none follows. */
+static MPI_Comm agree_comm_ = MPI_COMM_NULL;
+static int agree_failed_ = 0, agree_status_ = 0;
+/* Ranks other than 0: their standard error goes to an unlinked temporary file (descriptor 2);
+ * err_sent_: the bytes of it already handed to an agreement. */
+static FILE *err_file_ = NULL;
+static long err_sent_ = 0;
 
 static void cli_mpi_finalize(void) {
   int done = 0;
@@ -27,11 +37,81 @@ void cli_mpi_init(int *argc, char ***argv) {
   atexit(cli_mpi_finalize);
   MPI_Comm_size(MPI_COMM_WORLD, &mpi_size_);
   MPI_Comm_rank(MPI_COMM_WORLD, &mpi_rank_);
-  if (mpi_rank_ > 0) { /* rank 0 reports for all */
-    if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) {
+  MPI_Comm_dup(MPI_COMM_WORLD, &agree_comm_);
+  if (mpi_rank_ > 0) { /* rank 0 reports for all, and the first failure of another rank */
+    fflush(stderr);
+    err_file_ = tmpfile();
+    if (!freopen("/dev/null", "w", stdout) ||
+        (err_file_ ? dup2(fileno(err_file_), 2) < 0 : !freopen("/dev/null", "w", stderr))) {
       MPI_Abort(MPI_COMM_WORLD, CHS_EXIT_NUMERIC);
     }
   }
+}
+
+/* This rank's standard error since the last agreement (at most len - 1 bytes, the first ones). */
+static void mpi_take_stderr(char *buf, size_t len) {
+  buf[0] = '\0';
+  if (!err_file_) {
+    return;
+  }
+  fflush(stderr);
+  size_t got = 0;
+  while (got + 1 < len) {
+    ssize_t r = pread(2, buf + got, len - 1 - got, (off_t)(err_sent_ + (long)got));
+    if (r <= 0) {
+      break;
+    }
+    got += (size_t)r;
+  }
+  buf[got] = '\0';
+  off_t end = lseek(2, 0, SEEK_END);
+  err_sent_ = end >= 0 ? (long)end : err_sent_ + (long)got;
+}
+
+int cli_mpi_agree(int status) {
+  if (mpi_size_ < 1) {
+    return status;
+  }
+  if (agree_failed_) {
+    return agree_status_;
+  }
+  int mine = status != 0 ? mpi_rank_ : mpi_size_, low = mpi_size_;
+  MPI_Allreduce(&mine, &low, 1, MPI_INT, MPI_MIN, agree_comm_);
+  if (low == mpi_size_) {
+    if (err_file_) { /* what a passing rank wrote is not a failure's message */
+      char skip[64];
+      mpi_take_stderr(skip, 1);
+    }
+    return 0;
+  }
+  int st = status;
+  MPI_Bcast(&st, 1, MPI_INT, low, agree_comm_);
+  if (low > 0) { /* rank 0 printed its own messages; those of rank `low` come to it */
+    char msg[4096];
+    msg[0] = '\0';
+    if (mpi_rank_ == low) {
+      mpi_take_stderr(msg, sizeof msg);
+    }
+    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, low, agree_comm_);
+    msg[sizeof msg - 1] = '\0';
+    if (mpi_rank_ == 0) {
+      progress_interrupt(); /* a progress line of rank 0 erased first */
+      fprintf(stderr, "chs: rank %d of %d failed (exit status %d)%s\n", low, mpi_size_, st,
+              msg[0] ? ":" : " without a message");
+      char *save = NULL;
+      for (char *line = strtok_r(msg, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        cli_fputs_safe(stderr, line); /* the rank's lines as they are, controls escaped */
+        fputc('\n', stderr);
+      }
+    }
+  }
+  agree_failed_ = 1;
+  agree_status_ = st;
+  return st;
+}
+
+int cli_mpi_finish(int status) {
+  return cli_mpi_agree(status);
 }
 
 int cli_mpi_size(void) {
@@ -44,6 +124,19 @@ int cli_mpi_rank(void) {
 
 int cli_mpi_owner(long k) {
   return mpi_size_ > 1 ? (int)(k % mpi_size_) : 0;
+}
+
+int cli_sweep_mine(long k) {
+  return cli_mpi_owner(k) == mpi_rank_;
+}
+
+void cli_sweep_share(void *items, size_t size, long count, long first) {
+  if (mpi_size_ > 1) {
+    for (long k = 0; k < count; k++) {
+      MPI_Bcast((char *)items + (size_t)k * size, (int)size, MPI_BYTE, cli_mpi_owner(first + k),
+                MPI_COMM_WORLD);
+    }
+  }
 }
 
 void cli_mpi_bcast(void *buf, size_t bytes, int root) {
@@ -92,6 +185,41 @@ static int mpi_diag(CHSProblem prob, const sunrealtype *q, const sunrealtype *p,
   return rc ? CHS_ERR_CALLBACK : 0;
 }
 
+/* The run's JSON object (json_run_object) with the distributed run's own figures appended,
+ * "mpi": {"ranks", "wall_s", "comm_s", "rhs_evals"} (chs bench mpi reads them). */
+static int mpi_json(const cli_result *res, const CHSMPISummary *ms) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  if (!m) {
+    fprintf(stderr, "chs: out of memory\n");
+    return CHS_EXIT_NUMERIC;
+  }
+  json_run_object(m, res, "");
+  if (fclose(m) != 0 || !buf) {
+    free(buf);
+    fprintf(stderr, "chs: out of memory\n");
+    return CHS_EXIT_NUMERIC;
+  }
+  char *end = strrchr(buf, '}');
+  while (end && end > buf && (end[-1] == '\n' || end[-1] == ' ')) {
+    end--;
+  }
+  if (!end) {
+    free(buf);
+    fprintf(stderr, "chs: internal error: no JSON object\n");
+    return CHS_EXIT_NUMERIC;
+  }
+  fwrite(buf, 1, (size_t)(end - buf), stdout);
+  printf(",\n  \"mpi\": {\"ranks\": %d, \"wall_s\": ", ms->ranks);
+  json_real(stdout, ms->wall_s, 1);
+  printf(", \"comm_s\": ");
+  json_real(stdout, ms->comm_s, 1);
+  printf(", \"rhs_evals\": %ld}\n}\n", ms->rhs_evals);
+  free(buf);
+  return CHS_EXIT_OK;
+}
+
 int cmd_run_mpi(const cli_options *o) {
   if (o->out || o->wedge || o->stop_at) {
     return cli_usage_error("--out, --wedge and --stop-at do not run distributed (MPI "
@@ -107,6 +235,11 @@ int cmd_run_mpi(const cli_options *o) {
   if (cli_check_formulation(o->formulation) != 0) {
     CHSProblem_Destroy(&prob);
     return CHS_EXIT_USAGE;
+  }
+  int arc = cli_mpi_agree(0); /* every rank's checks passed (a failing one returned) */
+  if (arc != 0) {
+    CHSProblem_Destroy(&prob);
+    return arc;
   }
   CHSRunOptions ro;
   cli_run_options(o, &ro);
@@ -165,8 +298,7 @@ int cmd_run_mpi(const cli_options *o) {
   if (rc != 0) {
     status = cli_fail(&err);
   } else if (o->json) {
-    json_run_object(stdout, &res, "");
-    printf("\n");
+    status = mpi_json(&res, &ms);
   } else {
     printf("problem %s, formulation %s, method %s (MPI, %d ranks)\n", res.problem, res.formulation,
            res.method, ms.ranks);
@@ -200,6 +332,26 @@ int cli_mpi_rank(void) {
 int cli_mpi_owner(long k) {
   (void)k;
   return 0;
+}
+
+int cli_sweep_mine(long k) {
+  (void)k;
+  return 1;
+}
+
+void cli_sweep_share(void *items, size_t size, long count, long first) {
+  (void)items;
+  (void)size;
+  (void)count;
+  (void)first;
+}
+
+int cli_mpi_agree(int status) {
+  return status;
+}
+
+int cli_mpi_finish(int status) {
+  return status;
 }
 
 void cli_mpi_bcast(void *buf, size_t bytes, int root) {
