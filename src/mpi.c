@@ -12,9 +12,12 @@
  * atoms [a0, a1) = [r0 + off, r1 + off) (rank 0 from atom 0), and that part of q and p in its
  * N_Vector_Parallel (local layout q_loc, p_loc). Halo: one atom on each side (v, M^{-1} b, a) and
  * one row on each side (the multipliers), exchanged with the neighbours (MPI_Sendrecv).
- * Positions are replicated (MPI_Allgatherv) once per right-hand side: the problem's force
- * callback (Lennard-Jones pairs of a coiled chain are near in space, not in the chain's order)
- * runs unchanged on the whole q, and every rank takes its atoms' forces.
+ * Forces (chs_mpi_force): a problem with force_local (ABI 5) and a reach within one atom gives its
+ * rank's components from the local and ghosted positions (pendulum-chain: gravity, no message);
+ * otherwise positions are replicated (MPI_Allgatherv) once per right-hand side and the problem's
+ * force runs on the whole q (Lennard-Jones pairs of a coiled chain are near in space, not in the
+ * chain's order). The bond vectors come from the one-atom halo of q, M^{-1} F of the left
+ * neighbour's last atom from the halo of M^{-1} F.
  *
  * The two fields, in the notation of formulations/standard.c and dirac.c:
  *   standard: lambda = Q^{-1} (Gdot v + G M^{-1} F),  q' = v,  p' = F - G^T lambda;
@@ -33,20 +36,22 @@ static int mpi_field(chs_mpi *M, const sunrealtype *y, sunrealtype *ydot) {
   sunindextype na = M->na, nr = M->nr, a0 = M->a0, a1 = M->a1;
   const sunrealtype *q = y, *p = y + 2 * na;
   sunrealtype *qd = ydot, *pd = ydot + 2 * na;
-  double t = MPI_Wtime();
-  MPI_Allgatherv(q, (int)(2 * na), MPI_DOUBLE, M->qf, M->counts, M->displs, MPI_DOUBLE, M->comm);
-  M->comm_s += MPI_Wtime() - t;
-  if (M->ops->force(M->data, M->qf, M->Ff) != 0) { /* the same q on every rank: the same result */
-    return CHS_RECOVERABLE;
+  chs_mpi_ghost_q(M, q, M->qg);
+  /* a failed force on this rank is reported after the collective calls below (mpi_rhs agrees) */
+  int frc = chs_mpi_force(M, q, M->qg, M->Fl);
+  if (frc != 0) {
+    memset(M->Fl, 0, 2 * (size_t)na * sizeof *M->Fl);
   }
   for (sunindextype k = 0; k < 2 * na; k++) {
     ATOM(M->v, a0)[k] = ATOM(M->minv, a0)[k] * p[k];
+    ATOM(M->mf, a0)[k] = ATOM(M->minv, a0)[k] * M->Fl[k];
   }
   chs_mpi_halo(M, M->v, na, 2);
+  chs_mpi_halo(M, M->mf, na, 2); /* the ghosts of rank 0 and the last rank stay 0 */
+  chs_mpi_bonds(M, M->qg);
   for (sunindextype h = a0; h <= a1; h++) {
     if (chs_mpi_bond_exists(M, h)) {
       for (int c = 0; c < 2; c++) {
-        BOND(M->d, h)[c] = chs_mpi_q(M, h, c) - chs_mpi_q(M, h - 1, c);
         BOND(M->e, h)[c] = ATOM(M->v, h)[c] - ATOM(M->v, h - 1)[c];
       }
     }
@@ -57,8 +62,7 @@ static int mpi_field(chs_mpi *M, const sunrealtype *y, sunrealtype *ydot) {
     const sunrealtype *dh = BOND(M->d, h), *eh = BOND(M->e, h);
     sunrealtype f[2];
     for (int c = 0; c < 2; c++) {
-      f[c] = ATOM(M->minv, h)[c] * M->Ff[2 * h + c] -
-             (h > 0 ? ATOM(M->minv, h - 1)[c] * M->Ff[2 * h - 2 + c] : 0);
+      f[c] = ATOM(M->mf, h)[c] - (h > 0 ? ATOM(M->mf, h - 1)[c] : 0);
     }
     M->B[i - M->r0] = eh[0] * eh[0] + eh[1] * eh[1] + dh[0] * f[0] + dh[1] * f[1];
     if (M->dirac) {
@@ -68,7 +72,7 @@ static int mpi_field(chs_mpi *M, const sunrealtype *y, sunrealtype *ydot) {
   CHS_CALL(chs_mpi_gram_solve(M, M->dirac ? 2 : 1, 1));
   memcpy(&ROW(M->lam, M->r0), M->B, (size_t)nr * sizeof *M->lam);
   chs_mpi_halo(M, M->lam, nr, 1);
-  const sunrealtype *F = M->Ff + 2 * a0;
+  const sunrealtype *F = M->Fl;
   if (!M->dirac) {
     for (sunindextype h = a0; h < a1; h++) {
       sunrealtype gt[2];
@@ -78,7 +82,7 @@ static int mpi_field(chs_mpi *M, const sunrealtype *y, sunrealtype *ydot) {
         pd[2 * (h - a0) + c] = F[2 * (h - a0) + c] - gt[c];
       }
     }
-    return 0;
+    return frc != 0 ? CHS_RECOVERABLE : 0;
   }
   memcpy(&ROW(M->w, M->r0), M->B + M->nb, (size_t)nr * sizeof *M->w);
   chs_mpi_halo(M, M->w, nr, 1);
@@ -109,7 +113,7 @@ static int mpi_field(chs_mpi *M, const sunrealtype *y, sunrealtype *ydot) {
       pd[2 * (h - a0) + c] = F[2 * (h - a0) + c] - gt[c] + ATOM(M->b, h)[c];
     }
   }
-  return 0;
+  return frc != 0 ? CHS_RECOVERABLE : 0;
 }
 
 /* ERKStep's user data: the layout, and the projector of the post-step hook (NULL: none). */

@@ -16,7 +16,9 @@ typedef struct chs_mpi {
   sunindextype N, n, m, nb;
   sunindextype r0, r1, a0, a1, na, nr;
   int *counts, *displs;         /* Allgatherv of q: doubles per rank */
-  sunrealtype *qf, *Ff;         /* replicated q and F (n each) */
+  sunrealtype *qf, *Ff;         /* replicated q and F (n each): forces without force_local */
+  sunindextype reach;           /* force_local's force_reach (at most 2: one atom), -1: none */
+  sunrealtype *qg, *mf, *Fl;    /* ghosted q and M^{-1} F (2 (na + 2) each), local F (2 na) */
   sunrealtype *minv;            /* atoms a0-1 .. a1 (ghosts included; the pivot 0) */
   sunrealtype *v, *a, *mb, *b;  /* atoms a0-1 .. a1: 2 (na + 2) each */
   sunrealtype *d, *e;           /* bonds a0 .. a1: 2 (na + 1) each */
@@ -38,11 +40,6 @@ static inline int chs_mpi_bond_exists(const chs_mpi *M, sunindextype h) {
   return h >= M->off && h < M->N;
 }
 
-/* component c of the replicated position of atom h (0 for the pivot h = -1) */
-static inline sunrealtype chs_mpi_q(const chs_mpi *M, sunindextype h, int c) {
-  return h < 0 ? 0 : M->qf[2 * h + c];
-}
-
 /* One atom (unit 2) or one row (unit 1) from each neighbour into the ghosts of X. */
 void chs_mpi_halo(chs_mpi *M, sunrealtype *X, sunindextype nloc, int unit);
 /* (J^T x)_h for atom h, J stored as bond vectors (d: G, e: Gdot), x a ghosted row array. */
@@ -59,6 +56,12 @@ int chs_mpi_gram_solve(chs_mpi *M, int nrhs, int factor);
 int chs_mpi_setup(chs_mpi *M, MPI_Comm comm, CHSProblem prob, const char *formulation,
                   sunrealtype *q0, CHSError *err);
 void chs_mpi_free(chs_mpi *M);
+/* The force on the local atoms F (2 na) at the local positions q: the problem's force_local
+ * (ABI 5) on the local coordinates, reading the ghosted positions X (chs_mpi_ghost_q; NULL:
+ * exchanged here when force_reach > 0); without it, q gathered on every rank (Allgatherv) and
+ * the problem's force. Returns the callback's status on this rank (not agreed: the caller agrees
+ * before its next collective call that depends on it). Collective. */
+int chs_mpi_force(chs_mpi *M, const sunrealtype *q, const sunrealtype *X, sunrealtype *F);
 
 /* ---- rattle and the projections (src/mpi_rattle.c, src/mpi_project.c; docs/mpi.md) */
 

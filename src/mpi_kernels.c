@@ -91,6 +91,7 @@ void chs_mpi_free(chs_mpi *M) {
   }
   free(M->counts);
   free(M->qf);
+  free(M->qg);
   free(M->minv);
   free(M->D);
 }
@@ -147,17 +148,22 @@ int chs_mpi_setup(chs_mpi *M, MPI_Comm comm, CHSProblem prob, const char *formul
   M->nr = M->r1 - M->r0;
   sunindextype na = M->na, nr = M->nr, nb = M->nb, N = M->N;
   M->counts = malloc(2 * (size_t)M->size * sizeof *M->counts);
-  M->qf = malloc(2 * (size_t)M->n * sizeof *M->qf);
+  const CHSProblemOps *ops = M->ops;
+  M->reach = ops->force_local && dims->force_reach <= 2 ? dims->force_reach : -1;
+  M->qf = M->reach < 0 ? malloc(2 * (size_t)M->n * sizeof *M->qf) : NULL;
+  M->qg = calloc(4 * ((size_t)na + 2) + 2 * (size_t)na, sizeof *M->qg);
   M->minv = calloc(5 * 2 * ((size_t)na + 2) + 2 * 2 * ((size_t)na + 1) + 4 * ((size_t)nr + 2),
                    sizeof *M->minv);
   M->laf = (int)(12 * M->size + 3 * nb + 16); /* pdpttrf: at least 12 K + 3 nb */
   M->lwork = (int)(4 * nb) + 64 * M->size + 256;
   M->D = malloc((5 * (size_t)nb + (size_t)M->laf + (size_t)M->lwork) * sizeof *M->D);
-  if (!M->counts || !M->qf || !M->minv || !M->D) {
+  if (!M->counts || (M->reach < 0 && !M->qf) || !M->qg || !M->minv || !M->D) {
     return chs_error_set(err, CHS_ERR_MEM, "MPI: out of memory for N = %ld", (long)N);
   }
   M->displs = M->counts + M->size;
-  M->Ff = M->qf + M->n;
+  M->Ff = M->qf ? M->qf + M->n : NULL;
+  M->mf = M->qg + 2 * (na + 2);
+  M->Fl = M->mf + 2 * (na + 2);
   M->v = M->minv + 2 * (na + 2);
   M->a = M->v + 2 * (na + 2);
   M->mb = M->a + 2 * (na + 2);
@@ -198,4 +204,25 @@ int chs_mpi_setup(chs_mpi *M, MPI_Comm comm, CHSProblem prob, const char *formul
   memcpy(M->desca, desca, sizeof desca);
   memcpy(M->descb, descb, sizeof descb);
   return 0;
+}
+
+int chs_mpi_force(chs_mpi *M, const sunrealtype *q, const sunrealtype *X, sunrealtype *F) {
+  sunindextype i0 = 2 * M->a0, i1 = 2 * M->a1;
+  if (M->reach == 0) { /* no coupling: the local coordinates only, no message */
+    return M->ops->force_local(M->data, q, i0, i1 - i0, i0, i1, F);
+  }
+  if (M->reach > 0) { /* the one-atom halo holds the reach */
+    if (!X) {
+      chs_mpi_ghost_q(M, q, M->qg);
+      X = M->qg;
+    }
+    sunindextype w0 = M->a0 > 0 ? i0 - 2 : 0, w1 = M->a1 < M->N ? i1 + 2 : i1;
+    return M->ops->force_local(M->data, ATOM(X, w0 / 2), w0, w1 - w0, i0, i1, F);
+  }
+  double t = MPI_Wtime();
+  MPI_Allgatherv(q, (int)(2 * M->na), MPI_DOUBLE, M->qf, M->counts, M->displs, MPI_DOUBLE, M->comm);
+  M->comm_s += MPI_Wtime() - t;
+  int rc = M->ops->force(M->data, M->qf, M->Ff); /* the same q on every rank */
+  memcpy(F, M->Ff + i0, (size_t)(i1 - i0) * sizeof *F);
+  return rc;
 }

@@ -32,13 +32,9 @@ typedef struct {
 } mpi_rattle;
 
 /* The force on the local atoms at the local positions q, its status agreed by the ranks: the one
- * place where rattle evaluates forces (replicated positions, as the fields of src/mpi.c). */
+ * place where rattle evaluates forces (chs_mpi_force, as the fields of src/mpi.c). */
 static int mpi_rattle_force(chs_mpi *M, const sunrealtype *q, sunrealtype *F) {
-  double t = MPI_Wtime();
-  MPI_Allgatherv(q, (int)(2 * M->na), MPI_DOUBLE, M->qf, M->counts, M->displs, MPI_DOUBLE, M->comm);
-  M->comm_s += MPI_Wtime() - t;
-  double bad = M->ops->force(M->data, M->qf, M->Ff) != 0;
-  memcpy(F, M->Ff + 2 * M->a0, 2 * (size_t)M->na * sizeof *F);
+  double bad = chs_mpi_force(M, q, NULL, F) != 0;
   chs_mpi_reduce(M, &bad, 1, MPI_MAX);
   return bad != 0 ? CHS_RECOVERABLE : 0;
 }
