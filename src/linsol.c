@@ -7,13 +7,13 @@
  *          Jacobian couples everything (through Q^{-1}) the band is the full matrix
  *   klu    SUNDIALS CSC sparse matrix + KLU (order=amd|colamd|nd: its fill-reducing ordering,
  *          nd = nested dissection of A + A^T (CHOLMOD: METIS bisections + constrained AMD), the
- *          default for the sparse DAE assembly, else SUNDIALS' colamd; set-ups keep the pivot
- *          order while the pivot growth allows): for the DAE formulations with an analytic Jacobian
- * assembled sparse (src/jacobian_sparse.c, O(nnz), any size; KLU's symbolic analysis reused while
- * the pattern holds), otherwise with the pattern found at set-up spgmr  matrix-free GMRES (CVODE
- * only), SUNDIALS' difference-quotient J v; prec=sparse (ODE formulations on (q, p), constant mass,
- * hess V; default prec=none) preconditions from the left with P = [I, -gamma M^{-1}; gamma (H +
- * K_lambda), I] factored by KLU (src/jacobian_sparse.c), prec=none without
+ *          default for the sparse DAE assembly with hessian_sparse, else SUNDIALS' colamd; set-ups
+ * keep the pivot order while the pivot growth allows): for the DAE formulations with an analytic
+ * Jacobian assembled sparse (src/jacobian_sparse.c, O(nnz), any size; KLU's symbolic analysis
+ * reused while the pattern holds), otherwise with the pattern found at set-up spgmr  matrix-free
+ * GMRES (CVODE only), SUNDIALS' difference-quotient J v; prec=sparse (ODE formulations on (q, p),
+ * constant mass, hess V; default prec=none) preconditions from the left with P = [I, -gamma M^{-1};
+ * gamma (H + K_lambda), I] factored by KLU (src/jacobian_sparse.c), prec=none without
  *
  * Jacobian: jac=analytic is the formulation's (CHSFormulationOps.jacobian), jac=fd difference
  * quotients: SUNDIALS' own for dense and band, forward differences by columns (src/jacobian.c)
@@ -216,7 +216,10 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
   *A = NULL;
   *LS = NULL;
   *user_jac = 0;
-  int sparse_asm = 0; /* the DAE Jacobian assembled sparse: order=nd by default */
+  /* the DAE Jacobian assembled sparse with hess V's pattern from hessian_sparse (pairs: a graph
+   * that can be 2-D, the coil): order=nd by default; without (V linear, the pendulum chain: a
+   * 1-D coupling, where dissection fills more and costs its METIS calls) colamd */
+  int sparse_asm = 0;
   if (o->jac == CHS_JACOBIAN_ANALYTIC && !has) {
     const char *miss = chs_missing_derivative(f->prob, chs_jacobian_needs(f->ops));
     return chs_error_set(
@@ -261,7 +264,7 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     CHS_CALL(chs_jac_work_create_sparse(f, y0, &w, err));
     chs_jac_work_free(&f->jac);
     f->jac = w;
-    sparse_asm = 1;
+    sparse_asm = f->sys.ops->hessian_sparse != NULL;
   } else if (o->ls == CHS_LS_DENSE && N > CHS_LS_DENSE_MAX) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
                          "method %s: state size %ld too large for the dense linear solver (N x N "
