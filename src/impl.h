@@ -447,8 +447,9 @@ extern const char *const chs_ls_names[]; /* "dense", "band", "klu", "spgmr", NUL
 typedef struct {
   int ls, jac;
   int prec;  /* spgmr: 0 none, 1 sparse (P = [I, -gamma M^{-1}; gamma (H + K), I]); -1 not given */
-  int order; /* klu: fill-reducing ordering, 0 amd, 1 colamd (SUNDIALS' default); -1 not given */
+  int order; /* klu: 0 amd, 1 colamd, CHS_KLU_ORDER_ND nested dissection; -1 not given */
 } chs_ls_options;
+#define CHS_KLU_ORDER_ND 2
 int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls_options *o,
                  CHSError *err);
 int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o, int residual,

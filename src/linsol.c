@@ -5,15 +5,15 @@
  *   band   SUNDIALS band matrix + band LU, with the band widths mu, ml of the Jacobian's sparsity
  *          pattern (found at set-up, src/jacobian.c): honest, so for the formulations whose
  *          Jacobian couples everything (through Q^{-1}) the band is the full matrix
- *   klu    SUNDIALS CSC sparse matrix + KLU (order=amd|colamd: its fill-reducing ordering,
- *          default SUNDIALS' colamd; set-ups keep the pivot order while the pivot growth
- *          allows): for the DAE formulations with an analytic Jacobian assembled sparse
- *          (src/jacobian_sparse.c, O(nnz), any size; KLU's symbolic analysis reused while the
- *          pattern holds), otherwise with the pattern found at set-up
- *   spgmr  matrix-free GMRES (CVODE only), SUNDIALS' difference-quotient J v; prec=sparse (ODE
- *          formulations on (q, p), constant mass, hess V; default prec=none) preconditions from
- *          the left with P = [I, -gamma M^{-1}; gamma (H + K_lambda), I] factored by KLU
- *          (src/jacobian_sparse.c), prec=none without
+ *   klu    SUNDIALS CSC sparse matrix + KLU (order=amd|colamd|nd: its fill-reducing ordering,
+ *          nd = nested dissection of A + A^T (CHOLMOD: METIS bisections + constrained AMD), the
+ *          default for the sparse DAE assembly with hessian_sparse, else SUNDIALS' colamd; set-ups
+ * keep the pivot order while the pivot growth allows): for the DAE formulations with an analytic
+ * Jacobian assembled sparse (src/jacobian_sparse.c, O(nnz), any size; KLU's symbolic analysis
+ * reused while the pattern holds), otherwise with the pattern found at set-up spgmr  matrix-free
+ * GMRES (CVODE only), SUNDIALS' difference-quotient J v; prec=sparse (ODE formulations on (q, p),
+ * constant mass, hess V; default prec=none) preconditions from the left with P = [I, -gamma M^{-1};
+ * gamma (H + K_lambda), I] factored by KLU (src/jacobian_sparse.c), prec=none without
  *
  * Jacobian: jac=analytic is the formulation's (CHSFormulationOps.jacobian), jac=fd difference
  * quotients: SUNDIALS' own for dense and band, forward differences by columns (src/jacobian.c)
@@ -29,6 +29,7 @@
 #include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunmatrix/sunmatrix_sparse.h>
+#include <cholmod.h>
 #include "compat.h"
 #include "impl.h"
 
@@ -95,10 +96,70 @@ void chs_klu_keep_pivots(SUNLinearSolver S) {
   }
 }
 
+/* ------------------------------------------------------------------ order=nd
+ * KLU's user ordering (klu_common.ordering = 3), called on each block of KLU's BTF form: nested
+ * dissection of the block's A + A^T by CHOLMOD (cholmod_nested_dissection: METIS node bisectors,
+ * then CAMD inside the parts). The coiled chain's Jacobian couples atoms across the turns of the
+ * coil (a 2-D graph), where COLAMD's and AMD's local greedy orderings fill more (docs/scale.md).
+ * Returns KLU's EMPTY (nnz(L) unknown) on success, 0 on failure. */
+#if defined(SUNDIALS_INT64_T)
+typedef SuiteSparse_long chs_klu_int;
+#define CHS_CM(name) cholmod_l_##name
+#else
+typedef int chs_klu_int;
+#define CHS_CM(name) cholmod_##name
+#endif
+static chs_klu_int chs_klu_order_nd(chs_klu_int n, chs_klu_int *Ap, chs_klu_int *Ai,
+                                    chs_klu_int *Perm, sun_klu_common *kc) {
+  (void)kc;
+  cholmod_common cc;
+  if (!CHS_CM(start)(&cc)) {
+    return 0;
+  }
+  cc.print = 0;
+  cc.error_handler = NULL;
+  cholmod_sparse *A =
+      CHS_CM(allocate_sparse)((size_t)n, (size_t)n, (size_t)Ap[n], 0, 1, 0, CHOLMOD_PATTERN, &cc);
+  cholmod_sparse *At = NULL, *S = NULL;
+  chs_klu_int *cp = malloc(((size_t)n + 1) * sizeof *cp),
+              *cm = malloc(((size_t)n + 1) * sizeof *cm);
+  int ok = A && cp && cm;
+  if (ok) {
+    memcpy(A->p, Ap, ((size_t)n + 1) * sizeof *Ap);
+    memcpy(A->i, Ai, (size_t)Ap[n] * sizeof *Ai);
+    At = CHS_CM(transpose)(A, 0, &cc);
+    S = At ? CHS_CM(add)(A, At, NULL, NULL, 0, 1, &cc) : NULL;
+    ok = S != NULL;
+  }
+  if (ok) {
+    S->stype = 1; /* symmetric: the upper triangle of A + A^T */
+    ok = CHS_CM(nested_dissection)(S, NULL, 0, Perm, cp, cm, &cc) >= 0;
+  }
+  CHS_CM(free_sparse)(&A, &cc);
+  CHS_CM(free_sparse)(&At, &cc);
+  CHS_CM(free_sparse)(&S, &cc);
+  CHS_CM(finish)(&cc);
+  free(cp);
+  free(cm);
+  return ok ? -1 : 0;
+}
+
+/* order=nd on a KLU solver: KLU's user ordering, through its common block */
+static int chs_klu_set_nd(SUNLinearSolver S) {
+  sun_klu_common *kc = SUNLinSol_KLUGetCommon(S);
+  if (!kc) {
+    return -1;
+  }
+  kc->ordering = 3;
+  kc->user_order = chs_klu_order_nd;
+  return 0;
+}
+
 const char *const chs_ls_names[] = {"dense", "band", "klu", "spgmr", NULL};
 static const char *const chs_prec_names[] = {"none", "sparse", NULL};
-/* KLU fill-reducing orderings, numbered as SUNLinSol_KLUSetOrdering numbers them */
-static const char *const chs_order_names[] = {"amd", "colamd", NULL};
+/* KLU fill-reducing orderings, amd and colamd numbered as SUNLinSol_KLUSetOrdering numbers
+ * them; nd (CHS_KLU_ORDER_ND) is KLU's user ordering chs_klu_order_nd */
+static const char *const chs_order_names[] = {"amd", "colamd", "nd", NULL};
 
 int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls_options *o,
                  CHSError *err) {
@@ -126,7 +187,7 @@ int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls
                        method);
   }
   if (rc == 0 && CHSParams_GetChoice(kv, "order", chs_order_names, -1, &o->order, err) != 0) {
-    rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad ordering (order=amd, colamd)", method);
+    rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad ordering (order=amd, colamd, nd)", method);
   }
   if (rc == 0 && o->order >= 0 && o->ls != CHS_LS_KLU) {
     rc = chs_error_set(err, CHS_ERR_ARG, "method %s: order= is for ls=klu only", method);
@@ -155,6 +216,10 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
   *A = NULL;
   *LS = NULL;
   *user_jac = 0;
+  /* the DAE Jacobian assembled sparse with hess V's pattern from hessian_sparse (pairs: a graph
+   * that can be 2-D, the coil): order=nd by default; without (V linear, the pendulum chain: a
+   * 1-D coupling, where dissection fills more and costs its METIS calls) colamd */
+  int sparse_asm = 0;
   if (o->jac == CHS_JACOBIAN_ANALYTIC && !has) {
     const char *miss = chs_missing_derivative(f->prob, chs_jacobian_needs(f->ops));
     return chs_error_set(
@@ -199,6 +264,7 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     CHS_CALL(chs_jac_work_create_sparse(f, y0, &w, err));
     chs_jac_work_free(&f->jac);
     f->jac = w;
+    sparse_asm = f->sys.ops->hessian_sparse != NULL;
   } else if (o->ls == CHS_LS_DENSE && N > CHS_LS_DENSE_MAX) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
                          "method %s: state size %ld too large for the dense linear solver (N x N "
@@ -213,6 +279,7 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     f->jac = w;
   }
   sunindextype nnz = 0, mu = 0, ml = 0;
+  int order = -1;
   if (f->jac) {
     chs_jac_work_shape(f->jac, &nnz, &mu, &ml);
   }
@@ -225,7 +292,10 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     *A = SUNSparseMatrix(N, N, nnz, CSC_MAT, ctx);
     *LS = *A ? SUNLinSol_KLU(y0, *A, ctx) : NULL;
     chs_klu_keep_pivots(*LS);
-    if (*LS && o->order >= 0 && SUNLinSol_KLUSetOrdering(*LS, o->order) != 0) {
+    order = o->order >= 0 ? o->order : sparse_asm ? CHS_KLU_ORDER_ND : -1;
+    if (*LS && (order == CHS_KLU_ORDER_ND ? chs_klu_set_nd(*LS)
+                : order >= 0              ? SUNLinSol_KLUSetOrdering(*LS, order)
+                                          : 0) != 0) {
       SUNLinSolFree(*LS);
       *LS = NULL;
     }

@@ -150,9 +150,11 @@ expect 2 "too large for a dense Jacobian" -- run --problem pendulum-chain:N=3000
 # refuses N x N beyond 8000 up front (was: "cannot create the linear solver" at chain:N=1e6);
 # cvode's Krylov solver takes prec=none|sparse and reports its iterations
 if "$chs" run --problem pendulum-chain:N=3000 --formulation dae-ggl --method ida:ls=klu --rtol 1e-6 --atol 1e-6 --tf 0.01 | has 'Jacobian evaluations'; then ok; else bad "ida:ls=klu at N = 3000 (sparse Jacobian)"; fi
-# KLU's ordering (order=amd|colamd, ls=klu only)
+# KLU's ordering (order=amd|colamd|nd, ls=klu only)
 if "$chs" run --problem pendulum-chain:N=50 --formulation dae-index3 --method ida:ls=klu,order=amd --rtol 1e-6 --atol 1e-6 --tf 0.1 | has 'Jacobian evaluations'; then ok; else bad "ida:ls=klu,order=amd"; fi
-expect 2 "order=amd, colamd" -- run --problem pendulum --formulation dae-ggl --method ida:ls=klu,order=metis --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "order=amd, colamd, nd" -- run --problem pendulum --formulation dae-ggl --method ida:ls=klu,order=metis --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "order=nested: bad ordering" -- run --problem chain:N=50,init=2 --formulation dae-ggl --method ida:ls=klu,order=nested --rtol 1e-6 --atol 1e-6 --tf 0.01
+if "$chs" run --problem chain:N=100,init=2,vel=thermal --formulation dae-ggl --method ida:ls=klu,order=nd --rtol 1e-6 --atol 1e-6 --tf 0.01 | has 'Jacobian evaluations'; then ok; else bad "ida:ls=klu,order=nd"; fi
 expect 2 "order= is for ls=klu only" -- run --problem pendulum --formulation dae-ggl --method ida:ls=dense,order=amd --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "too large for the dense linear solver" -- run --problem pendulum-chain:N=5000 --formulation standard --method cvode:bdf --rtol 1e-6 --atol 1e-6 --tf 0.01
 expect 2 "too large for the dense linear solver" -- run --problem pendulum-chain:N=5000 --formulation dae-ggl --method ida --rtol 1e-6 --atol 1e-6 --tf 0.01

@@ -2,7 +2,8 @@
  * every solver gives the same trajectory to the tolerance (CVODE on the standard formulation of
  * the pendulum and of the pendulum chain; IDA on the three DAE formulations of the pendulum chain,
  * analytic and finite-difference Jacobians); the analytic Jacobian saves the residual
- * evaluations of the difference quotients; bad parameters are refused with input errors. */
+ * evaluations of the difference quotients; KLU's orderings (amd, colamd, nd) agree on a small
+ * coil; bad parameters are refused with input errors. */
 #include <nvector/nvector_serial.h>
 #include "test_util.h"
 
@@ -91,6 +92,45 @@ static void test_ida_solvers_agree(void **state) {
   }
 }
 
+/* KLU's orderings on a small coil (the Lennard-Jones pairs across the turns: a 2-D graph):
+ * order=nd (nested dissection, the default on the sparse DAE path), colamd and amd give the same
+ * IDA solution to the tolerance; without order= the run is order=nd's, to the last bit. */
+static void test_ida_klu_orderings_agree(void **state) {
+  (void)state;
+  const char *spec = "chain:N=300,init=2,vel=thermal";
+  const char *forms[3] = {"dae-index3", "dae-ggl", "dae-index1"};
+  const char *methods[4] = {"ida:ls=klu,order=colamd", "ida:ls=klu,order=nd", "ida:ls=klu",
+                            "ida:ls=klu,order=amd"};
+  double *ref = malloc(4000 * sizeof *ref), *nd = malloc(4000 * sizeof *nd),
+         *y = malloc(4000 * sizeof *y);
+  assert_non_null(ref);
+  assert_non_null(nd);
+  assert_non_null(y);
+  for (int k = 0; k < 3; k++) {
+    long n = 0;
+    final_state(spec, forms[k], methods[0], 1e-8, 0.02, ref, &n);
+    CHECK_LE(n, 4000);
+    for (int j = 1; j < 4; j++) {
+      CHSIntegratorStats st = final_state(spec, forms[k], methods[j], 1e-8, 0.02, y, &n);
+      if (j == 1) {
+        memcpy(nd, y, (size_t)n * sizeof *y);
+      }
+      /* positions (600 coordinates) */
+      double d = diff_inf(ref, y, 600) / fmax(1, norm_inf(ref, 600));
+      print_message("%-10s %-24s steps %4ld jac %3ld  |q - q_colamd| = %.2e\n", forms[k],
+                    methods[j], st.steps, st.jac_evals, d);
+      CHECK_LE(d, 1e-6);
+      CHECK_GT(st.jac_evals, 0);
+      if (j == 2) {
+        assert_int_equal(memcmp(nd, y, (size_t)n * sizeof *y), 0);
+      }
+    }
+  }
+  free(ref);
+  free(nd);
+  free(y);
+}
+
 static void expect_error(const char *form, const char *method, int code) {
   CHSProblem prob = new_problem("pendulum");
   CHSFormulation f = new_formulation(form, prob, test_context());
@@ -117,6 +157,8 @@ static void test_bad_options(void **state) {
   expect_error("standard", "cvode:bdf:jac=exact", CHS_ERR_ARG);
   expect_error("dae-index3", "ida:ls=spgmr", CHS_ERR_ARG);
   expect_error("dae-index3", "ida:ls=", CHS_ERR_ARG);
+  expect_error("dae-index3", "ida:ls=klu,order=metis", CHS_ERR_ARG);
+  expect_error("dae-index3", "ida:ls=dense,order=nd", CHS_ERR_ARG);
   expect_error("dirac", "ida:jac=analytic", CHS_ERR_UNSUPPORTED);
   expect_error("dirac", "cvode:bdf:ls=dense,jac=analytic", CHS_ERR_UNSUPPORTED);
 }
@@ -126,6 +168,7 @@ int main(void) {
       cmocka_unit_test(test_cvode_solvers_agree),
       cmocka_unit_test(test_ida_solvers_agree),
       cmocka_unit_test(test_bad_options),
+      cmocka_unit_test(test_ida_klu_orderings_agree),
   };
   return cmocka_run_group_tests_name("linsol", tests, group_setup, group_teardown);
 }
