@@ -282,13 +282,7 @@ static int bm_write_csv(const char *path, const bm_row *rows, int nrows) {
       bad = bad || fprintf(f.fp, ",,\n") < 0;
     }
   }
-  if (bad) {
-    int e = errno;
-    out_file_abort(&f);
-    fprintf(stderr, "chs: could not write %s: %s\n", path, strerror(e));
-    return CHS_EXIT_NUMERIC;
-  }
-  if (out_file_commit(&f, &err) != 0) {
+  if (out_file_finish(&f, bad, &err) != 0) {
     fprintf(stderr, "chs: %s\n", err.msg);
     return CHS_EXIT_NUMERIC;
   }

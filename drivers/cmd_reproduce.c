@@ -168,13 +168,7 @@ int rep_plot(const char *dir, const char *name, const char *header, const double
     }
     bad = bad || fputc('\n', f.fp) == EOF;
   }
-  if (bad) {
-    int e = errno;
-    out_file_abort(&f);
-    fprintf(stderr, "chs: could not write %s: %s\n", path, strerror(e));
-    return -1;
-  }
-  if (out_file_commit(&f, &err) != 0) {
+  if (out_file_finish(&f, bad, &err) != 0) {
     fprintf(stderr, "chs: %s\n", err.msg);
     return -1;
   }

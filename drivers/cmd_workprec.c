@@ -194,13 +194,7 @@ static int write_csv(const char *out, const wp_config *cfg, int nc, int nt,
       }
     }
   }
-  if (bad) {
-    int e = errno;
-    out_file_abort(&f);
-    fprintf(stderr, "chs: could not write %s: %s\n", path, strerror(e));
-    return CHS_EXIT_NUMERIC;
-  }
-  if (out_file_commit(&f, &err) != 0) {
+  if (out_file_finish(&f, bad, &err) != 0) {
     fprintf(stderr, "chs: %s\n", err.msg);
     return CHS_EXIT_NUMERIC;
   }
@@ -248,13 +242,7 @@ static int write_plots(const char *out, const char *problem, double tf, const wp
                     isfinite(p->wall) ? p->wall : 0, p->ok && isfinite(p->err) ? p->err : 0) < 0;
     }
   }
-  if (bad) {
-    int e = errno;
-    out_file_abort(&f);
-    fprintf(stderr, "chs: could not write %s: %s\n", path, strerror(e));
-    return CHS_EXIT_NUMERIC;
-  }
-  if (out_file_commit(&f, &err) != 0) {
+  if (out_file_finish(&f, bad, &err) != 0) {
     fprintf(stderr, "chs: %s\n", err.msg);
     return CHS_EXIT_NUMERIC;
   }

@@ -219,6 +219,17 @@ int out_file_open(out_file *f, const char *path, CHSError *err) {
   return 0;
 }
 
+int out_file_finish(out_file *f, int bad, CHSError *err) {
+  if (!bad) {
+    return out_file_commit(f, err);
+  }
+  int e = errno;
+  out_file_abort(f);
+  err->code = CHS_ERR_IO;
+  snprintf(err->msg, sizeof err->msg, "could not write %.400s: %s", f->path, strerror(e));
+  return CHS_ERR_IO;
+}
+
 int out_file_commit(out_file *f, CHSError *err) {
   if (!f->fp) {
     return 0;

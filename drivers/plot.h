@@ -30,6 +30,9 @@ int out_file_open(out_file *f, const char *path, CHSError *err);
 int out_file_commit(out_file *f, CHSError *err);
 /* Closes and removes the temporary file (no-op when f was not opened). */
 void out_file_abort(out_file *f);
+/* The end of writing f: when `bad` (a write failed, errno says why) the temporary file is removed
+ * and err names the file (CHS_ERR_IO); otherwise out_file_commit. */
+int out_file_finish(out_file *f, int bad, CHSError *err);
 
 /* A temporary file of a name chs chooses (`PREFIX.tmp.PID.N`, the prefix must be plain ASCII) in
  * dir, created empty and registered for removal on signals; name receives the file name without
