@@ -288,9 +288,12 @@ int CHSMPI_Run(MPI_Comm comm, CHSProblem prob, const char *formulation, const CH
   if (rattle && !(opt->ctl.h > 0)) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED, "method rattle needs a fixed step --h");
   }
-  /* as CHSRunSummary: -1 without a projector (rattle has one that never projects, as in CHSRun) */
-  sum->proj_position = sum->proj_momentum = sum->proj_newton =
-      rattle && opt->project != CHS_PROJECT_NONE ? 0 : -1;
+  if (rattle && opt->project != CHS_PROJECT_NONE) { /* as the serial rattle (fixed_step.h) */
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method rattle keeps the constraints g and psi itself at every step: it "
+                         "takes no --project");
+  }
+  sum->proj_position = sum->proj_momentum = sum->proj_newton = -1; /* no projector (yet) */
   chs_mpi M;
   memset(&M, 0, sizeof M);
   sunindextype n = CHSProblem_GetDims(prob)->n;

@@ -313,6 +313,10 @@ if ls "$tmp" | has '\.tmp\.'; then bad "temporary CSV left behind"; else ok; fi
 # Hamiltonian refuse it (exit 2, naming why); the others run it; bad parameters are named.
 expect 2 "non-conservative" -- run --problem slider-crank --formulation extended --method erk:dp5 --rtol 1e-8 --atol 1e-10 --tf 1
 expect 2 "rattle" -- run --problem slider-crank --formulation standard --method rattle --h 0.01 --tf 1
+# the constrained steppers keep g and psi themselves: --project is refused, not silently ignored
+expect 2 "rattle keeps the constraints" -- run --problem pendulum --formulation standard --method rattle --h 0.01 --tf 0.1 --project both
+expect 2 "takes no --project" -- run --problem pendulum --formulation standard --method sprk:leapfrog_2_2 --h 0.01 --tf 0.1 --project momentum
+expect 2 "takes no --project" -- run --problem pendulum --formulation standard --method lobatto:3 --h 0.01 --tf 0.1 --project position
 if "$chs" run --problem slider-crank --formulation dirac --method erk:dp5 --rtol 1e-8 --atol 1e-10 --tf 1 --json | has -E '"pos_res_max": [0-9.]+e-(09|1[0-9])'; then ok; else bad "slider-crank dirac run"; fi
 expect 2 "non-conservative" -- run --problem slider-crank --formulation dae-ggl --method ida:jac=analytic --rtol 1e-6 --atol 1e-8 --tf 0.1
 for m in lobatto:3 alpha-prk:3 sprk:leapfrog_2_2; do

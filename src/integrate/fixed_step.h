@@ -87,6 +87,18 @@ static inline int chs_fixed_step_need_physical(CHSFormulation f, const char *met
   return 0;
 }
 
+/* The constrained steppers (rattle, sprk, lobatto) keep g and psi at their own tolerance at every
+ * step: a projector (--project) would never act, so it is refused rather than ignored. */
+static inline int chs_fixed_step_no_projector(CHSFormulation f, const char *method, CHSError *err) {
+  if (CHSFormulation_GetProjector(f)) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method %s keeps the constraints g and psi itself at every step: it takes "
+                         "no --project",
+                         method);
+  }
+  return 0;
+}
+
 /* The physical state y = (q, p) (length 2n) into q and p, and back. */
 static inline void chs_fixed_step_load(N_Vector y, sunindextype n, sunrealtype *q, sunrealtype *p) {
   const sunrealtype *z = N_VGetArrayPointer(y);

@@ -196,6 +196,7 @@ int chs_cprk_create(const char *who, CHSFormulation f, N_Vector y0, sunrealtype 
                          who);
   }
   CHS_CALL(chs_fixed_step_need_physical(f, who, err));
+  CHS_CALL(chs_fixed_step_no_projector(f, who, err));
   chs_cprk *c = calloc(1, sizeof *c);
   if (!c) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");

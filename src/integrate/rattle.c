@@ -62,6 +62,7 @@ static int rattle_create(const char *options, CHSFormulation f, N_Vector y0, sun
     return chs_error_set(err, CHS_ERR_UNSUPPORTED, "method rattle needs a fixed step --h");
   }
   CHS_CALL(chs_fixed_step_need_physical(f, "rattle", err));
+  CHS_CALL(chs_fixed_step_no_projector(f, "rattle", err));
   rattle_mem *r = calloc(1, sizeof *r);
   if (!r) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");

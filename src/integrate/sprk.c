@@ -432,6 +432,11 @@ static int sprk_create(const char *options, CHSFormulation f, N_Vector y0, sunre
                          "method sprk:%s has no error estimate: use a fixed step --h", opt);
   }
   CHS_CALL(chs_fixed_step_need_physical(f, "sprk", err));
+  if (free_mode && CHSFormulation_GetProjector(f)) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "method sprk:%s ignores the constraints and applies no --project", opt);
+  }
+  CHS_CALL(chs_fixed_step_no_projector(f, "sprk", err));
   sprk_mem *r = calloc(1, sizeof *r);
   if (!r) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
