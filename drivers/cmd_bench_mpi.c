@@ -36,7 +36,7 @@ extern char **environ;
 
 #define BM_MAX_RANKS 8
 #define BM_H 0.001
-#define BM_OUT_MAX (1 << 20) /* a run's JSON is a few kB; more is not a run's output */
+#define BM_OUT_MAX ((size_t)1 << 31) /* a run's JSON holds q_final and p_final: ~70 B per atom */
 
 #ifndef CHS_MPIEXEC
 #define CHS_MPIEXEC "mpirun"
@@ -107,7 +107,8 @@ static int bm_json_number(const char *text, const char *key, double *x) {
 static void bm_launch(char *const *argv, double limit, bm_row *row) {
   int fd[2];
   FILE *errf = tmpfile();
-  char *out = malloc(BM_OUT_MAX);
+  size_t cap = (size_t)1 << 20;
+  char *out = malloc(cap);
   if (!errf || !out || pipe(fd) != 0) {
     snprintf(row->msg, sizeof row->msg, "cannot start %s: %s", argv[0], strerror(errno));
     if (errf) {
@@ -150,12 +151,22 @@ static void bm_launch(char *const *argv, double limit, bm_row *row) {
     if (pr <= 0) {
       continue;
     }
-    ssize_t r = read(fd[0], out + got, BM_OUT_MAX - 1 - got);
+    if (got + 1 == cap && cap < BM_OUT_MAX) { /* the final state makes the JSON O(N) */
+      char *more = realloc(out, 2 * cap);
+      if (more) {
+        out = more;
+        cap *= 2;
+      }
+    }
+    if (got + 1 == cap) {
+      break; /* more than BM_OUT_MAX - 1 bytes (or no memory): not a run's JSON */
+    }
+    ssize_t r = read(fd[0], out + got, cap - 1 - got);
     if (r < 0 && errno == EINTR) {
       continue;
     }
     if (r <= 0) {
-      break; /* end of the output (or more than BM_OUT_MAX - 1 bytes: not a run's JSON) */
+      break; /* end of the output */
     }
     got += (size_t)r;
   }

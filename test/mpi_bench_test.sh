@@ -152,6 +152,13 @@ if [[ $st -eq 3 ]] && has -F "K > cores: oversubscribed" "$tmp/tl.txt" &&
   has -F "4 of 4 launches failed" "$tmp/tl.err"; then ok; else
   bad "bench mpi --time-limit, oversubscription: exit $st: $(head -c 900 "$tmp/tl.txt")"
 fi
+# a run's JSON holds its final state (~70 bytes per atom): at N = 20000 (the default --n) it is
+# 1.3 MB, more than the 1 MB bench mpi once read before closing the pipe (every launch failed)
+if "$chs" bench mpi --ranks 1 --n 20000 --n-per-rank 16000 --steps 1 --quiet >"$tmp/big.txt" \
+  2>"$tmp/big.err" && [[ $(grep -cE "^(pendulum-chain|chain) +(strong|weak) +1 +(20000|16000) +5 " \
+  "$tmp/big.txt") -eq 4 ]]; then ok; else
+  bad "bench mpi at N = 20000: $(head -c 600 "$tmp/big.txt") $(head -c 300 "$tmp/big.err")"
+fi
 expect 2 "increasing" -- bench mpi --ranks 2,1
 expect 2 "--n" -- bench mpi --ranks 1,4 --n 8
 expect 2 "--ranks" -- bench mpi --ranks 0
