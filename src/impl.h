@@ -205,6 +205,9 @@ typedef struct CHSSystem {
  * the whole 2 MiB pages are advised to transparent huge pages where Linux offers them (at
  * N = 10^5 the right-hand side's working set spans thousands of 4 KiB pages: TLB misses). */
 void *chs_calloc_big(size_t bytes);
+/* The same advice for a block allocated elsewhere (SUNDIALS' sparse matrix), before its first
+ * touch: touched pages stay as they are. */
+void chs_advise_huge(void *p, size_t bytes);
 
 /* ctx NULL: no Gram solver (residual evaluations only); gram_kind: CHS_GRAM_*. */
 int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind, CHSError *err);
@@ -401,12 +404,15 @@ int chs_dae_jacobian_csc(CHSFormulation f, sunrealtype cj, const sunrealtype *y,
                          struct cs_dl_sparse **out);
 void chs_csc_free(struct cs_dl_sparse *A);
 /* The same Jacobian by a structure-reusing assembly (src/jacobian_sparse.c): *a (NULL at first,
- * freed with chs_sparse_asm_free) keeps the CSC pattern, the scatter map of every contribution and
- * the arrays, redone only when hess V's pattern changes; *out points into *a (valid until the next
- * call). chs_sparse_asm_symbolic: symbolic passes so far. Same return codes. */
+ * freed with chs_sparse_asm_free) keeps the CSC pattern, where every contribution goes and the
+ * arrays, redone only when hess V's pattern changes; *out points into *a (valid until the next
+ * call). The values go to x (room for xcap values) when x is not NULL and (*out)'s pattern has at
+ * most xcap entries ((*out)->x is then not written), else to (*out)->x. chs_sparse_asm_symbolic:
+ * symbolic passes so far. Same return codes. */
 typedef struct CHSSparseAsm CHSSparseAsm;
 int chs_dae_jacobian_csc_reuse(CHSFormulation f, CHSSparseAsm **a, sunrealtype cj,
-                               const sunrealtype *y, const struct cs_dl_sparse **out);
+                               const sunrealtype *y, sunrealtype *x, sunindextype xcap,
+                               const struct cs_dl_sparse **out);
 void chs_sparse_asm_free(CHSSparseAsm **a);
 long chs_sparse_asm_symbolic(const CHSSparseAsm *a);
 /* The version of a's CSC pattern: it changes whenever the pattern may have (a symbolic pass);

@@ -425,7 +425,7 @@ int chs_jac_work_create_sparse(CHSFormulation f, N_Vector y0, CHSJacWork **out, 
   *out = NULL;
   const cs_dl *J = NULL;
   CHSSparseAsm *sasm = NULL;
-  int rc = chs_dae_jacobian_csc_reuse(f, &sasm, 1, N_VGetArrayPointer(y0), &J);
+  int rc = chs_dae_jacobian_csc_reuse(f, &sasm, 1, N_VGetArrayPointer(y0), NULL, 0, &J);
   if (rc != 0) {
     chs_sparse_asm_free(&sasm);
     const char *miss = chs_missing_derivative(f->prob, chs_jacobian_needs(f->ops));
@@ -443,11 +443,12 @@ int chs_jac_work_create_sparse(CHSFormulation f, N_Vector y0, CHSJacWork **out, 
   }
   CHSJacWork *w = calloc(1, sizeof *w);
   sunindextype N = f->size, nnz = J->p[N];
-  if (w) {
+  long version = chs_sparse_asm_pattern(sasm);
+  if (w && version < 0) { /* an assembly without pattern versions: compared with a copy */
     w->pat_p = malloc((size_t)(N + 1) * sizeof *w->pat_p);
     w->pat_i = malloc((size_t)(nnz + 1) * sizeof *w->pat_i);
   }
-  if (!w || !w->pat_p || !w->pat_i) {
+  if (!w || (version < 0 && (!w->pat_p || !w->pat_i))) {
     chs_sparse_asm_free(&sasm);
     chs_jac_work_free(&w);
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
@@ -458,10 +459,12 @@ int chs_jac_work_create_sparse(CHSFormulation f, N_Vector y0, CHSJacWork **out, 
   w->N = N;
   w->nnz = nnz;
   w->mu = w->ml = N - 1;
-  memcpy(w->pat_p, J->p, (size_t)(N + 1) * sizeof *w->pat_p);
-  memcpy(w->pat_i, J->i, (size_t)nnz * sizeof *w->pat_i);
+  if (version < 0) {
+    memcpy(w->pat_p, J->p, (size_t)(N + 1) * sizeof *w->pat_p);
+    memcpy(w->pat_i, J->i, (size_t)nnz * sizeof *w->pat_i);
+  }
   w->sasm = sasm;
-  w->asm_pattern = chs_sparse_asm_pattern(sasm);
+  w->asm_pattern = version;
   *out = w;
   return CHS_SUCCESS;
 }
@@ -557,7 +560,9 @@ static int chs_jac_sparse(CHSFormulation f, CHSJacWork *w, sunrealtype t, sunrea
   w->n_evals++;
   CHSError_Clear(&f->failure);
   const cs_dl *J = NULL;
-  int rc = chs_dae_jacobian_csc_reuse(f, &w->sasm, cj, N_VGetArrayPointer(y), &J);
+  sunindextype cap = SUNSparseMatrix_NNZ(A);
+  int rc = chs_dae_jacobian_csc_reuse(f, &w->sasm, cj, N_VGetArrayPointer(y),
+                                      SUNSparseMatrix_Data(A), cap, &J);
   if (rc != 0) {
     if (f->failure.code == CHS_SUCCESS) {
       CHSFormulation_SetFailure(f, rc > 0 ? CHS_RECOVERABLE : rc, "%s: Jacobian failed at t = %g",
@@ -566,19 +571,17 @@ static int chs_jac_sparse(CHSFormulation f, CHSJacWork *w, sunrealtype t, sunrea
     return rc > 0 ? CHS_RECOVERABLE : rc;
   }
   sunindextype N = w->N, nnz = J->p[N];
-  /* the pattern is compared only when the assembly may have changed it (a symbolic pass since
-   * the last comparison, or an assembly that does not keep its pattern) */
+  /* the assembly's pattern version changes exactly when its pattern does; an assembly without
+   * versions (dense mass fallback) is compared with the copy of the last pattern */
   long version = chs_sparse_asm_pattern(w->sasm);
-  int same = version >= 0 && version == w->asm_pattern;
-  if (!same) {
-    same = nnz == w->nnz && memcmp(J->p, w->pat_p, (size_t)(N + 1) * sizeof *J->p) == 0 &&
-           memcmp(J->i, w->pat_i, (size_t)nnz * sizeof *J->i) == 0;
-    w->asm_pattern = version;
-  }
-  if (!same) {
+  int same = version >= 0
+                 ? version == w->asm_pattern
+                 : nnz == w->nnz && memcmp(J->p, w->pat_p, (size_t)(N + 1) * sizeof *J->p) == 0 &&
+                       memcmp(J->i, w->pat_i, (size_t)nnz * sizeof *J->i) == 0;
+  w->asm_pattern = version;
+  if (!same && version < 0) {
     sunindextype *pi = realloc(w->pat_i, (size_t)(nnz + 1) * sizeof *pi);
-    if (!pi || (nnz > SUNSparseMatrix_NNZ(A) && SUNSparseMatrix_Reallocate(A, nnz) != 0)) {
-      w->pat_i = pi ? pi : w->pat_i;
+    if (!pi) {
       return CHS_ERR_MEM;
     }
     w->pat_i = pi;
@@ -586,9 +589,14 @@ static int chs_jac_sparse(CHSFormulation f, CHSJacWork *w, sunrealtype t, sunrea
     memcpy(w->pat_i, J->i, (size_t)nnz * sizeof *J->i);
     w->nnz = nnz;
   }
+  if (nnz > cap && SUNSparseMatrix_Reallocate(A, nnz) != 0) {
+    return CHS_ERR_MEM;
+  }
   memcpy(SUNSparseMatrix_IndexPointers(A), J->p, (size_t)(N + 1) * sizeof *J->p);
   memcpy(SUNSparseMatrix_IndexValues(A), J->i, (size_t)nnz * sizeof *J->i);
-  memcpy(SUNSparseMatrix_Data(A), J->x, (size_t)nnz * sizeof *J->x);
+  if (nnz > cap) { /* A was too small for the values: they are in J */
+    memcpy(SUNSparseMatrix_Data(A), J->x, (size_t)nnz * sizeof *J->x);
+  }
   if (!same && w->ls) {
     w->n_symbolic++;
     if (SUNLinSol_KLUReInit(w->ls, A, SUNSparseMatrix_NNZ(A), SUNKLU_REINIT_PARTIAL) != 0) {

@@ -20,6 +20,7 @@
  * The dense Jacobians (dae_common.h) stay the reference: test/test_jacobian.c checks that both
  * agree to round-off on every problem. Constant mass matrices and autonomous problems only, as
  * the dense analytic Jacobians (M(q) problems use difference quotients). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sunlinsol/sunlinsol_klu.h>
@@ -470,13 +471,19 @@ void chs_csc_free(struct cs_dl_sparse *A) {
  * contributions, emitted in an order that depends only on the patterns of G and of hess V (the
  * products with the diagonal M^{-1} and the sums over a column of G of the index-1 form are
  * expanded into contributions): the symbolic pass records the (row, column) of each and sorts
- * them into the CSC pattern once (scatter map: contribution -> entry); later evaluations only add
- * the values through the map, into arrays allocated once. The symbolic pass is redone when hess
- * V's pattern (hessian_sparse) differs from the last one. Dense mass matrices (small problems)
- * keep chs_dae_jacobian_csc. */
+ * them into the CSC pattern once (inv: the contributions by entry, each entry's in emission
+ * order; ep: where each entry's start in inv); later evaluations write the values in emission
+ * order into cv, a sequential stream, then each entry sums its contributions, in CSC order, into
+ * the destination (SUNDIALS' matrix: no copy). Adding each value through a contribution ->
+ * entry map instead swept the values once per block of contributions (8-10 passes over nnz
+ * entries, each missing the cache at N = 10^5): this reads cv in a few sequential streams and
+ * writes each entry once, and sums in the same order (bitwise the same values). The symbolic
+ * pass is redone when hess V's pattern (hessian_sparse) differs from the last one. Dense mass
+ * matrices (small problems) keep chs_dae_jacobian_csc. */
 struct CHSSparseAsm {
   CHSFormulation f;
-  int kind, fallback, valid, sym, fail;
+  int kind, fallback, valid, fail;
+  int sym; /* the pass: 0 numeric, 1 symbolic (record), 2 count the contributions */
   sunindextype n, m, N, gs;
   const sunindextype *rp, *ci; /* G's CSR pattern */
   sunindextype *own, *colour, ncolour, *rcolour, nrcolour;
@@ -486,44 +493,70 @@ struct CHSSparseAsm {
   sunrealtype *gdc; /* Gdot(q, e_c) for gdc_cols colours at a time (sa_hessgw) */
   sunindextype gdc_cols;
   size_t len, cap, k, map_len; /* contributions */
-  sunindextype *si, *sj, *map; /* symbolic: rows, columns; contribution -> entry */
-  sunrealtype *sv;             /* symbolic: values */
-  cs_dl J;                     /* the result (p, i, x owned here) */
-  cs_dl *old;                  /* fallback: chs_dae_jacobian_csc's */
-  long n_symbolic;
-  sunindextype nnz_fresh; /* nnz of the last pattern built without the union */
+  sunindextype *si, *sj;       /* symbolic: rows, columns (cap each) */
+  int32_t *inv, *ep; /* contributions by entry; entry e's are inv[ep[e] .. ep[e+1]) (32-bit: half
+                       the index traffic of every evaluation; at most INT32_MAX contributions) */
+  sunrealtype *cv;   /* the values of the contributions, in emission order (cap) */
+  cs_dl J;           /* the result (p, i, x owned here; x only when asked for) */
+  cs_dl *old;        /* fallback: chs_dae_jacobian_csc's */
+  long n_symbolic, n_pattern; /* symbolic passes; patterns that differed from the last one */
+  sunindextype nnz_fresh;     /* nnz of the last pattern built without the union */
 };
 
-/* The symbolic pass: record (i, j, v). */
+/* The symbolic pass: record (i, j, v), into arrays sized by the counting pass. */
 static void sa_record(CHSSparseAsm *a, sunindextype i, sunindextype j, sunrealtype v) {
   if (a->len == a->cap) {
-    size_t cap = a->cap ? 2 * a->cap : 1024;
-    sunindextype *si = realloc(a->si, cap * sizeof *si);
-    a->si = si ? si : a->si;
-    sunindextype *sj = si ? realloc(a->sj, cap * sizeof *sj) : NULL;
-    a->sj = sj ? sj : a->sj;
-    sunrealtype *sv = sj ? realloc(a->sv, cap * sizeof *sv) : NULL;
-    a->sv = sv ? sv : a->sv;
-    if (!sv) {
-      a->fail = 1;
-      return;
-    }
-    a->cap = cap;
+    a->fail = 1; /* more than counted: cannot happen (the order depends on the patterns) */
+    return;
   }
   a->si[a->len] = i;
   a->sj[a->len] = j;
-  a->sv[a->len++] = v;
+  a->cv[a->len++] = v;
 }
 
-/* One contribution v to entry (i, j): recorded (symbolic pass) or added through the map. */
+/* Room for cap records: si, sj and cv (which the numeric passes reuse) allocated once, at their
+ * size; growing them by doubling copied and touched up to twice the memory at N = 10^5. */
+static int sa_records_alloc(CHSSparseAsm *a, size_t cap) {
+  free(a->si);
+  free(a->sj);
+  free(a->cv);
+  a->si = malloc((cap + 1) * sizeof *a->si);
+  a->sj = malloc((cap + 1) * sizeof *a->sj);
+  a->cv = chs_calloc_big((cap + 1) * sizeof *a->cv); /* read at every evaluation */
+  a->cap = cap;
+  a->len = 0;
+  return a->si && a->sj && a->cv ? 0 : CHS_ERR_MEM;
+}
+
+/* One contribution v to entry (i, j): recorded (symbolic pass) or its value stored in order. */
 static inline void sa_emit(CHSSparseAsm *a, sunindextype i, sunindextype j, sunrealtype v) {
-  if (a->sym) {
+  if (a->sym == 1) {
     sa_record(a, i, j, v);
+  } else if (a->sym == 2) {
+    a->len++;
   } else if (a->k < a->map_len) {
-    a->J.x[a->map[a->k++]] += v;
+    a->cv[a->k++] = v;
   } else {
     a->k++; /* more contributions than mapped: reported after the pass */
   }
+}
+
+/* The entries' values into x (nnz): each the sum of its contributions in emission order, from
+ * 0 as the scatter added them. Returns 0 when a value is not finite. */
+static int sa_gather(const CHSSparseAsm *a, sunrealtype *x) {
+  const int32_t *ep = a->ep, *inv = a->inv;
+  const sunrealtype *cv = a->cv;
+  sunindextype nnz = a->J.p[a->N];
+  sunrealtype probe = 0; /* 0 * x: NaN for an infinite or NaN x */
+  for (sunindextype e = 0; e < nnz; e++) {
+    sunrealtype sum = 0;
+    for (int32_t t = ep[e]; t < ep[e + 1]; t++) {
+      sum += cv[inv[t]];
+    }
+    x[e] = sum;
+    probe += 0 * sum;
+  }
+  return probe == 0;
 }
 
 static sunrealtype sa_mi(const CHSSystem *s, sunindextype k) {
@@ -723,80 +756,119 @@ static int sa_emit_all(CHSSparseAsm *a, sunrealtype cj, const sunrealtype *y) {
   return a->fail ? CHS_ERR_MEM : 0;
 }
 
-/* The CSC pattern of the recorded contributions (rows sorted, duplicates merged), the map, and
- * the values. */
+/* The contributions k of one column (idx[0 .. c)), in increasing k, into increasing rows si[k]
+ * with ties in increasing k: insertion sort (a column's contributions come in a few sorted runs,
+ * one per block of sa_emit_all), qsort of (row, k) pairs for long columns. */
+typedef struct {
+  sunindextype row, k;
+} sa_pair;
+static int sa_pair_cmp(const void *x, const void *y) {
+  const sa_pair *p = x, *q = y;
+  return p->row != q->row ? (p->row > q->row) - (p->row < q->row) : (p->k > q->k) - (p->k < q->k);
+}
+#define SA_INSERTION_MAX 64
+static void sa_sort_column(int32_t *idx, sunindextype c, const sunindextype *si, sa_pair *tmp) {
+  if (c <= SA_INSERTION_MAX) {
+    for (sunindextype t = 1; t < c; t++) {
+      int32_t k = idx[t];
+      sunindextype r = si[k], u = t;
+      for (; u > 0 && si[idx[u - 1]] > r; u--) {
+        idx[u] = idx[u - 1];
+      }
+      idx[u] = k;
+    }
+    return;
+  }
+  for (sunindextype t = 0; t < c; t++) {
+    tmp[t] = (sa_pair){si[idx[t]], idx[t]};
+  }
+  qsort(tmp, (size_t)c, sizeof *tmp, sa_pair_cmp);
+  for (sunindextype t = 0; t < c; t++) {
+    idx[t] = (int32_t)tmp[t].k;
+  }
+}
+
+/* The CSC pattern of the recorded contributions [0, len) (rows sorted, duplicates merged), inv
+ * and ep: the contributions by column (a stable counting sort), then by row within each
+ * column. n_pattern counts the patterns that differ from the last one. */
 static int sa_symbolic(CHSSparseAsm *a) {
   sunindextype N = a->N;
   size_t L = a->len;
-  sunindextype *cnt = calloc((size_t)N + 1, sizeof *cnt), *o1 = malloc((L + 1) * sizeof *o1),
-               *o2 = malloc((L + 1) * sizeof *o2), *last = malloc((size_t)N * sizeof *last);
-  /* map, J.i and J.x are read or written once per evaluation, in the map's order: large ones on
-   * huge pages (TLB misses dominated the scatter at N = 10^5); their contents are rebuilt here */
-  free(a->map);
-  sunindextype *map = a->map = chs_calloc_big((L + 1) * sizeof *map);
-  int rc = cnt && o1 && o2 && last && map ? 0 : CHS_ERR_MEM;
-  if (rc == 0) { /* by rows, then stably by columns: rows increase within each column */
-    for (size_t k = 0; k < L; k++) {
-      cnt[a->si[k] + 1]++;
-    }
-    for (sunindextype i = 0; i < N; i++) {
-      cnt[i + 1] += cnt[i];
-    }
-    for (size_t k = 0; k < L; k++) {
-      o1[cnt[a->si[k]]++] = (sunindextype)k;
-    }
-    memset(cnt, 0, ((size_t)N + 1) * sizeof *cnt);
+  if (L >= INT32_MAX) {
+    return CHS_ERR_MEM; /* beyond inv's and ep's index range */
+  }
+  /* inv and J.i are read at every evaluation: large ones on huge pages (TLB misses dominated
+   * the assembly at N = 10^5) */
+  free(a->inv);
+  int32_t *inv = a->inv = chs_calloc_big((L + 1) * sizeof *inv);
+  sunindextype *cnt = calloc((size_t)N + 1, sizeof *cnt),
+               *pos = malloc(((size_t)N + 1) * sizeof *pos);
+  sa_pair *tmp = NULL;
+  int rc = cnt && inv && pos ? 0 : CHS_ERR_MEM;
+  if (rc == 0) {
     for (size_t k = 0; k < L; k++) {
       cnt[a->sj[k] + 1]++;
     }
+    sunindextype cmax = 0;
     for (sunindextype j = 0; j < N; j++) {
+      cmax = cnt[j + 1] > cmax ? cnt[j + 1] : cmax;
       cnt[j + 1] += cnt[j];
     }
-    sunindextype *pos = last; /* next free slot of each column, then reused */
     memcpy(pos, cnt, (size_t)N * sizeof *pos);
-    for (size_t t = 0; t < L; t++) {
-      sunindextype k = o1[t];
-      o2[pos[a->sj[k]]++] = k;
+    for (size_t k = 0; k < L; k++) {
+      inv[pos[a->sj[k]]++] = (int32_t)k;
     }
-    /* count the distinct entries, then fill */
-    sunindextype nnz = 0;
-    for (sunindextype j = 0; j < N; j++) {
-      for (sunindextype t = cnt[j]; t < cnt[j + 1]; t++) {
-        nnz += t == cnt[j] || a->si[o2[t]] != a->si[o2[t - 1]];
-      }
+    tmp = cmax > SA_INSERTION_MAX ? malloc((size_t)cmax * sizeof *tmp) : NULL;
+    rc = cmax > SA_INSERTION_MAX && !tmp ? CHS_ERR_MEM : 0;
+    for (sunindextype j = 0; rc == 0 && j < N; j++) {
+      sa_sort_column(inv + cnt[j], cnt[j + 1] - cnt[j], a->si, tmp);
     }
-    sunindextype *Jp = realloc(a->J.p, ((size_t)N + 1) * sizeof *Jp);
-    a->J.p = Jp ? Jp : a->J.p;
-    free(a->J.i);
+  }
+  sunindextype nnz = 0; /* the distinct entries */
+  for (sunindextype j = 0; rc == 0 && j < N; j++) {
+    for (sunindextype t = cnt[j]; t < cnt[j + 1]; t++) {
+      nnz += t == cnt[j] || a->si[inv[t]] != a->si[inv[t - 1]];
+    }
+  }
+  if (rc == 0) {
     free(a->J.x);
-    sunindextype *Ji = a->J.i = Jp ? chs_calloc_big(((size_t)nnz + 1) * sizeof *Ji) : NULL;
-    sunrealtype *Jx = a->J.x = Ji ? chs_calloc_big(((size_t)nnz + 1) * sizeof *Jx) : NULL;
-    rc = Jx ? 0 : CHS_ERR_MEM;
+    free(a->ep);
+    a->J.x = NULL; /* allocated when a caller asks for it (chs_dae_jacobian_csc_reuse) */
+    sunindextype *Jp = malloc(((size_t)N + 1) * sizeof *Jp);
+    sunindextype *Ji = Jp ? chs_calloc_big(((size_t)nnz + 1) * sizeof *Ji) : NULL;
+    int32_t *ep = a->ep = Ji ? chs_calloc_big(((size_t)nnz + 1) * sizeof *ep) : NULL;
+    rc = ep ? 0 : CHS_ERR_MEM;
     sunindextype e = -1;
     for (sunindextype j = 0; rc == 0 && j < N; j++) {
       Jp[j] = e + 1;
       for (sunindextype t = cnt[j]; t < cnt[j + 1]; t++) {
-        sunindextype k = o2[t];
-        if (t == cnt[j] || a->si[k] != a->si[o2[t - 1]]) {
+        if (t == cnt[j] || a->si[inv[t]] != a->si[inv[t - 1]]) {
           e++;
-          Ji[e] = a->si[k];
-          Jx[e] = 0;
+          Ji[e] = a->si[inv[t]];
+          ep[e] = (int32_t)t;
         }
-        map[k] = e;
-        Jx[e] += a->sv[k];
       }
     }
     if (rc == 0) {
+      ep[nnz] = (int32_t)L;
       Jp[N] = nnz;
+      int same = a->J.p && a->J.p[N] == nnz &&
+                 memcmp(a->J.p, Jp, ((size_t)N + 1) * sizeof *Jp) == 0 &&
+                 memcmp(a->J.i, Ji, (size_t)nnz * sizeof *Ji) == 0;
+      a->n_pattern += !same;
       a->J.m = a->J.n = N;
       a->J.nzmax = nnz;
       a->J.nz = -1;
     }
+    sunindextype *op = a->J.p, *oi = a->J.i;
+    a->J.p = rc == 0 ? Jp : op;
+    a->J.i = rc == 0 ? Ji : oi;
+    free(rc == 0 ? op : Jp);
+    free(rc == 0 ? oi : Ji);
   }
   free(cnt);
-  free(o1);
-  free(o2);
-  free(last);
+  free(pos);
+  free(tmp);
   return rc;
 }
 
@@ -855,9 +927,9 @@ void chs_sparse_asm_free(CHSSparseAsm **pa) {
     return;
   }
   CHSSparseAsm *a = *pa;
-  void *all[] = {a->own, a->colour, a->rcolour, a->gcp,  a->gri, a->gk,  a->hrp,
-                 a->hci, a->hrp0,   a->hci0,    a->hval, a->Dh,  a->buf, a->si,
-                 a->sj,  a->sv,     a->map,     a->J.p,  a->J.i, a->J.x, a->gdc};
+  void *all[] = {a->own,  a->colour, a->rcolour, a->gcp, a->gri, a->gk, a->hrp, a->hci,
+                 a->hrp0, a->hci0,   a->hval,    a->Dh,  a->buf, a->si, a->sj,  a->inv,
+                 a->ep,   a->cv,     a->J.p,     a->J.i, a->J.x, a->gdc};
   for (size_t k = 0; k < sizeof all / sizeof *all; k++) {
     free(all[k]);
   }
@@ -871,11 +943,12 @@ long chs_sparse_asm_symbolic(const CHSSparseAsm *a) {
 }
 
 long chs_sparse_asm_pattern(const CHSSparseAsm *a) {
-  return a && !a->fallback ? a->n_symbolic : -1;
+  return a && !a->fallback ? a->n_pattern : -1;
 }
 
 int chs_dae_jacobian_csc_reuse(CHSFormulation f, CHSSparseAsm **pa, sunrealtype cj,
-                               const sunrealtype *y, const struct cs_dl_sparse **out) {
+                               const sunrealtype *y, sunrealtype *x, sunindextype xcap,
+                               const struct cs_dl_sparse **out) {
   *out = NULL;
   CHSSparseAsm *a = *pa;
   if (!a || a->f != f) {
@@ -908,6 +981,9 @@ int chs_dae_jacobian_csc_reuse(CHSFormulation f, CHSSparseAsm **pa, sunrealtype 
     cs_dl_spfree(a->old);
     a->old = NULL;
     CHS_CALL(chs_dae_jacobian_csc(f, cj, y, &a->old));
+    if (x && a->old->p[a->N] <= xcap) {
+      memcpy(x, a->old->x, (size_t)a->old->p[a->N] * sizeof *x);
+    }
     *out = a->old;
     return 0;
   }
@@ -920,23 +996,26 @@ int chs_dae_jacobian_csc_reuse(CHSFormulation f, CHSSparseAsm **pa, sunrealtype 
   if (rc != 0) {
     return rc;
   }
-  a->sym = !a->valid || changed;
+  a->sym = !a->valid || changed ? 2 : 0;
   a->k = 0;
   a->len = 0;
   a->fail = 0;
-  if (!a->sym) {
-    memset(a->J.x, 0, (size_t)a->J.p[a->N] * sizeof *a->J.x);
-  } else {
-    a->valid = 0;
-  }
+  a->valid = a->sym ? 0 : a->valid;
   rc = sa_emit_all(a, cj, y);
+  /* Keep the union with the last pattern (its entries as zero contributions after the
+   * evaluation's own, outside the numeric part): a pair leaving the cutoff's margin then
+   * changes nothing, and KLU re-analyses only when new entries appear; from scratch when the
+   * union has doubled. */
+  size_t L = a->len;
+  sunindextype nold = a->J.p && a->nnz_fresh > 0 ? a->J.p[a->N] : 0;
+  if (rc == 0 && a->sym) { /* counted: now record */
+    rc = sa_records_alloc(a, L + (size_t)nold);
+    a->sym = 1;
+    a->k = 0;
+    rc = rc == 0 ? sa_emit_all(a, cj, y) : rc;
+    rc = rc == 0 && a->len != L ? CHS_ERR_CALLBACK : rc;
+  }
   if (rc == 0 && a->sym) {
-    /* Keep the union with the last pattern (its entries as zero contributions after the
-     * evaluation's own, outside the map's numeric part): a pair leaving the cutoff's margin then
-     * changes nothing, and KLU re-analyses only when new entries appear; from scratch when the
-     * union has doubled. */
-    size_t L = a->len;
-    sunindextype nold = a->J.p && a->nnz_fresh > 0 ? a->J.p[a->N] : 0;
     for (sunindextype j = 0; j < a->N && nold > 0; j++) {
       for (sunindextype t = a->J.p[j]; t < a->J.p[j + 1]; t++) {
         sa_record(a, a->J.i[t], j, 0);
@@ -969,13 +1048,11 @@ int chs_dae_jacobian_csc_reuse(CHSFormulation f, CHSSparseAsm **pa, sunrealtype 
       a->n_symbolic++;
       a->map_len = a->len;
     }
-    /* the symbolic pass's records are needed only until the map exists */
+    /* the symbolic pass's rows and columns are needed only until inv exists */
     free(a->si);
     free(a->sj);
-    free(a->sv);
     a->si = a->sj = NULL;
-    a->sv = NULL;
-    a->cap = a->len = 0;
+    a->len = 0;
   } else if (rc == 0 && a->k != a->map_len) {
     rc = CHS_ERR_CALLBACK; /* cannot happen: the order depends on the patterns only */
     a->valid = 0;
@@ -983,7 +1060,13 @@ int chs_dae_jacobian_csc_reuse(CHSFormulation f, CHSSparseAsm **pa, sunrealtype 
   if (rc != 0) {
     return rc;
   }
-  if (!chs_all_finite(a->J.x, a->J.p[a->N])) {
+  if (!x || a->J.p[a->N] > xcap) {
+    x = a->J.x = a->J.x ? a->J.x : chs_calloc_big(((size_t)a->J.p[a->N] + 1) * sizeof *x);
+    if (!x) {
+      return CHS_ERR_MEM;
+    }
+  }
+  if (!sa_gather(a, x)) {
     return CHS_RECOVERABLE;
   }
   *out = &a->J;

@@ -290,6 +290,10 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     break;
   case CHS_LS_KLU:
     *A = SUNSparseMatrix(N, N, nnz, CSC_MAT, ctx);
+    if (*A) { /* written at every Jacobian evaluation (N = 10^5: tens of MB each) */
+      chs_advise_huge(SUNSparseMatrix_Data(*A), (size_t)nnz * sizeof(sunrealtype));
+      chs_advise_huge(SUNSparseMatrix_IndexValues(*A), (size_t)nnz * sizeof(sunindextype));
+    }
     *LS = *A ? SUNLinSol_KLU(y0, *A, ctx) : NULL;
     chs_klu_keep_pivots(*LS);
     order = o->order >= 0 ? o->order : sparse_asm ? CHS_KLU_ORDER_ND : -1;

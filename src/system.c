@@ -12,17 +12,24 @@
 #include <cholmod.h>
 #include "impl.h"
 
-void *chs_calloc_big(size_t bytes) {
-  void *p = calloc(1, bytes ? bytes : 1); /* fresh pages stay untouched (not resident) */
+void chs_advise_huge(void *p, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   const uintptr_t huge = (uintptr_t)1 << 21;
-  if (p && bytes >= 2 * huge) { /* the whole 2 MiB pages inside the block, before first touch */
+  if (p && bytes >= 2 * huge) { /* the whole 2 MiB pages inside the block */
     uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + bytes) & ~(huge - 1);
     if (b > a) {
       (void)madvise((void *)a, b - a, MADV_HUGEPAGE); /* advice: without it, 4 KiB pages */
     }
   }
+#else
+  (void)p;
+  (void)bytes;
 #endif
+}
+
+void *chs_calloc_big(size_t bytes) {
+  void *p = calloc(1, bytes ? bytes : 1); /* fresh pages stay untouched (not resident) */
+  chs_advise_huge(p, bytes);              /* before the first touch */
   return p;
 }
 

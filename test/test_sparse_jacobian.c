@@ -246,17 +246,27 @@ static void test_abi3_table(void **state) {
   free(v3);
 }
 
-/* The structure-reusing assembly (chs_dae_jacobian_csc_reuse: pattern and scatter map kept
- * between evaluations) against CXSparse's (chs_dae_jacobian_csc, itself checked against the
+/* The structure-reusing assembly (chs_dae_jacobian_csc_reuse: pattern and contributions' places
+ * kept between evaluations) against CXSparse's (chs_dae_jacobian_csc, itself checked against the
  * dense Jacobians above): the same pattern and the same values to round-off, evaluation after
  * evaluation with one workspace, at the initial state and at random points with random cj. */
 static double reuse_mismatch(CHSFormulation f, CHSSparseAsm **a, N_Vector y, double cj) {
   const cs_dl *R = NULL;
   cs_dl *S = NULL;
-  assert_int_equal(chs_dae_jacobian_csc_reuse(f, a, cj, N_VGetArrayPointer(y), &R), 0);
+  assert_int_equal(chs_dae_jacobian_csc_reuse(f, a, cj, N_VGetArrayPointer(y), NULL, 0, &R), 0);
   assert_int_equal(chs_dae_jacobian_csc(f, cj, N_VGetArrayPointer(y), &S), 0);
   long N = N_VGetLength(y);
   assert_int_equal(R->n, N);
+  /* the values written to a caller's array (SUNDIALS' matrix): bitwise the same */
+  sunindextype nnz = R->p[N];
+  double *x = calloc((size_t)nnz + 1, sizeof *x);
+  const cs_dl *R2 = NULL;
+  assert_non_null(x);
+  assert_int_equal(chs_dae_jacobian_csc_reuse(f, a, cj, N_VGetArrayPointer(y), x, nnz, &R2), 0);
+  assert_ptr_equal(R2, R);
+  assert_int_equal(R2->p[N], nnz);
+  assert_memory_equal(x, R->x, (size_t)nnz * sizeof *x);
+  free(x);
   double scale = fmax(1, norm_inf(S->x, (int)S->p[N])), d = 0;
   /* R's pattern holds S's (equal unless it kept the union with an earlier one: there, zeros) */
   for (long j = 0; j < N; j++) {
@@ -282,7 +292,7 @@ static double reuse_mismatch(CHSFormulation f, CHSSparseAsm **a, N_Vector y, dou
 static long reuse_nnz(CHSFormulation f, CHSSparseAsm **a, N_Vector y, int *same) {
   const cs_dl *R = NULL;
   cs_dl *S = NULL;
-  assert_int_equal(chs_dae_jacobian_csc_reuse(f, a, 1, N_VGetArrayPointer(y), &R), 0);
+  assert_int_equal(chs_dae_jacobian_csc_reuse(f, a, 1, N_VGetArrayPointer(y), NULL, 0, &R), 0);
   assert_int_equal(chs_dae_jacobian_csc(f, 1, N_VGetArrayPointer(y), &S), 0);
   long N = N_VGetLength(y), nnz = R->p[N];
   *same = nnz == S->p[N] && memcmp(R->i, S->i, (size_t)nnz * sizeof *R->i) == 0;
