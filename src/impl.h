@@ -208,6 +208,9 @@ void *chs_calloc_big(size_t bytes);
 /* The same advice for a block allocated elsewhere (SUNDIALS' sparse matrix), before its first
  * touch: touched pages stay as they are. */
 void chs_advise_huge(void *p, size_t bytes);
+/* SUNMatZero for the sparse matrices of the assembled DAE Jacobians (src/jacobian.c): the values
+ * only, the pattern kept (the Jacobian rewrites it only when it changes). */
+int chs_sparse_zero_values(SUNMatrix A);
 
 /* ctx NULL: no Gram solver (residual evaluations only); gram_kind: CHS_GRAM_*. */
 int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind, CHSError *err);

@@ -266,6 +266,7 @@ struct CHSJacWork {
   long n_symbolic;
   CHSSparseAsm *sasm; /* the structure-reusing assembly (src/jacobian_sparse.c) */
   long asm_pattern;   /* its pattern's version when pat_p/pat_i were taken (-1: compare) */
+  SUNMatrix pat_A;    /* the matrix whose pattern was last written, if its zero op keeps it */
 };
 
 void chs_jac_work_free(CHSJacWork **w) {
@@ -592,8 +593,13 @@ static int chs_jac_sparse(CHSFormulation f, CHSJacWork *w, sunrealtype t, sunrea
   if (nnz > cap && SUNSparseMatrix_Reallocate(A, nnz) != 0) {
     return CHS_ERR_MEM;
   }
-  memcpy(SUNSparseMatrix_IndexPointers(A), J->p, (size_t)(N + 1) * sizeof *J->p);
-  memcpy(SUNSparseMatrix_IndexValues(A), J->i, (size_t)nnz * sizeof *J->i);
+  /* A's pattern is still the one written last time when A's zero op keeps patterns */
+  int intact = same && nnz <= cap && A == w->pat_A;
+  w->pat_A = A->ops->zero == chs_sparse_zero_values ? A : NULL;
+  if (!intact) {
+    memcpy(SUNSparseMatrix_IndexPointers(A), J->p, (size_t)(N + 1) * sizeof *J->p);
+    memcpy(SUNSparseMatrix_IndexValues(A), J->i, (size_t)nnz * sizeof *J->i);
+  }
   if (nnz > cap) { /* A was too small for the values: they are in J */
     memcpy(SUNSparseMatrix_Data(A), J->x, (size_t)nnz * sizeof *J->x);
   }
@@ -603,6 +609,16 @@ static int chs_jac_sparse(CHSFormulation f, CHSJacWork *w, sunrealtype t, sunrea
       return CHS_ERR_MEM;
     }
   }
+  return 0;
+}
+
+/* IDA zeroes its matrix before every Jacobian evaluation (SUNMatZero). SUNDIALS' sparse zero
+ * also clears the row indices and column pointers, which chs_jac_sparse then copied back in full
+ * (two passes over nnz indices per evaluation at N = 10^5); the matrices of the assembled path
+ * (src/linsol.c) zero their values only, and the pattern stays written. */
+int chs_sparse_zero_values(SUNMatrix A) {
+  sunindextype nnz = SUNSparseMatrix_NNZ(A);
+  memset(SUNSparseMatrix_Data(A), 0, (size_t)nnz * sizeof(sunrealtype));
   return 0;
 }
 

@@ -219,7 +219,7 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
   /* the DAE Jacobian assembled sparse with hess V's pattern from hessian_sparse (pairs: a graph
    * that can be 2-D, the coil): order=nd by default; without (V linear, the pendulum chain: a
    * 1-D coupling, where dissection fills more and costs its METIS calls) colamd */
-  int sparse_asm = 0;
+  int sparse_asm = 0, assembled = 0;
   if (o->jac == CHS_JACOBIAN_ANALYTIC && !has) {
     const char *miss = chs_missing_derivative(f->prob, chs_jacobian_needs(f->ops));
     return chs_error_set(
@@ -264,6 +264,7 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     CHS_CALL(chs_jac_work_create_sparse(f, y0, &w, err));
     chs_jac_work_free(&f->jac);
     f->jac = w;
+    assembled = 1;
     sparse_asm = f->sys.ops->hessian_sparse != NULL;
   } else if (o->ls == CHS_LS_DENSE && N > CHS_LS_DENSE_MAX) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
@@ -293,6 +294,9 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     if (*A) { /* written at every Jacobian evaluation (N = 10^5: tens of MB each) */
       chs_advise_huge(SUNSparseMatrix_Data(*A), (size_t)nnz * sizeof(sunrealtype));
       chs_advise_huge(SUNSparseMatrix_IndexValues(*A), (size_t)nnz * sizeof(sunindextype));
+      if (assembled) { /* IDA's zeroing before each evaluation keeps the pattern */
+        (*A)->ops->zero = chs_sparse_zero_values;
+      }
     }
     *LS = *A ? SUNLinSol_KLU(y0, *A, ctx) : NULL;
     chs_klu_keep_pivots(*LS);
