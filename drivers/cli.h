@@ -144,6 +144,12 @@ typedef struct {
    * NULL: not printed) and the problem's event names (the summary's events index them) */
   const sunrealtype *q_final, *p_final;
   sunindextype n_final;
+  /* run only: the CPU time of cli_integrate (formulation and integrator set-up included) and the
+   * process's peak resident size (JSON cpu_s, cpu_per_step_s, peak_rss_bytes; has_cost 0: not
+   * printed) */
+  int has_cost;
+  double cpu_s;
+  long peak_rss_kb;
   const char *event_names[CHS_MAX_EVENTS];
 } cli_result;
 int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor, void *ctx,

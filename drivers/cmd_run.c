@@ -2,6 +2,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include "../src/compat.h"
 #include "cli.h"
 #include "mpi_cli.h"
@@ -76,6 +78,18 @@ static void print_summary(const cli_result *r) {
     }
   }
   printf("  wall           %.3g s\n", s->wall_s);
+  if (r->has_cost) { /* the issue-15 measures: CPU per step, memory per coordinate */
+    printf("  cost           CPU %.3g s", r->cpu_s);
+    if (s->stats.steps > 0) {
+      printf(", %.3g ms per step", 1e3 * r->cpu_s / (double)s->stats.steps);
+    }
+    printf("; peak resident %.3g MB", (double)r->peak_rss_kb / 1024.0);
+    if (r->n_final > 0) {
+      double per = (double)r->peak_rss_kb * 1.024 / (double)r->n_final; /* kB */
+      printf(per < 1000 ? ", %.3g kB per coordinate" : ", %.0f kB per coordinate", per);
+    }
+    printf("\n");
+  }
 }
 
 /* --plot: the diagnostics against t in at most RUN_PLOT_ROWS rows. Every record is a row until
@@ -459,7 +473,15 @@ int cmd_run(int argc, char **argv) {
   snprintf(label, sizeof label, "chs run %s", o.problem);
   progress_start(&prog, o.quiet, 0, label, 0, o.tf);
   run_monitor_ctx mon = {&csv, o.out != NULL, n, final, final + n, o.plot ? &rp : NULL, &prog};
+  struct timespec c0, c1;
+  int cpu_ok = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0) == 0;
   cli_integrate(&o, o.formulation, run_monitor, &mon, prob, &res);
+  cpu_ok = cpu_ok && clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1) == 0;
+  struct rusage ru;
+  res.has_cost = cpu_ok && getrusage(RUSAGE_SELF, &ru) == 0;
+  res.cpu_s =
+      res.has_cost ? (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec) : 0;
+  res.peak_rss_kb = res.has_cost ? ru.ru_maxrss : 0; /* Linux: KiB */
   progress_end(&prog);
   if (res.sum.diag.records > 0) {
     res.q_final = final;

@@ -165,6 +165,15 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
       fputs("null", out);
     }
   }
+  /* run: its CPU time (set-up included), per step, and the process's peak resident size */
+  if (r->has_cost) {
+    fprintf(out, ",\n%s  \"cpu_s\": ", indent);
+    json_real(out, r->cpu_s, 1);
+    fprintf(out, ",\n%s  \"cpu_per_step_s\": ", indent);
+    json_real(out, s->stats.steps > 0 ? r->cpu_s / (double)s->stats.steps : 0, s->stats.steps > 0);
+    fprintf(out, ",\n%s  \"peak_rss_bytes\": ", indent);
+    json_long(out, r->peak_rss_kb * 1024L, r->peak_rss_kb > 0);
+  }
   /* run: the final physical state (the last record's: the stop event's with --stop-at) */
   if (r->q_final && r->p_final) {
     const sunrealtype *v[2] = {r->q_final, r->p_final};
