@@ -205,11 +205,11 @@ static inline sunindextype chain_find(const chain_cells *c, int64_t id) {
   }
 }
 
-/* Bin the atoms at q into cells of side h; u (may be NULL) is packed alongside.
- * Returns 1 when q is not finite or too spread out for 63-bit cell ids. */
-static int chain_cells_build(chain *C, const sunrealtype *q, const sunrealtype *u, sunrealtype h) {
+/* Bin the N <= C->N atoms at q (2 N coordinates) into cells of side h; u (may be NULL) is packed
+ * alongside. Returns 1 when q is not finite or too spread out for 63-bit cell ids. */
+static int chain_cells_build(chain *C, sunindextype N, const sunrealtype *q, const sunrealtype *u,
+                             sunrealtype h) {
   chain_cells *c = &C->cl;
-  sunindextype N = C->N;
   sunrealtype xmin = q[0], xmax = q[0], ymin = q[1], ymax = q[1];
   int finite = 1;
   for (sunindextype i = 0; i < N; i++) { /* comparisons, not fmin/fmax calls: vectorises */
@@ -363,7 +363,7 @@ static int chain_eval(chain *C, chain_mode mode, const sunrealtype *q, const sun
     }
     chain_sweep_all(C, mode, q, u, out, &acc);
   } else {
-    if (chain_cells_build(C, q, u, C->cutoff) != 0) {
+    if (chain_cells_build(C, C->N, q, u, C->cutoff) != 0) {
       return 1;
     }
     chain_sweep_cells(C, mode, C->cutoff, &acc);
@@ -544,7 +544,7 @@ static int chain_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError *
   /* no two non-bonded atoms closer than CHAIN_MIN_DIST sigma (cells of that side: O(N)) */
   chain_acc acc = {0, INFINITY, -1, -1, 0};
   sunrealtype dmin = CHAIN_MIN_DIST * C->sigma;
-  if (chain_cells_build(C, q, NULL, dmin) != 0) {
+  if (chain_cells_build(C, C->N, q, NULL, dmin) != 0) {
     return chs_error_set(err, CHS_ERR_ARG, "chain: initial configuration is not finite");
   }
   chain_sweep_cells(C, CHAIN_MIN, dmin, &acc);
@@ -584,6 +584,7 @@ static int chain_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError *
   d->nnz = k;
   d->rowptr = C->rowptr;
   d->colind = C->colind;
+  d->force_cutoff = C->cutoff; /* pairs closer than the cutoff (0: all pairs, none declared) */
   return CHS_SUCCESS;
 }
 
@@ -595,6 +596,31 @@ static int chain_potential(void *data, const sunrealtype *q, sunrealtype *V) {
 
 static int chain_force(void *data, const sunrealtype *q, sunrealtype *F) {
   return chain_eval(data, CHAIN_F, q, NULL, F, NULL);
+}
+
+/* ABI 6: the force on the first nown of na atoms from the pairs among them (cutoff > 0: the
+ * same cell lists and pair kernel as chain_force, over these atoms only; the atoms' indices are
+ * not needed, every pair interacts). 1 when two of them coincide or a position is not finite. */
+static int chain_force_atoms(void *data, sunindextype na, const sunindextype *atoms,
+                             const sunrealtype *qa, sunindextype nown, sunrealtype *F) {
+  (void)atoms;
+  chain *C = data;
+  if (C->cutoff == 0 || na > C->N || nown > na) {
+    return CHS_ERR_ARG; /* all pairs: no cutoff to select ghosts by */
+  }
+  chain_acc acc = {0, INFINITY, -1, -1, 0};
+  if (chain_cells_build(C, na, qa, NULL, C->cutoff) != 0) {
+    return 1;
+  }
+  chain_sweep_cells(C, CHAIN_F, C->cutoff, &acc);
+  for (sunindextype k = 0; k < na; k++) {
+    sunindextype i = C->cl.perm[k];
+    if (i < nown) {
+      F[2 * i] = C->cl.fx[k];
+      F[2 * i + 1] = C->cl.fy[k];
+    }
+  }
+  return acc.bad;
 }
 
 /* Hu = (hess V) u: per pair, phi'' e e^T + phi'/r (I - e e^T) applied to u_i - u_j. */
@@ -642,7 +668,7 @@ static int chain_pairs(chain *C, const sunrealtype *q, int32_t **pairs, size_t *
     }
   } else {
     sunrealtype R = CHAIN_HESS_MARGIN * C->cutoff, R2 = R * R;
-    if (chain_cells_build(C, q, NULL, R) != 0) {
+    if (chain_cells_build(C, C->N, q, NULL, R) != 0) {
       free(P);
       return 1;
     }
@@ -857,6 +883,7 @@ const CHSProblemOps chs_problem_chain = {
     .hessian_potential = chain_hessian,
     .initial_state = chain_initial,
     .hessian_sparse = chain_hessian_sparse,
+    .force_atoms = chain_force_atoms,
     .invariant_names = chain_invariant_names,
     .invariants = chain_invariants,
 };

@@ -83,6 +83,7 @@ struct CHSProblem_ {
 #define CHS_PROBLEM_OPS_V2_SIZE offsetof(CHSProblemOps, mass_matrix)
 #define CHS_PROBLEM_OPS_V3_SIZE offsetof(CHSProblemOps, hessian_sparse)
 #define CHS_PROBLEM_OPS_V4_SIZE offsetof(CHSProblemOps, force_local)
+#define CHS_PROBLEM_OPS_V5_SIZE offsetof(CHSProblemOps, force_atoms)
 
 /* Plugins (problems/plugin.c). */
 int chs_is_plugin_spec(const char *name);

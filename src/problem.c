@@ -113,6 +113,12 @@ static int chs_check_dims(const char *name, const CHSProblemOps *ops, const CHSP
                          "problem '%s': force_reach = %ld with force_local (need 0 <= reach < n)",
                          name, (long)d->force_reach);
   }
+  if (ops->force_atoms && !(d->force_cutoff >= 0 && d->force_cutoff <= SUN_BIG_REAL)) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "problem '%s': force_cutoff = %g with force_atoms (need a finite value "
+                         ">= 0)",
+                         name, (double)d->force_cutoff);
+  }
   if (d->jac_kind == CHS_JAC_CSR) {
     if (!d->rowptr || !d->colind || d->nnz <= 0 || d->rowptr[0] != 0 || d->rowptr[d->m] != d->nnz) {
       return chs_error_set(err, CHS_ERR_ARG, "problem '%s': invalid CSR pattern of G", name);
@@ -305,7 +311,8 @@ int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSPr
            ops->abi_version == 1   ? CHS_PROBLEM_OPS_V1_SIZE
            : ops->abi_version == 2 ? CHS_PROBLEM_OPS_V2_SIZE
            : ops->abi_version == 3 ? CHS_PROBLEM_OPS_V3_SIZE
-                                   : CHS_PROBLEM_OPS_V4_SIZE);
+           : ops->abi_version == 4 ? CHS_PROBLEM_OPS_V4_SIZE
+                                   : CHS_PROBLEM_OPS_V5_SIZE);
     prob->ops_store.abi_version = CHS_PROBLEM_ABI_VERSION;
     prob->ops = ops = &prob->ops_store;
   }

@@ -647,6 +647,98 @@ static void test_force_local(void **state) {
   free(buf);
 }
 
+/* force_atoms (ABI 6) on a thermal coil (N = 500, cutoff 2.5: pairs across the turns): for
+ * owned ranges of contiguous atoms (as an MPI rank holds them), in a shuffled order, with the
+ * ghosts every other atom closer than the cutoff to an owned one (brute force over all pairs),
+ * equals the same rows of force to 1e-13; without one of the ghosts that interacts, it differs
+ * (the check can fail). An ABI-5 table still loads, without force_atoms. */
+static void test_force_atoms(void **state) {
+  (void)state;
+  CHSProblem prob = NULL;
+  CHSError err;
+  CHSError_Clear(&err);
+  assert_int_equal(CHSProblem_Create("chain:N=500,init=2,vel=thermal,cutoff=2.5", &prob, &err), 0);
+  const CHSProblemOps *ops = CHSProblem_GetOps(prob);
+  const CHSProblemDims *d = CHSProblem_GetDims(prob);
+  void *data = CHSProblem_GetData(prob);
+  assert_non_null(ops->force_atoms);
+  assert_true(d->force_cutoff == 2.5);
+  sunindextype N = d->n / 2;
+  double *q = malloc(4 * (size_t)d->n * sizeof *q), *p = q + d->n, *F = p + d->n, *Fa = F + d->n;
+  double *qa = malloc(2 * (size_t)N * sizeof *qa);
+  sunindextype *atoms = malloc((size_t)N * sizeof *atoms);
+  assert_int_equal(ops->initial_state(data, q, p), 0);
+  assert_int_equal(ops->force(data, q, F), 0);
+  double rc2 = d->force_cutoff * d->force_cutoff, worst = 0, missing = 0;
+  sunindextype ranges[][2] = {{0, 100}, {137, 263}, {250, 251}, {400, 500}, {0, 500}};
+  for (size_t r = 0; r < sizeof ranges / sizeof *ranges; r++) {
+    sunindextype a0 = ranges[r][0], a1 = ranges[r][1], na = 0, far = -1;
+    for (sunindextype i = a0; i < a1; i++) { /* the owned atoms, last first */
+      atoms[na++] = a1 - 1 - (i - a0);
+    }
+    for (sunindextype j = 0; j < N; j++) { /* the ghosts */
+      int near = 0;
+      for (sunindextype i = a0; i < a1 && !near && (j < a0 || j >= a1); i++) {
+        double dx = q[2 * i] - q[2 * j], dy = q[2 * i + 1] - q[2 * j + 1];
+        near = dx * dx + dy * dy < rc2;
+      }
+      if (near) {
+        far = (j + 1 < a0 || j > a1) ? j : far; /* interacts, not a bonded neighbour */
+        atoms[na++] = j;
+      }
+    }
+    for (sunindextype k = 0; k < na; k++) {
+      qa[2 * k] = q[2 * atoms[k]];
+      qa[2 * k + 1] = q[2 * atoms[k] + 1];
+    }
+    sunindextype nown = a1 - a0;
+    assert_int_equal(ops->force_atoms(data, na, atoms, qa, nown, Fa), 0);
+    for (sunindextype k = 0; k < nown; k++) {
+      for (int c = 0; c < 2; c++) {
+        double ref = F[2 * atoms[k] + c];
+        worst = fmax(worst, fabs(Fa[2 * k + c] - ref) / (1 + fabs(ref)));
+      }
+    }
+    if (far >= 0) { /* drop that ghost: some owned force changes */
+      sunindextype t = 0;
+      while (atoms[t] != far) {
+        t++;
+      }
+      atoms[t] = atoms[na - 1];
+      qa[2 * t] = qa[2 * (na - 1)];
+      qa[2 * t + 1] = qa[2 * (na - 1) + 1];
+      assert_int_equal(ops->force_atoms(data, na - 1, atoms, qa, nown, Fa), 0);
+      double dmax = 0;
+      for (sunindextype k = 0; k < nown; k++) {
+        for (int c = 0; c < 2; c++) {
+          dmax = fmax(dmax, fabs(Fa[2 * k + c] - F[2 * atoms[k] + c]));
+        }
+      }
+      missing = fmax(missing, dmax);
+    }
+  }
+  print_message("force_atoms: worst relative difference %.2e, without a ghost %.2e\n", worst,
+                missing);
+  assert_true(worst <= 1e-13);
+  assert_true(missing > 1e-6);
+  free(q);
+  free(qa);
+  free(atoms);
+  CHSProblem_Destroy(&prob);
+  /* an ABI-5 table: the fields up to force_local */
+  size_t v5 = offsetof(CHSProblemOps, force_atoms);
+  unsigned char *buf = malloc(v5);
+  memcpy(buf, &chs_problem_chain, v5);
+  int version = 5;
+  memcpy(buf + offsetof(CHSProblemOps, abi_version), &version, sizeof version);
+  CHSError_Clear(&err);
+  assert_int_equal(CHSProblem_CreateFromOps((const CHSProblemOps *)(void *)buf, "N=7", &prob, &err),
+                   0);
+  assert_null(CHSProblem_GetOps(prob)->force_atoms);
+  CHSProblem_Destroy(&prob);
+  free(buf);
+}
+
 /* Sizes the machine cannot hold are refused at creation (exit 2 from `chs`), naming N and the
  * memory: the helper itself, and chain:N=10^8 (70 GB) when this machine has less physical memory
  * (chain accepted N = 10^8 and began allocating before). pendulum-chain's N > 10^7 is refused. */
@@ -681,7 +773,7 @@ int main(void) {
       cmocka_unit_test(test_angular),      cmocka_unit_test(test_initial_states),
       cmocka_unit_test(test_abi_v1),       cmocka_unit_test(test_singular_tridiagonal),
       cmocka_unit_test(test_large_fields), cmocka_unit_test(test_size_check),
-      cmocka_unit_test(test_force_local),
+      cmocka_unit_test(test_force_local),  cmocka_unit_test(test_force_atoms),
   };
   return cmocka_run_group_tests_name("chain", tests, group_setup, group_teardown);
 }

@@ -32,12 +32,12 @@ extern "C" {
 
 /** Bumped whenever CHSProblemOps changes layout. Plugins export
  *   const CHSProblemOps *chs_problem_entry(int abi_version);
- * Versions 2, 3, 4 and 5 appended optional fields (below); tables of older versions (plugins or
+ * Versions 2, 3, 4, 5 and 6 appended optional fields (below); tables of older versions (plugins or
  * programs built against an older header) still load: the fields they lack read as NULL / 0,
  * and their NULL hessian_potential / constraint_third keep the meaning they documented (V at
  * most linear / quadratic constraints: the loader sets the matching CHS_DECLARE_* bits). The
- * loader asks a plugin for version 5 first, then 4, 3, 2, 1.                                 */
-#define CHS_PROBLEM_ABI_VERSION 5
+ * loader asks a plugin for version 6 first, then 5, 4, 3, 2, 1.                              */
+#define CHS_PROBLEM_ABI_VERSION 6
 #define CHS_PROBLEM_ABI_VERSION_MIN 1 /**< the oldest table version the loader accepts */
 /* At most this many extra invariants, and events, per problem. */
 #define CHS_MAX_INVARIANTS 8 /**< at most this many extra invariants per problem */
@@ -101,6 +101,9 @@ typedef struct CHSProblemDims {
   /** ABI 5, with CHSProblemOps.force_local: force component i depends on q only through the
    * components within force_reach of i, |j - i| <= force_reach (0: on q_i alone or on none). */
   sunindextype force_reach;
+  /** ABI 6, with CHSProblemOps.force_atoms: the force on an atom depends only on the atoms
+   * closer than force_cutoff to it (position space, 2 coordinates per atom); 0: not declared. */
+  sunrealtype force_cutoff;
 } CHSProblemDims;
 
 /** A problem: its name and callbacks, versioned by abi_version (one const table per problem). */
@@ -203,6 +206,16 @@ typedef struct CHSProblemOps {
    * components of force. NULL: a distributed caller gathers q and calls force. */
   int (*force_local)(void *data, const sunrealtype *qw, sunindextype w0, sunindextype nw,
                      sunindextype i0, sunindextype i1, sunrealtype *F);
+
+  /* ---- ABI version 6 */
+  /** Optional, for planar problems of atoms (q = (x_0, y_0, x_1, y_1, ...)) whose forces are
+   * pair interactions within CHSProblemDims.force_cutoff: the force on the first nown of the na
+   * atoms atoms[0 .. na) (distinct atom indices; qa[2k], qa[2k + 1] the position of atoms[k])
+   * into F[0 .. 2 nown - 1], from the interactions among these na atoms only. A caller that
+   * holds every atom closer than force_cutoff to each of the first nown (the ghost atoms of an MPI
+   * rank, docs/mpi.md) gets the same components as force, up to the order of the sums. */
+  int (*force_atoms)(void *data, sunindextype na, const sunindextype *atoms, const sunrealtype *qa,
+                     sunindextype nown, sunrealtype *F);
 } CHSProblemOps;
 
 /** A problem instance: ops + data + dims. */
