@@ -186,7 +186,8 @@ static int mpi_diag(CHSProblem prob, const sunrealtype *q, const sunrealtype *p,
 }
 
 /* The run's JSON object (json_run_object) with the distributed run's own figures appended,
- * "mpi": {"ranks", "wall_s", "comm_s", "rhs_evals"} (chs bench mpi reads them). */
+ * "mpi": {"ranks", "wall_s", "comm_s", "rhs_evals"} (chs bench mpi reads them), and with ghost
+ * atoms "ghost_rebuilds", "ghost_atoms", "ghost_bytes" (CHSMPISummary). */
 static int mpi_json(const cli_result *res, const CHSMPISummary *ms) {
   char *buf = NULL;
   size_t len = 0;
@@ -215,7 +216,13 @@ static int mpi_json(const cli_result *res, const CHSMPISummary *ms) {
   json_real(stdout, ms->wall_s, 1);
   printf(", \"comm_s\": ");
   json_real(stdout, ms->comm_s, 1);
-  printf(", \"rhs_evals\": %ld}\n}\n", ms->rhs_evals);
+  printf(", \"rhs_evals\": %ld", ms->rhs_evals);
+  if (ms->ghost_rebuilds >= 0) { /* ghost atoms (pair forces within a cutoff) */
+    printf(", \"ghost_rebuilds\": %ld, \"ghost_atoms\": %ld, \"ghost_bytes\": ", ms->ghost_rebuilds,
+           ms->ghost_atoms);
+    json_real(stdout, ms->ghost_bytes, 1);
+  }
+  printf("}\n}\n");
   free(buf);
   return CHS_EXIT_OK;
 }
@@ -309,6 +316,11 @@ int cmd_run_mpi(const cli_options *o) {
     printf("  |g|            final %.3e\n", (double)d->pos_res_final);
     printf("  |psi|          final %.3e\n", (double)d->mom_res_final);
     printf("  wall           %.3g s (communication %.3g s)\n", ms.wall_s, ms.comm_s);
+    if (ms.ghost_rebuilds >= 0) {
+      printf("  ghost atoms    %ld (largest rank), %.3g kB sent per force evaluation, %ld list "
+             "rebuilds\n",
+             ms.ghost_atoms, ms.ghost_bytes / 1e3, ms.ghost_rebuilds);
+    }
   }
   free(z);
   return status;

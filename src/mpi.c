@@ -259,6 +259,7 @@ static int mpi_integrate(chs_mpi *M, const CHSRunOptions *opt, N_Vector y, SUNCo
   sum->wall_s = mx[0];
   sum->comm_s = mx[1];
   sum->ranks = M->size;
+  chs_mpi_ghost_summary(M, sum);
   if (erc < 0) {
     rc = chs_error_set(err, CHS_ERR_SOLVER, "MPI: ERKStep failed at t = %.17g with %s%s%s",
                        (double)t, chs_erk_get_return_flag_name(erc), M->arkode_msg[0] ? ": " : "",

@@ -7,6 +7,8 @@
 #include "chs/mpi.h"
 #include "impl.h"
 
+typedef struct chs_mpi_ghost chs_mpi_ghost;
+
 typedef struct chs_mpi {
   MPI_Comm comm;
   int rank, size, left, right;
@@ -18,6 +20,7 @@ typedef struct chs_mpi {
   int *counts, *displs;         /* Allgatherv of q: doubles per rank */
   sunrealtype *qf, *Ff;         /* replicated q and F (n each): forces without force_local */
   sunindextype reach;           /* force_local's force_reach (at most 2: one atom), -1: none */
+  chs_mpi_ghost *gh;            /* ghost atoms (force_atoms within a cutoff), NULL: none */
   sunrealtype *qg, *mf, *Fl;    /* ghosted q and M^{-1} F (2 (na + 2) each), local F (2 na) */
   sunrealtype *minv;            /* atoms a0-1 .. a1 (ghosts included; the pivot 0) */
   sunrealtype *v, *a, *mb, *b;  /* atoms a0-1 .. a1: 2 (na + 2) each */
@@ -62,6 +65,17 @@ void chs_mpi_free(chs_mpi *M);
  * the problem's force. Returns the callback's status on this rank (not agreed: the caller agrees
  * before its next collective call that depends on it). Collective. */
 int chs_mpi_force(chs_mpi *M, const sunrealtype *q, const sunrealtype *X, sunrealtype *F);
+
+/* ---- ghost atoms (src/mpi_ghost.c): problems with force_atoms and a force_cutoff rc > 0 */
+int chs_mpi_ghost_create(chs_mpi *M, sunrealtype rc);
+void chs_mpi_ghost_free(chs_mpi *M);
+/* The force on the local atoms F (2 na) at the local positions q: the ghosts' positions
+ * exchanged, the lists rebuilt when an atom moved more than half the skin. Returns
+ * CHS_RECOVERABLE on every rank when a position is not finite, the callback's status on this
+ * rank otherwise. Collective. */
+int chs_mpi_ghost_force(chs_mpi *M, const sunrealtype *q, sunrealtype *F);
+/* The ghost statistics into sum (-1 without ghosts). Collective. */
+void chs_mpi_ghost_summary(chs_mpi *M, CHSMPISummary *sum);
 
 /* ---- rattle and the projections (src/mpi_rattle.c, src/mpi_project.c; docs/mpi.md) */
 

@@ -89,6 +89,7 @@ void chs_mpi_free(chs_mpi *M) {
   if (M->blacs >= 0) {
     Cfree_blacs_system_handle(M->blacs);
   }
+  chs_mpi_ghost_free(M);
   free(M->counts);
   free(M->qf);
   free(M->qg);
@@ -160,6 +161,10 @@ int chs_mpi_setup(chs_mpi *M, MPI_Comm comm, CHSProblem prob, const char *formul
   if (!M->counts || (M->reach < 0 && !M->qf) || !M->qg || !M->minv || !M->D) {
     return chs_error_set(err, CHS_ERR_MEM, "MPI: out of memory for N = %ld", (long)N);
   }
+  if (M->reach < 0 && ops->force_atoms && dims->force_cutoff > 0 &&
+      chs_mpi_ghost_create(M, dims->force_cutoff) != 0) {
+    return chs_error_set(err, CHS_ERR_MEM, "MPI: out of memory for the ghost lists");
+  }
   M->displs = M->counts + M->size;
   M->Ff = M->qf ? M->qf + M->n : NULL;
   M->mf = M->qg + 2 * (na + 2);
@@ -218,6 +223,9 @@ int chs_mpi_force(chs_mpi *M, const sunrealtype *q, const sunrealtype *X, sunrea
     }
     sunindextype w0 = M->a0 > 0 ? i0 - 2 : 0, w1 = M->a1 < M->N ? i1 + 2 : i1;
     return M->ops->force_local(M->data, ATOM(X, w0 / 2), w0, w1 - w0, i0, i1, F);
+  }
+  if (M->gh) { /* pair forces within a cutoff: the rank's atoms and its ghosts */
+    return chs_mpi_ghost_force(M, q, F);
   }
   double t = MPI_Wtime();
   MPI_Allgatherv(q, (int)(2 * M->na), MPI_DOUBLE, M->qf, M->counts, M->displs, MPI_DOUBLE, M->comm);

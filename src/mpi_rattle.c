@@ -195,6 +195,7 @@ int chs_mpi_rattle(chs_mpi *M, const CHSRunOptions *opt, sunrealtype *y, CHSMPIS
   sum->wall_s = mine[0];
   sum->comm_s = mine[1];
   sum->ranks = M->size;
+  chs_mpi_ghost_summary(M, sum);
   free(buf);
   return rc;
 }

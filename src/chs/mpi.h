@@ -29,6 +29,10 @@ typedef struct CHSMPISummary {
   long proj_position;  /**< position projections (-1: no projector; see CHSRunSummary) */
   long proj_momentum;  /**< momentum projections (-1: no projector) */
   long proj_newton;    /**< Newton iterations of the position projections (-1: no projector) */
+  long ghost_rebuilds; /**< rebuilds of the ghost-atom lists (-1: no ghost exchange: forces
+                            local, or positions gathered on every rank) */
+  long ghost_atoms;    /**< ghost atoms of the last rebuild, the largest over the ranks (-1) */
+  double ghost_bytes;  /**< bytes one rank sends per force evaluation, the largest (-1) */
 } CHSMPISummary;
 
 /** 0 when CHSMPI_Run can run `prob` with `formulation` and `method` on `ranks` ranks; otherwise
