@@ -395,7 +395,16 @@ void chs_jac_work_shape(const CHSJacWork *w, sunindextype *nnz, sunindextype *mu
  * CSC pattern of the Jacobian at y0; chs_jac_work_set_solver gives it the KLU solver to
  * re-analyse when the pattern changes; chs_jac_work_symbolic: KLU symbolic analyses so far (0
  * off the sparse path). */
-int chs_jac_work_create_sparse(CHSFormulation f, N_Vector y0, CHSJacWork **out, CHSError *err);
+int chs_jac_work_create_sparse(CHSFormulation f, N_Vector y0, int without_hessv, CHSJacWork **out,
+                               CHSError *err);
+/* IDA's Krylov preconditioner (ida:ls=spgmr,prec=sparse, src/jacobian.c): P = the DAE Jacobian
+ * without hess V, factored by KLU, kept in f->jac; setup and solve are IDALsPrecSetupFn and
+ * IDALsPrecSolveFn with the formulation as user data. */
+int chs_ida_prec_create(CHSFormulation f, N_Vector y0, CHSError *err);
+int chs_ida_prec_setup(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, sunrealtype cj,
+                       void *user_data);
+int chs_ida_prec_solve(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, N_Vector rvec,
+                       N_Vector zvec, sunrealtype cj, sunrealtype delta, void *user_data);
 void chs_jac_work_set_solver(CHSJacWork *w, SUNLinearSolver ls);
 long chs_jac_work_symbolic(const CHSJacWork *w);
 /* src/jacobian_sparse.c: 3, 2, 1 for dae-index3, dae-ggl, dae-index1, else 0; the residual
@@ -414,6 +423,10 @@ void chs_csc_free(struct cs_dl_sparse *A);
  * most xcap entries ((*out)->x is then not written), else to (*out)->x. chs_sparse_asm_symbolic:
  * symbolic passes so far. Same return codes. */
 typedef struct CHSSparseAsm CHSSparseAsm;
+/* A new assembly for f into *a (freeing the old one); without_hessv: hess V's blocks left out
+ * (the constant-pattern preconditioner of IDA's Krylov solver). CHS_ERR_UNSUPPORTED when f has
+ * no sparse assembly (not a DAE formulation, no analytic Jacobian; without_hessv: a dense M). */
+int chs_sparse_asm_create(CHSFormulation f, int without_hessv, CHSSparseAsm **a);
 int chs_dae_jacobian_csc_reuse(CHSFormulation f, CHSSparseAsm **a, sunrealtype cj,
                                const sunrealtype *y, sunrealtype *x, sunindextype xcap,
                                const struct cs_dl_sparse **out);
@@ -460,8 +473,7 @@ typedef struct {
   int order; /* klu: 0 amd, 1 colamd, CHS_KLU_ORDER_ND nested dissection; -1 not given */
 } chs_ls_options;
 #define CHS_KLU_ORDER_ND 2
-int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls_options *o,
-                 CHSError *err);
+int chs_ls_parse(const char *method, const char *params, chs_ls_options *o, CHSError *err);
 int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o, int residual,
                   N_Vector y0, N_Vector yp0, SUNMatrix *A, SUNLinearSolver *LS, int *user_jac,
                   CHSError *err);

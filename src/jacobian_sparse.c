@@ -483,7 +483,8 @@ void chs_csc_free(struct cs_dl_sparse *A) {
 struct CHSSparseAsm {
   CHSFormulation f;
   int kind, fallback, valid, fail;
-  int sym; /* the pass: 0 numeric, 1 symbolic (record), 2 count the contributions */
+  int no_hessv; /* hess V left out (the Krylov preconditioner of IDA, chs_ida_prec_create) */
+  int sym;      /* the pass: 0 numeric, 1 symbolic (record), 2 count the contributions */
   sunindextype n, m, N, gs;
   const sunindextype *rp, *ci; /* G's CSR pattern */
   sunindextype *own, *colour, ncolour, *rcolour, nrcolour;
@@ -666,7 +667,9 @@ static int sa_emit_all(CHSSparseAsm *a, sunrealtype cj, const sunrealtype *y) {
   sunrealtype *e = a->buf, *Gd = e + n, *Gd2 = Gd + gs, *Gd3 = Gd2 + gs, *v = Gd3 + gs, *F = v + n,
               *MiF = F + n, *b = MiF + n;
   chs_mass_inv(s, p, v);
-  if (s->ops->hessian_sparse) {
+  if (a->no_hessv) {
+    /* hess V left out: P = the Jacobian of the same DAE with V's curvature removed */
+  } else if (s->ops->hessian_sparse) {
     for (sunindextype i = 0; i < n; i++) {
       for (sunindextype k = a->hrp[i]; k < a->hrp[i + 1]; k++) {
         sa_hk(a, i, a->hci[k], a->hval[k]);
@@ -946,37 +949,44 @@ long chs_sparse_asm_pattern(const CHSSparseAsm *a) {
   return a && !a->fallback ? a->n_pattern : -1;
 }
 
+int chs_sparse_asm_create(CHSFormulation f, int without_hessv, CHSSparseAsm **pa) {
+  chs_sparse_asm_free(pa);
+  int kind = chs_dae_kind(f->ops);
+  if (!kind || !CHSFormulation_HasJacobian(f)) {
+    return CHS_ERR_UNSUPPORTED;
+  }
+  CHSSparseAsm *a = calloc(1, sizeof *a);
+  if (!a) {
+    return CHS_ERR_MEM;
+  }
+  *pa = a;
+  a->f = f;
+  a->kind = kind;
+  a->no_hessv = without_hessv != 0;
+  a->n = f->sys.n;
+  a->m = f->sys.m;
+  a->N = f->size;
+  a->gs = f->sys.gsize;
+  a->fallback = f->sys.mass_kind != CHS_MASS_IDENTITY && f->sys.mass_kind != CHS_MASS_DIAGONAL;
+  if (a->fallback && a->no_hessv) {
+    chs_sparse_asm_free(pa);
+    return CHS_ERR_UNSUPPORTED; /* the dense-mass fallback assembles everything */
+  }
+  int rc = a->fallback ? 0 : sa_setup(a);
+  if (rc != 0) {
+    chs_sparse_asm_free(pa);
+  }
+  return rc;
+}
+
 int chs_dae_jacobian_csc_reuse(CHSFormulation f, CHSSparseAsm **pa, sunrealtype cj,
                                const sunrealtype *y, sunrealtype *x, sunindextype xcap,
                                const struct cs_dl_sparse **out) {
   *out = NULL;
-  CHSSparseAsm *a = *pa;
-  if (!a || a->f != f) {
-    chs_sparse_asm_free(pa);
-    int kind = chs_dae_kind(f->ops);
-    if (!kind || !CHSFormulation_HasJacobian(f)) {
-      return CHS_ERR_UNSUPPORTED;
-    }
-    a = calloc(1, sizeof *a);
-    if (!a) {
-      return CHS_ERR_MEM;
-    }
-    *pa = a;
-    a->f = f;
-    a->kind = kind;
-    a->n = f->sys.n;
-    a->m = f->sys.m;
-    a->N = f->size;
-    a->gs = f->sys.gsize;
-    a->fallback = f->sys.mass_kind != CHS_MASS_IDENTITY && f->sys.mass_kind != CHS_MASS_DIAGONAL;
-    if (!a->fallback) {
-      int rc = sa_setup(a);
-      if (rc != 0) {
-        chs_sparse_asm_free(pa);
-        return rc;
-      }
-    }
+  if (!*pa || (*pa)->f != f) {
+    CHS_CALL(chs_sparse_asm_create(f, *pa ? (*pa)->no_hessv : 0, pa));
   }
+  CHSSparseAsm *a = *pa;
   if (a->fallback) {
     cs_dl_spfree(a->old);
     a->old = NULL;
@@ -990,7 +1000,7 @@ int chs_dae_jacobian_csc_reuse(CHSFormulation f, CHSSparseAsm **pa, sunrealtype 
   CHSSystem *s = &f->sys;
   int changed = 0;
   int rc = s->ops->jacobian(s->data, y, s->G) == 0 ? 0 : CHS_RECOVERABLE;
-  if (rc == 0) {
+  if (rc == 0 && !a->no_hessv) {
     rc = sa_hessv_eval(a, y, &changed);
   }
   if (rc != 0) {
@@ -1032,7 +1042,7 @@ int chs_dae_jacobian_csc_reuse(CHSFormulation f, CHSSparseAsm **pa, sunrealtype 
     }
     a->len = L;
     a->nnz_fresh = rc == 0 ? a->nnz_fresh : 0;
-    if (rc == 0 && s->ops->hessian_sparse) {
+    if (rc == 0 && s->ops->hessian_sparse && !a->no_hessv) {
       sunindextype nnz = a->hrp[a->n];
       sunindextype *h = realloc(a->hci0, ((size_t)nnz + 1) * sizeof *h);
       a->hci0 = h ? h : a->hci0;

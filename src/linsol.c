@@ -10,10 +10,13 @@
  *          default for the sparse DAE assembly with hessian_sparse, else SUNDIALS' colamd; set-ups
  * keep the pivot order while the pivot growth allows): for the DAE formulations with an analytic
  * Jacobian assembled sparse (src/jacobian_sparse.c, O(nnz), any size; KLU's symbolic analysis
- * reused while the pattern holds), otherwise with the pattern found at set-up spgmr  matrix-free
- * GMRES (CVODE only), SUNDIALS' difference-quotient J v; prec=sparse (ODE formulations on (q, p),
- * constant mass, hess V; default prec=none) preconditions from the left with P = [I, -gamma M^{-1};
- * gamma (H + K_lambda), I] factored by KLU (src/jacobian_sparse.c), prec=none without
+ * reused while the pattern holds), otherwise with the pattern found at set-up
+ *   spgmr  matrix-free GMRES, SUNDIALS' difference-quotient J v, preconditioned from the left
+ *          (prec=sparse) or not (prec=none). CVODE (default none): ODE formulations on (q, p)
+ *          with constant mass and hess V, P = [I, -gamma M^{-1}; gamma (H + K_lambda), I] factored
+ *          by KLU (src/jacobian_sparse.c). IDA (default sparse where it exists): DAE formulations
+ *          with the sparse assembly, P = their Jacobian without hess V, a pattern that never
+ *          changes, factored by KLU (src/jacobian.c, chs_ida_prec_create)
  *
  * Jacobian: jac=analytic is the formulation's (CHSFormulationOps.jacobian), jac=fd difference
  * quotients: SUNDIALS' own for dense and band, forward differences by columns (src/jacobian.c)
@@ -161,8 +164,7 @@ static const char *const chs_prec_names[] = {"none", "sparse", NULL};
  * them; nd (CHS_KLU_ORDER_ND) is KLU's user ordering chs_klu_order_nd */
 static const char *const chs_order_names[] = {"amd", "colamd", "nd", NULL};
 
-int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls_options *o,
-                 CHSError *err) {
+int chs_ls_parse(const char *method, const char *params, chs_ls_options *o, CHSError *err) {
   CHSParams kv = NULL;
   o->ls = CHS_LS_DENSE;
   o->jac = -1;
@@ -170,14 +172,8 @@ int chs_ls_parse(const char *method, const char *params, int allow_spgmr, chs_ls
   o->order = -1;
   int rc = CHSParams_Parse(params, &kv, err);
   if (rc == 0 && CHSParams_GetChoice(kv, "ls", chs_ls_names, CHS_LS_DENSE, &o->ls, err) != 0) {
-    rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad linear solver (ls=dense, band, klu%s)",
-                       method, allow_spgmr ? ", spgmr" : "");
-  }
-  if (rc == 0 && o->ls == CHS_LS_SPGMR && !allow_spgmr) {
     rc = chs_error_set(err, CHS_ERR_ARG,
-                       "method %s: ls=spgmr is for cvode only (ls=dense, band, "
-                       "klu)",
-                       method);
+                       "method %s: bad linear solver (ls=dense, band, klu, spgmr)", method);
   }
   if (rc == 0 && CHSParams_GetChoice(kv, "jac", chs_jac_mode_names, -1, &o->jac, err) != 0) {
     rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad Jacobian (jac=analytic, fd)", method);
@@ -232,13 +228,34 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
                                             : "",
         miss ? ": it needs " : "", miss ? miss : "");
   }
+  if (o->ls == CHS_LS_SPGMR && residual) {
+    /* IDA: prec=sparse (the default where it exists) is the DAE Jacobian without hess V, factored
+     * by KLU (chs_ida_prec_create, src/jacobian.c); without a preconditioner GMRES meets the
+     * index-2/3 Newton matrices' conditioning (powers of cj) unaided */
+    int avail = chs_dae_kind(f->ops) != 0 && has &&
+                (f->sys.mass_kind == CHS_MASS_IDENTITY || f->sys.mass_kind == CHS_MASS_DIAGONAL);
+    int prec = o->prec >= 0 ? o->prec : avail;
+    chs_jac_work_free(&f->jac);
+    if (prec && !avail) {
+      return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                           "method %s: prec=sparse needs a DAE formulation (dae-index3, dae-ggl, "
+                           "dae-index1) with an analytic Jacobian and a constant diagonal mass "
+                           "matrix (formulation '%s', problem '%s'): use prec=none",
+                           method, f->ops->name, CHSProblem_GetName(f->prob));
+    }
+    if (prec) {
+      CHS_CALL(chs_ida_prec_create(f, y0, err));
+    }
+    *LS = SUNLinSol_SPGMR(y0, prec ? SUN_PREC_LEFT : SUN_PREC_NONE, 0, ctx);
+    return *LS ? 0 : chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
   if (o->ls == CHS_LS_SPGMR) {
     /* prec=sparse: left preconditioning by the sparse part; not the default: on the coiled chain
      * its KLU factorisation (a 2-D coupling) costs more than the Krylov iterations it saves
      * (docs/scale.md) */
     int prec = o->prec >= 0 ? o->prec : 0;
     chs_precond_free(&f->prec);
-    if (prec && (residual || !chs_precond_available(f))) {
+    if (prec && !chs_precond_available(f)) {
       return chs_error_set(err, CHS_ERR_UNSUPPORTED,
                            "method %s: prec=sparse needs an ODE formulation on (q, p) with a "
                            "constant mass matrix, a conservative force and hess V (formulation "
@@ -261,7 +278,7 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
   if (o->ls == CHS_LS_KLU && residual && has && o->jac != CHS_JACOBIAN_FD &&
       chs_dae_kind(f->ops) != 0) { /* assembled sparse (src/jacobian_sparse.c) */
     CHSJacWork *w = NULL;
-    CHS_CALL(chs_jac_work_create_sparse(f, y0, &w, err));
+    CHS_CALL(chs_jac_work_create_sparse(f, y0, 0, &w, err));
     chs_jac_work_free(&f->jac);
     f->jac = w;
     assembled = 1;

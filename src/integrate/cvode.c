@@ -70,7 +70,7 @@ static int cvode_create(const char *options, CHSFormulation f, N_Vector y0, sunr
   }
   snprintf(method, sizeof method, "cvode:%s", options);
   chs_ls_options lso;
-  CHS_CALL(chs_ls_parse(method, params, 1, &lso, err));
+  CHS_CALL(chs_ls_parse(method, params, &lso, err));
   if (ctl->h > 0) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
                          "method cvode:%s is adaptive: give --rtol and --atol, not --h", options);

@@ -1,8 +1,11 @@
 /* IDA: variable-order BDF for the residual F(t, y, y') = 0 of a formulation (the DAE
  * formulations dae-index3, dae-ggl, dae-index1, or y' - f(t, y) for an ODE formulation), Newton
- * with a direct linear solver, adaptive only:
+ * with a direct linear solver or GMRES, adaptive only:
  *
  *   ida:ls=dense|band|klu[,jac=analytic|fd]   (src/linsol.c; default ls=dense)
+ *   ida:ls=spgmr[,prec=sparse|none]          matrix-free GMRES (IDA's difference-quotient J v),
+ *                                            preconditioned by the DAE Jacobian without hess V
+ *                                            factored by KLU (default where it exists)
  *
  * The Jacobian dF/dy + cj dF/dy' is the formulation's analytic one when it has one (all DAE
  * formulations, and standard), else (or with jac=fd) IDA's difference quotients (dense, band) or
@@ -30,8 +33,8 @@ typedef struct {
 } ida_mem;
 
 static const char *ida_method_name(int i) {
-  static const char *const names[] = {"", "ls=band", "ls=klu", "jac=fd"};
-  return i >= 0 && i < 4 ? names[i] : NULL;
+  static const char *const names[] = {"", "ls=band", "ls=klu", "ls=spgmr", "jac=fd"};
+  return i >= 0 && i < 5 ? names[i] : NULL;
 }
 
 static void ida_destroy(void *mem) {
@@ -63,7 +66,7 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   snprintf(method, sizeof method, "ida%s%s", options && *options ? ":" : "",
            options ? options : "");
   chs_ls_options lso;
-  CHS_CALL(chs_ls_parse(method, options, 0, &lso, err));
+  CHS_CALL(chs_ls_parse(method, options, &lso, err));
   if (ctl->h > 0) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
                          "method ida is adaptive: give --rtol and --atol, not --h");
@@ -138,6 +141,9 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   }
   if (rc == 0 && user_jac) {
     rc = IDASetJacFn(d->ida, chs_ida_jac);
+  }
+  if (rc == 0 && lso.ls == CHS_LS_SPGMR && f->jac) { /* prec=sparse (src/jacobian.c) */
+    rc = IDASetPreconditioner(d->ida, chs_ida_prec_setup, chs_ida_prec_solve);
   }
   if (rc == 0) {
     rc = IDASetId(d->ida, d->id);
@@ -218,6 +224,10 @@ static int ida_stats(void *mem, CHSIntegratorStats *st) {
   st->lin_setups = IDAGetNumLinSolvSetups(d->ida, &v) == 0 ? v : -1;
   st->nonlin_iters = IDAGetNumNonlinSolvIters(d->ida, &v) == 0 ? v : 0;
   st->nonlin_conv_fails = IDAGetNumNonlinSolvConvFails(d->ida, &v) == 0 ? v : 0;
+  st->lin_iters = d->LS && SUNLinSolGetType(d->LS) == SUNLINEARSOLVER_ITERATIVE &&
+                          IDAGetNumLinIters(d->ida, &v) == 0
+                      ? v
+                      : 0;
   return 0;
 }
 
@@ -240,7 +250,7 @@ static void *ida_sundials_mem(void *mem) {
 
 const CHSIntegratorOps chs_integrator_ida = {
     .family = "ida",
-    .summary = "IDA (BDF) on the residual (DAE formulations, or y' - f); ls=dense|band|klu, "
+    .summary = "IDA (BDF) on the residual (DAE formulations, or y' - f); ls=dense|band|klu|spgmr, "
                "analytic Jacobians",
     .accepts_dae = 1,
     .method_name = ida_method_name,
