@@ -54,7 +54,7 @@ for m in open(sys.argv[3]).read().split():
     assert "dirac/" + m in names, m
 assert any("KNOTH_WOLKE" in s["config"] and "embedded" in s["reason"] for s in r["skipped"])
 for s in ("dae-index3", "dae-ggl", "dae-index1"):
-    assert s + "/ida:ls=klu" in names, s
+    assert s + "/ida:ls=klu" in names and s + "/ida:ls=spgmr" in names, s
 assert any(x["config"].startswith("standard/rattle") for x in r["runs"])
 targets = [t["target_error"] for t in r["targets"]]
 assert targets == [1e-4, 1e-6], targets
