@@ -634,7 +634,8 @@ static void ds_json_point(const char *key, const ds_ctx *x, const ds_point *p, i
 }
 
 static void ds_csv_point(ds_out *out, const char *problem, long N, double target, const char *side,
-                         const ds_ctx *x, const ds_point *p, int who, double ratio, double tf) {
+                         const ds_ctx *x, const ds_point *p, int who, double ratio, double tf,
+                         int checkable) {
   if (!out->csv_open || out->csv_bad) {
     return;
   }
@@ -643,7 +644,10 @@ static void ds_csv_point(ds_out *out, const char *problem, long N, double target
   if (p) {
     ds_cand_name(name, sizeof name, &x->res[who].cand);
   }
-  int bad = fprintf(f, "%s,%ld,%.17g,%s,%s", problem, N, target, side, p ? name : "none") < 0;
+  int bad = fprintf(f, "%s,%ld,%.17g,%s,%s", problem, N, target, side,
+                    p           ? name
+                    : checkable ? "none"
+                                : "below-reference-error") < 0;
   if (p) {
     bad = bad || fprintf(f, ",%.17g,%ld,%.17g,%.17g,%ld,%ld,%ld,%ld,%.17g,%.17g,%.17g", p->tol,
                          p->k, p->k > 0 ? tf / (double)p->k : 0.0, p->c.err, p->c.steps, p->c.evals,
@@ -723,14 +727,18 @@ static void ds_report(const ds_ctx *x, const char *problem, long N, long nstates
   }
   for (int t = 0; t < x->ntargets; t++) {
     double target = x->targets[t];
-    int who[2];
-    const ds_point *p[2] = {ds_best(x, 0, target, &who[0]), ds_best(x, 1, target, &who[1])};
+    /* a target below the reference's estimated error cannot be checked against it: no run is
+     * chosen there (its measured error is uncertain by more than the target) */
+    int checkable = !(ri->est_error > target);
+    int who[2] = {0, 0};
+    const ds_point *p[2] = {checkable ? ds_best(x, 0, target, &who[0]) : NULL,
+                            checkable ? ds_best(x, 1, target, &who[1]) : NULL};
     double ratio = p[0] && p[1] && p[1]->cpu > 0 ? p[0]->cpu / p[1]->cpu : NAN;
     double wratio = p[0] && p[1] && p[1]->c.wall > 0 ? p[0]->c.wall / p[1]->c.wall : NAN;
     if (o->json) {
       printf("%s\n       {\"target_error\": ", t ? "," : "");
       json_real(stdout, target, 1);
-      printf(", ");
+      printf(", \"checkable\": %s, ", checkable ? "true" : "false");
       ds_json_point("ode", x, p[0], who[0], o->tf);
       printf(",\n        ");
       ds_json_point("dae", x, p[1], who[1], o->tf);
@@ -742,6 +750,9 @@ static void ds_report(const ds_ctx *x, const char *problem, long N, long nstates
     } else {
       for (int s = 0; s < 2; s++) {
         char name[128] = "none reaches it", th[32] = "", rs[32] = "";
+        if (!checkable) {
+          snprintf(name, sizeof name, "below the reference's est. error %.1e", ri->est_error);
+        }
         if (p[s]) {
           ds_cand_name(name, sizeof name, &x->res[who[s]].cand);
           if (p[s]->k > 0) {
@@ -762,8 +773,8 @@ static void ds_report(const ds_ctx *x, const char *problem, long N, long nstates
         }
       }
     }
-    ds_csv_point(out, problem, N, target, "ode", x, p[0], who[0], ratio, o->tf);
-    ds_csv_point(out, problem, N, target, "dae", x, p[1], who[1], ratio, o->tf);
+    ds_csv_point(out, problem, N, target, "ode", x, p[0], who[0], ratio, o->tf, checkable);
+    ds_csv_point(out, problem, N, target, "dae", x, p[1], who[1], ratio, o->tf, checkable);
   }
   if (o->json) {
     printf("]}");

@@ -61,6 +61,8 @@ assert targets == [1e-4, 1e-6], targets
 rows = list(csv.DictReader(open(sys.argv[2])))
 assert len(rows) == 4, rows
 for t in r["targets"]:
+    # a target below the reference's estimated error is not checkable: nothing chosen there
+    assert t["checkable"] == (t["target_error"] >= r["reference"]["est_error"]), t
     for side, dae in (("ode", True), ("dae", False)):
         p = t[side]
         assert p is not None, (t, side)
