@@ -49,7 +49,13 @@
  * only the stability of the pivots; that is what is tested here: the refactorisation is kept
  * unless it meets a zero pivot or its reciprocal pivot growth (klu_rgrowth) fell below
  * CHS_KLU_RGROWTH_DROP times the one of the last factorisation with pivoting, which is then
- * redone. The first set-up and the one after SUNLinSol_KLUReInit are SUNDIALS' own. */
+ * redone. klu_rgrowth is a pass over A and U (7 % of a run at N = 10^5: as much as half the
+ * refactorisation), so it runs only when a screen in O(n) fails: the spread of the pivots
+ * (klu_rcond, min |u_jj| / max |u_jj| of the row-scaled matrix) fell below CHS_KLU_RGROWTH_DROP
+ * times the last pivoted factorisation's. Pivot growth comes from small pivots and shows in U's
+ * later diagonal (u_jj = a_jj - sum l_jk u_kj), so a refactorisation that passes the screen has
+ * pivots as well spread as a pivoted one, up to that factor. The first set-up and the one after
+ * SUNLinSol_KLUReInit are SUNDIALS' own. */
 #if defined(SUNDIALS_INT64_T)
 #define chs_klu_rgrowth klu_l_rgrowth
 #else
@@ -57,8 +63,20 @@
 #endif
 #define CHS_KLU_RGROWTH_DROP 1e-3
 
-/* The reciprocal pivot growth of the last factorisation with pivoting stays in common.rgrowth
- * (SUNDIALS does not use it); probes go through a copy of common. */
+/* After a factorisation with pivoting: its pivot growth and spread, the references of the later
+ * refactorisations, in common.rgrowth and common.rcond (SUNDIALS does not keep them; 0 when
+ * unknown: the next set-up's screen then fails and the growth test compares with 0). */
+static void chs_klu_reference(SUNLinearSolverContent_KLU c, sunindextype *Ap, sunindextype *Ai,
+                              sunrealtype *Ax) {
+  if (!chs_klu_rgrowth(Ap, Ai, Ax, c->symbolic, c->numeric, &c->common)) {
+    c->common.rgrowth = 0;
+  }
+  if (!sun_klu_rcond(c->symbolic, c->numeric, &c->common)) {
+    c->common.rcond = 0;
+  }
+}
+
+/* Probes go through a copy of common. */
 static int chs_klu_setup(SUNLinearSolver S, SUNMatrix A) {
   SUNLinearSolverContent_KLU c = (SUNLinearSolverContent_KLU)S->content;
   sunindextype *Ap = SUNSparseMatrix_IndexPointers(A), *Ai = SUNSparseMatrix_IndexValues(A);
@@ -66,16 +84,18 @@ static int chs_klu_setup(SUNLinearSolver S, SUNMatrix A) {
   if (c->first_factorize || !c->symbolic || !c->numeric ||
       SUNSparseMatrix_SparseType(A) != CSC_MAT) {
     int rc = SUNLinSolSetup_KLU(S, A);
-    if (rc == 0 && c->symbolic && c->numeric &&
-        !chs_klu_rgrowth(Ap, Ai, Ax, c->symbolic, c->numeric, &c->common)) {
-      c->common.rgrowth = 0; /* unknown: the next set-up refactors, then compares with 0 */
+    if (rc == 0 && c->symbolic && c->numeric) {
+      chs_klu_reference(c, Ap, Ai, Ax);
     }
     return rc;
   }
   sun_klu_common probe = c->common;
   int ok = (int)sun_klu_refactor(Ap, Ai, Ax, c->symbolic, c->numeric, &probe);
-  ok = ok && chs_klu_rgrowth(Ap, Ai, Ax, c->symbolic, c->numeric, &probe);
-  ok = ok && probe.rgrowth >= CHS_KLU_RGROWTH_DROP * c->common.rgrowth;
+  ok = ok && sun_klu_rcond(c->symbolic, c->numeric, &probe);
+  if (ok && !(c->common.rcond > 0 && probe.rcond >= CHS_KLU_RGROWTH_DROP * c->common.rcond)) {
+    ok = chs_klu_rgrowth(Ap, Ai, Ax, c->symbolic, c->numeric, &probe) &&
+         probe.rgrowth >= CHS_KLU_RGROWTH_DROP * c->common.rgrowth;
+  }
   if (ok) {
     c->last_flag = CHS_LS_SUCCESS;
     return c->last_flag;
@@ -86,9 +106,7 @@ static int chs_klu_setup(SUNLinearSolver S, SUNMatrix A) {
     c->last_flag = c->common.status == KLU_SINGULAR ? SUNLS_PACKAGE_FAIL_REC : CHS_LS_FAIL_UNREC;
     return c->last_flag;
   }
-  if (!chs_klu_rgrowth(Ap, Ai, Ax, c->symbolic, c->numeric, &c->common)) {
-    c->common.rgrowth = 0;
-  }
+  chs_klu_reference(c, Ap, Ai, Ax);
   c->last_flag = CHS_LS_SUCCESS;
   return c->last_flag;
 }
