@@ -494,7 +494,7 @@ struct CHSSparseAsm {
   sunrealtype *gdc; /* Gdot(q, e_c) for gdc_cols colours at a time (sa_hessgw) */
   sunindextype gdc_cols;
   size_t len, cap, k, map_len; /* contributions */
-  sunindextype *si, *sj;       /* symbolic: rows, columns (cap each) */
+  int32_t *si, *sj;  /* symbolic: rows, columns (cap each; 32-bit: N < 2^31, checked at creation) */
   int32_t *inv, *ep; /* contributions by entry; entry e's are inv[ep[e] .. ep[e+1]) (32-bit: half
                        the index traffic of every evaluation; at most INT32_MAX contributions) */
   sunrealtype *cv;   /* the values of the contributions, in emission order (cap) */
@@ -510,8 +510,8 @@ static void sa_record(CHSSparseAsm *a, sunindextype i, sunindextype j, sunrealty
     a->fail = 1; /* more than counted: cannot happen (the order depends on the patterns) */
     return;
   }
-  a->si[a->len] = i;
-  a->sj[a->len] = j;
+  a->si[a->len] = (int32_t)i;
+  a->sj[a->len] = (int32_t)j;
   a->cv[a->len++] = v;
 }
 
@@ -770,7 +770,7 @@ static int sa_pair_cmp(const void *x, const void *y) {
   return p->row != q->row ? (p->row > q->row) - (p->row < q->row) : (p->k > q->k) - (p->k < q->k);
 }
 #define SA_INSERTION_MAX 64
-static void sa_sort_column(int32_t *idx, sunindextype c, const sunindextype *si, sa_pair *tmp) {
+static void sa_sort_column(int32_t *idx, sunindextype c, const int32_t *si, sa_pair *tmp) {
   if (c <= SA_INSERTION_MAX) {
     for (sunindextype t = 1; t < c; t++) {
       int32_t k = idx[t];
@@ -968,6 +968,10 @@ int chs_sparse_asm_create(CHSFormulation f, int without_hessv, CHSSparseAsm **pa
   a->N = f->size;
   a->gs = f->sys.gsize;
   a->fallback = f->sys.mass_kind != CHS_MASS_IDENTITY && f->sys.mass_kind != CHS_MASS_DIAGONAL;
+  if (!a->fallback && a->N >= INT32_MAX) {
+    chs_sparse_asm_free(pa);
+    return CHS_ERR_MEM; /* beyond the 32-bit indices of the records */
+  }
   if (a->fallback && a->no_hessv) {
     chs_sparse_asm_free(pa);
     return CHS_ERR_UNSUPPORTED; /* the dense-mass fallback assembles everything */
