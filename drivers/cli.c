@@ -271,6 +271,8 @@ void cli_run_options(const cli_options *o, CHSRunOptions *ro) {
   ro->project_every = o->project_every;
   ro->project_newton_tol = o->project_newton_tol;
   ro->stop_at = o->stop_at;
+  ro->subnormals = o->subnormals && strcmp(o->subnormals, "keep") == 0 ? CHS_SUBNORMALS_KEEP
+                                                                       : CHS_SUBNORMALS_FLUSH;
 }
 
 int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor, void *ctx,

@@ -43,9 +43,10 @@ typedef struct {
   const char *problem;
   const char *formulation; /* run: one name; compare: comma-separated list */
   const char *method;
-  const char *out;     /* run: FILE.csv; workprec: DIR */
-  const char *project; /* momentum|position|both or NULL */
-  const char *tols;    /* compare, workprec: HI:LO:N tolerance sweep (checked by the parser) */
+  const char *out;        /* run: FILE.csv; workprec: DIR */
+  const char *project;    /* momentum|position|both or NULL */
+  const char *subnormals; /* flush|keep: CHSRunOptions.subnormals */
+  const char *tols;       /* compare, workprec: HI:LO:N tolerance sweep (checked by the parser) */
   double h, rtol, atol, tf, project_tol, project_newton_tol;
   long every, max_steps, project_every;
   int json, help;

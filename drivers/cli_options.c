@@ -113,6 +113,8 @@ static const cli_option options[] = {
    .help = "bound on the steps of the whole run (default 5000000); with --h, ceil(tf/h) > N is refused before any work"},
   {"max-steps", CLI_LONG, "N", M(CLI_WORKPREC), 0, F(max_steps), 0, .lo = 1, .hi = 1e12,
    .help = "bound on the steps of each run (more is a failed point)"},
+  {"subnormals", CLI_CHOICE, "MODE", RC, 0, F(subnormals), 0, .choices = "flush|keep", .def = "flush", .complete = CLI_C_CHOICE,
+   .help = "flush: values below 2.2e-308 become 0 during the run (solutions decaying through a large system reach them, and each costs a microcode assist); keep: IEEE gradual underflow"},
   {"stop-at", CLI_JOIN, "EVENT[,...]", M(CLI_RUN), 0, F(stop_at), 0,
    .help = "stop at the first occurrence of the problem's event EVENT (a comma-separated list, repeatable, or all); every event up to there is reported"},
   {"wedge", CLI_FLAG, NULL, M(CLI_RUN), 0, F(wedge), 0,

@@ -273,8 +273,9 @@ static int mpi_integrate(chs_mpi *M, const CHSRunOptions *opt, N_Vector y, SUNCo
   return rc;
 }
 
-int CHSMPI_Run(MPI_Comm comm, CHSProblem prob, const char *formulation, const CHSRunOptions *opt,
-               sunrealtype *q_final, sunrealtype *p_final, CHSMPISummary *sum, CHSError *err) {
+static int chs_mpi_run(MPI_Comm comm, CHSProblem prob, const char *formulation,
+                       const CHSRunOptions *opt, sunrealtype *q_final, sunrealtype *p_final,
+                       CHSMPISummary *sum, CHSError *err) {
   int size = 1;
   MPI_Comm_size(comm, &size);
   CHSMPISummary sdummy;
@@ -347,5 +348,17 @@ int CHSMPI_Run(MPI_Comm comm, CHSProblem prob, const char *formulation, const CH
   SUNContext_Free(&ctx);
   chs_mpi_free(&M);
   free(z0);
+  return rc;
+}
+
+/* Subnormals as in CHSRun (CHSRunOptions.subnormals) */
+int CHSMPI_Run(MPI_Comm comm, CHSProblem prob, const char *formulation, const CHSRunOptions *opt,
+               sunrealtype *q_final, sunrealtype *p_final, CHSMPISummary *sum, CHSError *err) {
+  int flush = opt && opt->subnormals == CHS_SUBNORMALS_FLUSH;
+  unsigned long fp = flush ? chs_fp_flush_begin() : 0;
+  int rc = chs_mpi_run(comm, prob, formulation, opt, q_final, p_final, sum, err);
+  if (flush) {
+    chs_fp_restore(fp);
+  }
   return rc;
 }

@@ -68,6 +68,11 @@ int chs_too_much_work(CHSError *err, long steps, sunrealtype t, sunrealtype tf) 
 
 static int chs_check_options(const CHSRunOptions *o, CHSError *err) {
   CHS_CALL(chs_check_time_step(o, err));
+  if (o->subnormals != CHS_SUBNORMALS_FLUSH && o->subnormals != CHS_SUBNORMALS_KEEP) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "subnormals = %d: must be CHS_SUBNORMALS_FLUSH (0) or _KEEP (1)",
+                         o->subnormals);
+  }
   if (o->every < 1) {
     return chs_error_set(err, CHS_ERR_ARG, "output every %ld steps: must be >= 1", o->every);
   }
@@ -571,8 +576,8 @@ static int chs_integrate(CHSFormulation f, CHSIntegrator it, const CHSRunOptions
   return CHS_SUCCESS;
 }
 
-int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, void *ctx,
-           CHSRunSummary *sum, CHSError *err) {
+static int chs_run(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, void *ctx,
+                   CHSRunSummary *sum, CHSError *err) {
   memset(sum, 0, sizeof *sum);
   sum->proj_position = sum->proj_momentum = -1;
   sum->stats.jac_evals = -1;
@@ -648,6 +653,17 @@ int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, voi
   CHSDiagnostics_Destroy(&ob.diag);
   if (y) {
     N_VDestroy(y);
+  }
+  return rc;
+}
+
+int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, void *ctx,
+           CHSRunSummary *sum, CHSError *err) {
+  int flush = opt && opt->subnormals == CHS_SUBNORMALS_FLUSH;
+  unsigned long fp = flush ? chs_fp_flush_begin() : 0;
+  int rc = chs_run(f, opt, monitor, ctx, sum, err);
+  if (flush) {
+    chs_fp_restore(fp);
   }
   return rc;
 }

@@ -45,7 +45,22 @@ typedef struct CHSRunOptions {
   const char *stop_at;
   /** 1: locate and report the problem's events also when stop_at is NULL (then none stops). */
   int locate_events;
+  /** CHS_SUBNORMALS_FLUSH (0, the default) or CHS_SUBNORMALS_KEEP: see below. */
+  int subnormals;
 } CHSRunOptions;
+
+/** @name Subnormal numbers during CHSRun (CHSRunOptions.subnormals)
+ * FLUSH: for the duration of the call, the calling thread's arithmetic flushes subnormal results
+ * and operands (|x| < DBL_MIN = 2.2e-308) to zero (x86-64 SSE: MXCSR's FTZ and DAZ; AArch64:
+ * FPCR.FZ; elsewhere nothing changes); the thread's previous mode is restored before CHSRun
+ * returns, and the problem's and the monitor's callbacks run in that mode. Solutions that decay
+ * geometrically through a large system reach subnormals (the tensions of
+ * pendulum-chain:N=1e5: IDA ran 3.4 times slower on them, docs/scale.md); values below DBL_MIN
+ * are below any tolerance chs accepts. KEEP: IEEE gradual underflow, as the caller has it.
+ * @{ */
+#define CHS_SUBNORMALS_FLUSH 0 /**< flush to zero during the run (default) */
+#define CHS_SUBNORMALS_KEEP 1  /**< the caller's floating-point mode unchanged */
+/** @} */
 
 /** Event location (stop_at or locate_events). Adaptive runs use the integrator's root finding
  * (ARKODE, CVODE, IDA: CHSIntegratorOps.root_init; other families refuse before any work,
