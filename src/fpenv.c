@@ -23,9 +23,6 @@ unsigned long chs_fp_flush_begin(void) {
 void chs_fp_restore(unsigned long saved) {
   _mm_setcsr((unsigned int)saved);
 }
-int chs_fp_can_flush(void) {
-  return 1;
-}
 #elif defined(__aarch64__) && defined(__GNUC__)
 #define CHS_FP_FLUSH_BITS (1ul << 24) /* FPCR.FZ */
 unsigned long chs_fp_flush_begin(void) {
@@ -37,17 +34,11 @@ unsigned long chs_fp_flush_begin(void) {
 void chs_fp_restore(unsigned long saved) {
   __asm__ volatile("msr fpcr, %0" : : "r"(saved));
 }
-int chs_fp_can_flush(void) {
-  return 1;
-}
 #else
 unsigned long chs_fp_flush_begin(void) {
   return 0;
 }
 void chs_fp_restore(unsigned long saved) {
   (void)saved;
-}
-int chs_fp_can_flush(void) {
-  return 0;
 }
 #endif

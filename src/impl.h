@@ -209,11 +209,10 @@ void *chs_calloc_big(size_t bytes);
 /* The same advice for a block allocated elsewhere (SUNDIALS' sparse matrix), before its first
  * touch: touched pages stay as they are. */
 void chs_advise_huge(void *p, size_t bytes);
-/* Subnormals flushed to zero in this thread (src/fpenv.c): the caller's floating-point control
- * state, to give back to chs_fp_restore; chs_fp_can_flush is 0 where chs cannot do it. */
+/* Subnormals flushed to zero in this thread (src/fpenv.c; elsewhere than x86-64 and AArch64 a
+ * no-op): returns the caller's floating-point control state, to give back to chs_fp_restore. */
 unsigned long chs_fp_flush_begin(void);
 void chs_fp_restore(unsigned long saved);
-int chs_fp_can_flush(void);
 /* SUNMatZero for the sparse matrices of the assembled DAE Jacobians (src/jacobian.c): the values
  * only, the pattern kept (the Jacobian rewrites it only when it changes). */
 int chs_sparse_zero_values(SUNMatrix A);
