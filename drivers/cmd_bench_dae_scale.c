@@ -50,7 +50,7 @@
 #define DS_REF_TOL 1e-13
 #define DS_CHAIN_SPEC "chain:N=%ld,init=2,vel=thermal,kT=0.1,seed=1,cutoff=2.5"
 #define DS_PCHAIN_SPEC "pendulum-chain:N=%ld"
-#define DS_DOMINATED 20.0 /* a sweep stops when a run costs this many times a better point */
+#define DS_DOMINATED 20.0  /* a sweep stops when a run costs this many times a better point */
 #define DS_STALL_WORK 1.25 /* a run doing this many times the evaluations of the one before */
 
 typedef struct {
