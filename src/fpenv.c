@@ -1,4 +1,5 @@
-/* Subnormal numbers during a run (CHSRunOptions.subnormals, docs/scale.md "Subnormals").
+/* Subnormal numbers during a run (CHSRunOptions.subnormals; docs/sundials.md, "Subnormal numbers
+ * in large systems").
  *
  * Some solutions hold values that decay geometrically through a large system: the tensions of
  * pendulum-chain:N=1e5 fall by about 10^-22 per thousand links, so beyond some 14 000 links they
@@ -7,9 +8,10 @@
  * on that chain ran 3.4 times slower than with the same values at zero. Values below DBL_MIN are
  * below every tolerance chs accepts times any state's size, so flushing them to zero changes no
  * digit a run reports. The hardware does it when told, per thread: SSE's MXCSR (FTZ: results; DAZ:
- * operands) on x86-64, FPCR.FZ (both) on AArch64. chs_fp_flush_begin sets it and returns the
- * caller's state, chs_fp_restore puts that back: the caller's floating-point environment is the
- * same after CHSRun as before it. Elsewhere (or x87 long double arithmetic) nothing changes. */
+ * operands) on x86-64, FPCR.FZ (both) on AArch64. chs_fp_flush_begin sets those mode bits and
+ * returns the caller's state; chs_fp_restore puts the caller's mode bits back, and the exception
+ * flags the run raised stay raised, as they would without the flush. Elsewhere (or in x87 long
+ * double arithmetic) nothing changes. */
 #include "impl.h"
 
 #if defined(__x86_64__) && defined(__SSE2__)
@@ -20,8 +22,8 @@ unsigned long chs_fp_flush_begin(void) {
   _mm_setcsr(old | CHS_FP_FLUSH_BITS);
   return old;
 }
-void chs_fp_restore(unsigned long saved) {
-  _mm_setcsr((unsigned int)saved);
+void chs_fp_restore(unsigned long saved) { /* the two modes back; the status flags raised stay */
+  _mm_setcsr((_mm_getcsr() & ~CHS_FP_FLUSH_BITS) | ((unsigned int)saved & CHS_FP_FLUSH_BITS));
 }
 #elif defined(__aarch64__) && defined(__GNUC__)
 #define CHS_FP_FLUSH_BITS (1ul << 24) /* FPCR.FZ */
@@ -32,7 +34,10 @@ unsigned long chs_fp_flush_begin(void) {
   return old;
 }
 void chs_fp_restore(unsigned long saved) {
-  __asm__ volatile("msr fpcr, %0" : : "r"(saved));
+  unsigned long now;
+  __asm__ volatile("mrs %0, fpcr" : "=r"(now));
+  now = (now & ~CHS_FP_FLUSH_BITS) | (saved & CHS_FP_FLUSH_BITS);
+  __asm__ volatile("msr fpcr, %0" : : "r"(now));
 }
 #else
 unsigned long chs_fp_flush_begin(void) {
