@@ -9,7 +9,9 @@
  * Potential range: cutoff=0 sums all pairs (O(N^2) per evaluation; the default for N <= 64,
  * so seed 000's N = 7 is exact); cutoff=rc > 0 (default 2.5 sigma for N > 64) keeps the pairs with
  * r < rc and shifts their potential, phi(r) - phi(rc), so that V is continuous and the energy
- * H is an exact invariant of the continuous dynamics (the force jumps by phi'(rc) at r = rc).
+ * H is an exact invariant of the continuous dynamics (the force jumps by phi'(rc) at r = rc);
+ * shift=force also subtracts (r - rc) phi'(rc), so that the force is continuous too: with the jump,
+ * every fixed-step method is of first order on a chain whose pairs cross rc (docs/scale.md).
  * The pairs are found by cell lists (cells of side rc, hashed, so a stretched-out chain costs
  * no more than a coiled one): potential, force and Hessian-vector product are O(N).
  *
@@ -79,6 +81,7 @@ typedef struct {
   long N, init, centre, seed;
   int vel;
   sunrealtype L, eps, sigma, v0, kT, cutoff, shift;
+  sunrealtype fshift; /* shift=force: phi'(rc), the force's jump removed; 0: energy shift only */
   sunrealtype *q0, *p0;
   sunindextype *rowptr, *colind;
   chain_cells cl;
@@ -107,18 +110,31 @@ typedef struct {
   int bad;
 } chain_acc;
 
+/* phi'(r)/r; with shift=force (fshift = phi'(rc)) phi'(r)/r - phi'(rc)/r */
+static inline sunrealtype chain_d1(const chain *C, sunrealtype s6, sunrealtype s12,
+                                   sunrealtype r2) {
+  sunrealtype d1 = C->eps * 12 * (s6 - s12) / r2;
+  if (C->fshift != 0) {
+    d1 -= C->fshift / sqrt(r2);
+  }
+  return d1;
+}
+
 static inline void chain_pair(const chain *C, chain_mode mode, sunrealtype dx, sunrealtype dy,
                               sunrealtype r2, sunrealtype uxd, sunrealtype uyd, sunrealtype *ax,
                               sunrealtype *ay, chain_acc *acc) {
   sunrealtype s2 = C->sigma * C->sigma / r2, s6 = s2 * s2 * s2, s12 = s6 * s6;
   if (mode == CHAIN_V) {
     acc->V += C->eps * (s12 - 2 * s6) - C->shift;
+    if (C->fshift != 0) { /* shift=force: - (r - rc) phi'(rc) */
+      acc->V -= (sqrt(r2) - C->cutoff) * C->fshift;
+    }
   } else if (mode == CHAIN_F) {
-    sunrealtype c = -C->eps * 12 * (s6 - s12) / r2; /* -phi'/r */
+    sunrealtype c = -chain_d1(C, s6, s12, r2); /* -phi'/r */
     *ax = c * dx;
     *ay = c * dy;
   } else {
-    sunrealtype d1 = C->eps * 12 * (s6 - s12) / r2;       /* phi'/r */
+    sunrealtype d1 = chain_d1(C, s6, s12, r2);            /* phi'/r */
     sunrealtype d2 = C->eps * (156 * s12 - 84 * s6) / r2; /* phi'' */
     sunrealtype du = (dx * uxd + dy * uyd) / r2;
     *ax = (d2 - d1) * du * dx + d1 * uxd;
@@ -480,6 +496,7 @@ static void chain_thermal(const chain *C, const sunrealtype *q, sunrealtype *p, 
 }
 
 static const char *const chain_vel_names[] = {"ends", "thermal", NULL};
+static const char *const chain_shift_names[] = {"energy", "force", NULL};
 
 static int chain_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError *err) {
   chain *C = calloc(1, sizeof *C);
@@ -498,6 +515,8 @@ static int chain_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError *
   CHS_CALL(CHSParams_GetRealMin(kv, "cutoff", C->N <= CHAIN_ALL_PAIRS_MAX ? 0 : 2.5 * C->sigma, 0,
                                 0, &C->cutoff, err));
   CHS_CALL(CHSParams_GetChoice(kv, "vel", chain_vel_names, 0, &C->vel, err));
+  int shift_force = 0;
+  CHS_CALL(CHSParams_GetChoice(kv, "shift", chain_shift_names, 0, &shift_force, err));
   CHS_CALL(CHSParams_GetRealMin(kv, "kT", 0.1, 0, 1, &C->kT, err));
   CHS_CALL(CHSParams_GetInt(kv, "seed", 1, 0, 0x7fffffffL, &C->seed, err));
   sunrealtype sign;
@@ -505,9 +524,14 @@ static int chain_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError *
   if (C->init == 0 && C->N != 7) {
     return chs_error_set(err, CHS_ERR_ARG, "chain: init=0 (hexagon) needs N=7, got N=%ld", C->N);
   }
+  if (shift_force && !(C->cutoff > 0)) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "chain: shift=force needs a cutoff (cutoff=0: every pair, nothing cut)");
+  }
   if (C->cutoff > 0) {
     sunrealtype s6 = pow(C->sigma / C->cutoff, 6);
     C->shift = C->eps * (s6 * s6 - 2 * s6);
+    C->fshift = shift_force ? C->eps * 12 * (s6 - s6 * s6) / C->cutoff : 0; /* phi'(rc) */
   }
   sunindextype N = C->N, n = 2 * N, m = N - 1;
   C->q0 = calloc(2 * (size_t)n + 4 * (size_t)m, sizeof *C->q0);
@@ -783,7 +807,7 @@ static int chain_hessian_sparse(void *data, const sunrealtype *q, sunindextype c
           continue;
         }
         sunrealtype s2 = C->sigma * C->sigma / r2, s6 = s2 * s2 * s2, s12 = s6 * s6;
-        sunrealtype d1 = C->eps * 12 * (s6 - s12) / r2;       /* phi'/r */
+        sunrealtype d1 = chain_d1(C, s6, s12, r2);            /* phi'/r */
         sunrealtype d2 = C->eps * (156 * s12 - 84 * s6) / r2; /* phi'' */
         sunrealtype c = (d2 - d1) / r2;
         sunrealtype hxx = c * dx * dx + d1, hxy = c * dx * dy, hyy = c * dy * dy + d1;
@@ -871,7 +895,9 @@ const CHSProblemOps chs_problem_chain = {
     .summary = "planar chain molecule, rigid bonds, Lennard-Jones (seed 000 Sec. 7): all pairs "
                "for N <= 64, else cut off at 2.5 sigma and shifted (cell lists, O(N))",
     .params_doc = "N=7 L=1 eps=0.1 sigma=1 cutoff=0 (all pairs) for N <= 64, 2.5*sigma above "
-                  "(shifted LJ, cell lists) init=0 (hexagon, N=7) | 1 (zigzag) | 2 (coil) "
+                  "(shifted LJ, cell lists) shift=energy (phi - phi(rc): the force jumps at rc) | "
+                  "force (also - (r - rc) phi'(rc): continuous) init=0 (hexagon, N=7) | 1 (zigzag) "
+                  "| 2 (coil) "
                   "centre=7 vel=ends (v0=0.25 sign=-1) | thermal (kT=0.1 seed=1)",
     .create = chain_create,
     .destroy = chain_destroy,

@@ -235,9 +235,10 @@ static void test_cells(void **state) {
  * differences, all pairs and with cell lists. */
 static void test_derivatives(void **state) {
   (void)state;
-  const char *specs[2] = {"chain:N=30,init=2,cutoff=0", "chain:N=30,init=2,cutoff=2.5"};
+  const char *specs[3] = {"chain:N=30,init=2,cutoff=0", "chain:N=30,init=2,cutoff=2.5",
+                          "chain:N=30,init=2,cutoff=2.5,shift=force"};
   double wf = 0, wh = 0, wg = 0;
-  for (int c = 0; c < 2; c++) {
+  for (int c = 0; c < 3; c++) {
     CHSProblem prob = new_problem(specs[c]);
     const CHSProblemOps *ops = CHSProblem_GetOps(prob);
     void *data = CHSProblem_GetData(prob);
@@ -285,6 +286,61 @@ static void test_derivatives(void **state) {
   CHECK_LE(wf, 1e-8);
   CHECK_LE(wh, 1e-7);
   CHECK_LE(wg, 1e-9);
+}
+
+/* The final state of rattle (h = 0.01 / k, t = 0.01) on spec: q then p, 2 n values. */
+static int final_monitor(const CHSRecord *rec, void *ctx) {
+  double *z = ctx;
+  int n = (int)z[0];
+  memcpy(z + 1, rec->q, (size_t)n * sizeof *z);
+  memcpy(z + 1 + n, rec->p, (size_t)n * sizeof *z);
+  return 0;
+}
+
+/* |z_k - z_2k| for k = 32, 64, 128 steps of rattle: d[0..2] */
+static void rattle_differences(const char *spec, double d[3]) {
+  CHSProblem prob = new_problem(spec);
+  CHSFormulation f = new_formulation("standard", prob, test_context());
+  int n = (int)CHSProblem_GetDims(prob)->n;
+  double *z[4];
+  for (int j = 0; j < 4; j++) {
+    z[j] = malloc((2 * (size_t)n + 1) * sizeof *z[j]);
+    z[j][0] = n;
+    CHSRunOptions o = run_options("rattle", 0.01 / (32 << j), 0.01);
+    o.every = 1000;
+    run_monitored_ok(f, &o, final_monitor, z[j]);
+  }
+  for (int j = 0; j < 3; j++) {
+    d[j] = diff2(z[j] + 1, z[j + 1] + 1, 2 * n);
+  }
+  for (int j = 0; j < 4; j++) {
+    free(z[j]);
+  }
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
+/* shift=force makes the force continuous at the cutoff: rattle's self-convergence on a thermal
+ * coil whose pairs cross rc is of order 2 (differences fall 4x per halving of h); with the energy
+ * shift alone the force jumps there and it is of order 1 (2x). */
+static void test_cutoff_order(void **state) {
+  (void)state;
+  double de[3], df[3];
+  rattle_differences("chain:N=300,init=2,vel=thermal,cutoff=2.5", de);
+  rattle_differences("chain:N=300,init=2,vel=thermal,cutoff=2.5,shift=force", df);
+  print_message("rattle |z_k - z_2k|, k = 32, 64, 128: energy shift %.3g %.3g %.3g; force shift "
+                "%.3g %.3g %.3g\n",
+                de[0], de[1], de[2], df[0], df[1], df[2]);
+  /* over two halvings of h: order 2 gives 16, order 1 gives 4 */
+  CHECK_GT(df[0] / df[2], 12.0);
+  CHECK_LE(de[0] / de[2], 8.0);
+  CHECK_LE(df[2], 0.05 * de[2]);
+  /* a cutoff to shift: refused without one */
+  CHSProblem prob = NULL;
+  CHSError err;
+  CHSError_Clear(&err);
+  assert_int_equal(CHSProblem_Create("chain:N=30,cutoff=0,shift=force", &prob, &err), CHS_ERR_ARG);
+  assert_non_null(strstr(err.msg, "shift=force needs a cutoff"));
 }
 
 /* ------------------------------------------------------------------ invariants */
@@ -767,12 +823,19 @@ static void test_size_check(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_sparse_dense), cmocka_unit_test(test_cells),
-      cmocka_unit_test(test_derivatives),  cmocka_unit_test(test_momentum),
-      cmocka_unit_test(test_angular),      cmocka_unit_test(test_initial_states),
-      cmocka_unit_test(test_abi_v1),       cmocka_unit_test(test_singular_tridiagonal),
-      cmocka_unit_test(test_large_fields), cmocka_unit_test(test_size_check),
-      cmocka_unit_test(test_force_local),  cmocka_unit_test(test_force_atoms),
+      cmocka_unit_test(test_sparse_dense),
+      cmocka_unit_test(test_cells),
+      cmocka_unit_test(test_derivatives),
+      cmocka_unit_test(test_cutoff_order),
+      cmocka_unit_test(test_momentum),
+      cmocka_unit_test(test_angular),
+      cmocka_unit_test(test_initial_states),
+      cmocka_unit_test(test_abi_v1),
+      cmocka_unit_test(test_singular_tridiagonal),
+      cmocka_unit_test(test_large_fields),
+      cmocka_unit_test(test_size_check),
+      cmocka_unit_test(test_force_local),
+      cmocka_unit_test(test_force_atoms),
   };
   return cmocka_run_group_tests_name("chain", tests, group_setup, group_teardown);
 }

@@ -96,10 +96,9 @@ static void test_sparse_equals_dense(void **state) {
 }
 
 /* The chain's hessian_sparse against its Hessian-vector products (independent code paths), with
- * a cutoff, at a coil: H e_j column by column. */
-static void test_chain_hessian_sparse(void **state) {
-  (void)state;
-  CHSProblem prob = new_problem("chain:N=40,init=2,cutoff=2.5");
+ * a cutoff (energy- and force-shifted), at a coil: H e_j column by column. */
+static void chain_hessian_sparse(const char *spec) {
+  CHSProblem prob = new_problem(spec);
   const CHSProblemOps *ops = CHSProblem_GetOps(prob);
   void *data = CHSProblem_GetData(prob);
   long n = CHSProblem_GetDims(prob)->n;
@@ -139,6 +138,12 @@ static void test_chain_hessian_sparse(void **state) {
   free(val);
   free(H);
   CHSProblem_Destroy(&prob);
+}
+
+static void test_chain_hessian_sparse(void **state) {
+  (void)state;
+  chain_hessian_sparse("chain:N=40,init=2,cutoff=2.5");
+  chain_hessian_sparse("chain:N=40,init=2,cutoff=2.5,shift=force");
 }
 
 static void test_no_sparse_jacobian(void **state) {
