@@ -209,10 +209,12 @@ void *chs_calloc_big(size_t bytes);
 /* The same advice for a block allocated elsewhere (SUNDIALS' sparse matrix), before its first
  * touch: touched pages stay as they are. */
 void chs_advise_huge(void *p, size_t bytes);
-/* Subnormals flushed to zero in this thread (src/fpenv.c; elsewhere than x86-64 and AArch64 a
- * no-op): returns the caller's floating-point control state, to give back to chs_fp_restore. */
-unsigned long chs_fp_flush_begin(void);
-void chs_fp_restore(unsigned long saved);
+/* CHSRunOptions.subnormals for the duration of a run, in this thread (src/fpenv.c; elsewhere
+ * than x86-64 and AArch64 a no-op): chs_fp_begin flushes subnormals to zero for
+ * CHS_SUBNORMALS_FLUSH and returns the caller's floating-point control state, which chs_fp_end
+ * gives back (after KEEP: nothing to undo). */
+unsigned long chs_fp_begin(int subnormals);
+void chs_fp_end(unsigned long saved);
 /* SUNMatZero for the sparse matrices of the assembled DAE Jacobians (src/jacobian.c): the values
  * only, the pattern kept (the Jacobian rewrites it only when it changes). */
 int chs_sparse_zero_values(SUNMatrix A);
@@ -510,6 +512,8 @@ int chs_check_required(const chs_required *req, size_t n, int code, const char *
                        const char *name, CHSError *err);
 /* t0, tf, h, rtol, atol of run options (src/run.c): CHS_ERR_ARG naming the bad value. */
 int chs_check_time_step(const CHSRunOptions *o, CHSError *err);
+/* CHS_ERR_ARG unless o->subnormals is CHS_SUBNORMALS_FLUSH or _KEEP (CHSRun, CHSMPI_Run). */
+int chs_check_subnormals(const CHSRunOptions *o, CHSError *err);
 /* CHS_ERR_SOLVER: steps (the --max-steps limit) reached only t of tf (src/run.c). */
 int chs_too_much_work(CHSError *err, long steps, sunrealtype t, sunrealtype tf);
 /* Monotonic wall-clock time in seconds (src/run.c). */

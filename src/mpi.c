@@ -283,6 +283,7 @@ static int chs_mpi_run(MPI_Comm comm, CHSProblem prob, const char *formulation,
   memset(sum, 0, sizeof *sum);
   CHS_CALL(CHSMPI_Check(prob, formulation, opt->method, size, err));
   CHS_CALL(chs_check_time_step(opt, err));
+  CHS_CALL(chs_check_subnormals(opt, err));
   if (opt->stop_at || opt->locate_events) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED, "MPI: events do not run distributed");
   }
@@ -354,11 +355,8 @@ static int chs_mpi_run(MPI_Comm comm, CHSProblem prob, const char *formulation,
 /* Subnormals as in CHSRun (CHSRunOptions.subnormals) */
 int CHSMPI_Run(MPI_Comm comm, CHSProblem prob, const char *formulation, const CHSRunOptions *opt,
                sunrealtype *q_final, sunrealtype *p_final, CHSMPISummary *sum, CHSError *err) {
-  int flush = opt && opt->subnormals == CHS_SUBNORMALS_FLUSH;
-  unsigned long fp = flush ? chs_fp_flush_begin() : 0;
+  unsigned long fp = chs_fp_begin(opt ? opt->subnormals : CHS_SUBNORMALS_KEEP);
   int rc = chs_mpi_run(comm, prob, formulation, opt, q_final, p_final, sum, err);
-  if (flush) {
-    chs_fp_restore(fp);
-  }
+  chs_fp_end(fp);
   return rc;
 }

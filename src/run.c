@@ -66,13 +66,18 @@ int chs_too_much_work(CHSError *err, long steps, sunrealtype t, sunrealtype tf) 
                        steps, (double)t, (double)tf);
 }
 
-static int chs_check_options(const CHSRunOptions *o, CHSError *err) {
-  CHS_CALL(chs_check_time_step(o, err));
+int chs_check_subnormals(const CHSRunOptions *o, CHSError *err) {
   if (o->subnormals != CHS_SUBNORMALS_FLUSH && o->subnormals != CHS_SUBNORMALS_KEEP) {
     return chs_error_set(err, CHS_ERR_ARG,
                          "subnormals = %d: must be CHS_SUBNORMALS_FLUSH (0) or _KEEP (1)",
                          o->subnormals);
   }
+  return CHS_SUCCESS;
+}
+
+static int chs_check_options(const CHSRunOptions *o, CHSError *err) {
+  CHS_CALL(chs_check_time_step(o, err));
+  CHS_CALL(chs_check_subnormals(o, err));
   if (o->every < 1) {
     return chs_error_set(err, CHS_ERR_ARG, "output every %ld steps: must be >= 1", o->every);
   }
@@ -659,11 +664,8 @@ static int chs_run(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn moni
 
 int CHSRun(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, void *ctx,
            CHSRunSummary *sum, CHSError *err) {
-  int flush = opt && opt->subnormals == CHS_SUBNORMALS_FLUSH;
-  unsigned long fp = flush ? chs_fp_flush_begin() : 0;
+  unsigned long fp = chs_fp_begin(opt ? opt->subnormals : CHS_SUBNORMALS_KEEP);
   int rc = chs_run(f, opt, monitor, ctx, sum, err);
-  if (flush) {
-    chs_fp_restore(fp);
-  }
+  chs_fp_end(fp);
   return rc;
 }
