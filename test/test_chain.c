@@ -288,30 +288,22 @@ static void test_derivatives(void **state) {
   CHECK_LE(wg, 1e-9);
 }
 
-/* The final state of rattle (h = 0.01 / k, t = 0.01) on spec: q then p, 2 n values. */
-static int final_monitor(const CHSRecord *rec, void *ctx) {
-  double *z = ctx;
-  int n = (int)z[0];
-  memcpy(z + 1, rec->q, (size_t)n * sizeof *z);
-  memcpy(z + 1 + n, rec->p, (size_t)n * sizeof *z);
-  return 0;
-}
-
-/* |z_k - z_2k| for k = 32, 64, 128 steps of rattle: d[0..2] */
+/* |z_k - z_2k| for k = 32, 64, 128 steps of rattle (h = 0.01 / k, t = 0.01; z = (q, p) at t):
+ * d[0..2] */
 static void rattle_differences(const char *spec, double d[3]) {
   CHSProblem prob = new_problem(spec);
   CHSFormulation f = new_formulation("standard", prob, test_context());
   int n = (int)CHSProblem_GetDims(prob)->n;
   double *z[4];
   for (int j = 0; j < 4; j++) {
-    z[j] = malloc((2 * (size_t)n + 1) * sizeof *z[j]);
-    z[j][0] = n;
+    z[j] = malloc(2 * (size_t)n * sizeof *z[j]);
+    final_record fin = {n, z[j], z[j] + n};
     CHSRunOptions o = run_options("rattle", 0.01 / (32 << j), 0.01);
     o.every = 1000;
-    run_monitored_ok(f, &o, final_monitor, z[j]);
+    run_monitored_ok(f, &o, final_record_monitor, &fin);
   }
   for (int j = 0; j < 3; j++) {
-    d[j] = diff2(z[j] + 1, z[j + 1] + 1, 2 * n);
+    d[j] = diff2(z[j], z[j + 1], 2 * n);
   }
   for (int j = 0; j < 4; j++) {
     free(z[j]);

@@ -164,17 +164,6 @@ static void test_no_sparse_jacobian(void **state) {
   }
 }
 
-typedef struct {
-  long n;
-  double *q; /* n values, the caller's */
-} final_q;
-
-static int keep_q(const CHSRecord *rec, void *ctx) {
-  final_q *fq = ctx;
-  memcpy(fq->q, rec->q, (size_t)fq->n * sizeof *fq->q);
-  return 0;
-}
-
 /* IDA with ls=klu and with ls=dense reach the same state to the tolerance. */
 static void test_klu_agrees_with_dense(void **state) {
   (void)state;
@@ -184,15 +173,15 @@ static void test_klu_agrees_with_dense(void **state) {
     CHSProblem prob = new_problem(probs[i]);
     for (int k = i == 4 ? 1 : 0; k < 3; k++) { /* andrews: index 3 is too stiff at 1e-10 */
       double qa[64], qb[64];
-      final_q a = {CHSProblem_GetDims(prob)->n, qa}, b = {a.n, qb};
+      final_record a = {CHSProblem_GetDims(prob)->n, qa, NULL}, b = {a.n, qb, NULL};
       assert_true(a.n <= 64);
       CHSFormulation f = new_formulation(dae_forms[k], prob, test_context());
       double tf = i == 4 ? 0.003 : 1;
       CHSRunOptions o = run_options("ida:ls=klu", 0, tf);
       o.ctl.rtol = o.ctl.atol = 1e-10;
-      run_monitored_ok(f, &o, keep_q, &a);
+      run_monitored_ok(f, &o, final_record_monitor, &a);
       o.method = "ida";
-      run_monitored_ok(f, &o, keep_q, &b);
+      run_monitored_ok(f, &o, final_record_monitor, &b);
       double d = diff_inf(a.q, b.q, (int)a.n), s = fmax(1, norm_inf(b.q, (int)a.n));
       if (d > 1e-6 * s) {
         print_error("%s %s: |q_klu - q_dense| = %g\n", probs[i], dae_forms[k], d);
@@ -520,11 +509,11 @@ static void test_ida_krylov_agrees_with_klu(void **state) {
       double tf = i == 0 ? 0.02 : 0.5;
       CHSRunOptions o = run_options("ida:ls=klu", 0, tf);
       o.ctl.rtol = o.ctl.atol = i == 0 ? 1e-9 : 1e-10;
-      final_q fa = {n, a}, fb = {n, b};
-      CHSRunSummary sk = run_monitored_ok(f, &o, keep_q, &fa);
+      final_record fa = {n, a, NULL}, fb = {n, b, NULL};
+      CHSRunSummary sk = run_monitored_ok(f, &o, final_record_monitor, &fa);
       assert_true(sk.completed);
       o.method = "ida:ls=spgmr";
-      CHSRunSummary sg = run_monitored_ok(f, &o, keep_q, &fb);
+      CHSRunSummary sg = run_monitored_ok(f, &o, final_record_monitor, &fb);
       assert_true(sg.completed);
       double d = diff_inf(a, b, (int)n) / fmax(1, norm_inf(a, (int)n));
       print_message("%s %s: steps %ld / %ld, Newton %ld / %ld, Krylov %ld, |q_gmres - q_klu| = "

@@ -9,7 +9,8 @@
  *   - new_problem / new_formulation: creation that reports the library's message on failure;
  *   - run_options: default run options with a method, a step and a final time;
  *   - run_ok / run_monitored_ok: CHSRun (without / with a monitor) that must succeed, reporting
- *     the library's message otherwise. */
+ *     the library's message otherwise;
+ *   - final_record / final_record_monitor: the last record's positions and momenta. */
 #ifndef CHS_TEST_UTIL_H
 #define CHS_TEST_UTIL_H
 
@@ -203,6 +204,23 @@ static inline CHSRunSummary run_monitored_ok(CHSFormulation f, const CHSRunOptio
 /* CHSRun(f, o) without monitor; fails the test with the library's message unless it succeeds. */
 static inline CHSRunSummary run_ok(CHSFormulation f, const CHSRunOptions *o) {
   return run_monitored_ok(f, o, NULL, NULL);
+}
+
+/* The state of the last record: n positions into q and n momenta into p (the caller's arrays; p
+ * may be NULL). */
+typedef struct {
+  long n;
+  double *q, *p;
+} final_record;
+
+/* A CHSMonitorFn whose ctx is a final_record. */
+static inline int final_record_monitor(const CHSRecord *rec, void *ctx) {
+  final_record *z = ctx;
+  memcpy(z->q, rec->q, (size_t)z->n * sizeof *z->q);
+  if (z->p) {
+    memcpy(z->p, rec->p, (size_t)z->n * sizeof *z->p);
+  }
+  return 0;
 }
 
 #endif
