@@ -145,11 +145,13 @@ typedef struct {
    * NULL: not printed) and the problem's event names (the summary's events index them) */
   const sunrealtype *q_final, *p_final;
   sunindextype n_final;
-  /* run only: the CPU time of cli_integrate (formulation and integrator set-up included) and the
-   * process's peak resident size (JSON cpu_s, cpu_per_step_s, peak_rss_bytes; has_cost 0: not
-   * printed) */
+  /* run only: the CPU time of cli_integrate (formulation and integrator set-up included), the part
+   * of it spent in the kernel and the page faults taken meanwhile (at scale mostly first touches
+   * of fresh memory, which the kernel zeroes), and the process's peak resident size (JSON cpu_s,
+   * cpu_per_step_s, cpu_system_s, page_faults, peak_rss_bytes; has_cost 0: not printed) */
   int has_cost;
-  double cpu_s;
+  double cpu_s, cpu_system_s;
+  long page_faults;
   long peak_rss_kb;
   const char *event_names[CHS_MAX_EVENTS];
 } cli_result;

@@ -171,6 +171,10 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
     json_real(out, r->cpu_s, 1);
     fprintf(out, ",\n%s  \"cpu_per_step_s\": ", indent);
     json_real(out, s->stats.steps > 0 ? r->cpu_s / (double)s->stats.steps : 0, s->stats.steps > 0);
+    fprintf(out, ",\n%s  \"cpu_system_s\": ", indent);
+    json_real(out, r->cpu_system_s, 1);
+    fprintf(out, ",\n%s  \"page_faults\": ", indent);
+    json_long(out, r->page_faults, 1);
     fprintf(out, ",\n%s  \"peak_rss_bytes\": ", indent);
     json_long(out, r->peak_rss_kb * 1024L, r->peak_rss_kb > 0);
   }

@@ -277,10 +277,15 @@ expect 2 "'nosuch'" -- run --problem nosuch:help
 # energy_err is relative to |H(0)|, absolute when H(0) = 0 (the output says which)
 if has '"energy_err_kind": "relative"' "$tmp/dirac.json" &&
   "$chs" run --problem pendulum:py=0 --formulation dirac --method erk:rk4 --h 0.1 --tf 1 --json | has '"energy_err_kind": "absolute"'; then ok; else bad "energy_err_kind"; fi
-if [[ $nkeys -eq 25 ]]; then ok; else bad "JSON has $nkeys keys, the contract has 25 (with q_final, p_final, energy_err_kind, cpu_s, cpu_per_step_s, peak_rss_bytes)"; fi
-# the cost keys: CPU time positive, per step = cpu_s / steps, peak resident size above 1 MB
-if python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); c=j["cpu_s"]; assert c>0 and abs(j["cpu_per_step_s"]*j["steps"]-c)<=1e-12*c and j["peak_rss_bytes"]>2**20' "$tmp/dirac.json"; then ok; else bad "cost keys cpu_s, cpu_per_step_s, peak_rss_bytes"; fi
-if "$chs" run --problem pendulum --formulation dirac --method erk:rk4 --h 0.1 --tf 1 | has '^  cost           CPU [0-9.e+-]* s, [0-9.e+-]* ms per step; peak resident [0-9.e+-]* MB, [0-9.e+-]* kB per coordinate$'; then ok; else bad "run's cost line"; fi
+if [[ $nkeys -eq 27 ]]; then ok; else bad "JSON has $nkeys keys, the contract has 27 (with q_final, p_final, energy_err_kind, cpu_s, cpu_per_step_s, cpu_system_s, page_faults, peak_rss_bytes)"; fi
+# the cost keys: CPU time positive, per step = cpu_s / steps, the kernel's part of it in
+# [0, cpu_s], page faults a count, peak resident size above 1 MB
+cost_ok='import json,sys; j=json.load(open(sys.argv[1])); c=j["cpu_s"]; k=j["cpu_system_s"]; f=j["page_faults"]; assert c>0 and abs(j["cpu_per_step_s"]*j["steps"]-c)<=1e-12*c and 0<=k<=c and isinstance(f,int) and f>=int(sys.argv[2]) and j["peak_rss_bytes"]>2**20'
+if python3 -c "$cost_ok" "$tmp/dirac.json" 0; then ok; else bad "cost keys cpu_s, cpu_per_step_s, cpu_system_s, page_faults, peak_rss_bytes"; fi
+# a run that allocates tens of MB (IDA + KLU on 2000 links) touches fresh pages: page faults counted
+"$chs" run --problem pendulum-chain:N=2000 --formulation dae-ggl --method ida:ls=klu --rtol 1e-6 --atol 1e-6 --tf 0.01 --json >"$tmp/pc-cost.json"
+if python3 -c "$cost_ok" "$tmp/pc-cost.json" 100; then ok; else bad "page faults of an IDA + KLU run"; fi
+if "$chs" run --problem pendulum --formulation dirac --method erk:rk4 --h 0.1 --tf 1 | has '^  cost           CPU [0-9.e+-]* s, [0-9.e+-]* ms per step, [0-9]* % in the kernel ([0-9]* page faults); peak resident [0-9.e+-]* MB, [0-9.e+-]* kB per coordinate$'; then ok; else bad "run's cost line"; fi
 val() { sed -n "s/^  \"$2\": \\(.*\\),\\{0,1\\}\$/\\1/p" "$1" | tr -d ','; }
 ed=$(val "$tmp/dirac.json" int_err_final)
 es=$(val "$tmp/std.json" int_err_final)
