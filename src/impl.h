@@ -206,9 +206,6 @@ typedef struct CHSSystem {
  * the whole 2 MiB pages are advised to transparent huge pages where Linux offers them (at
  * N = 10^5 the right-hand side's working set spans thousands of 4 KiB pages: TLB misses). */
 void *chs_calloc_big(size_t bytes);
-/* The same advice for a block allocated elsewhere (SUNDIALS' sparse matrix), before its first
- * touch: touched pages stay as they are. */
-void chs_advise_huge(void *p, size_t bytes);
 /* CHSRunOptions.subnormals for the duration of a run, in this thread (src/fpenv.c; elsewhere
  * than x86-64 and AArch64 a no-op): chs_fp_begin flushes subnormals to zero for
  * CHS_SUBNORMALS_FLUSH and returns the caller's floating-point control state, which chs_fp_end

@@ -326,12 +326,10 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     break;
   case CHS_LS_KLU:
     *A = SUNSparseMatrix(N, N, nnz, CSC_MAT, ctx);
-    if (*A) { /* written at every Jacobian evaluation (N = 10^5: tens of MB each) */
-      chs_advise_huge(SUNSparseMatrix_Data(*A), (size_t)nnz * sizeof(sunrealtype));
-      chs_advise_huge(SUNSparseMatrix_IndexValues(*A), (size_t)nnz * sizeof(sunindextype));
-      if (assembled) { /* IDA's zeroing before each evaluation keeps the pattern */
-        (*A)->ops->zero = chs_sparse_zero_values;
-      }
+    /* 4 KiB pages: advised to 2 MiB pages, the kernel compacted memory at the first touch
+     * (defrag=madvise), which doubled its time at N = 10^5 for no gain (docs/scale.md) */
+    if (*A && assembled) { /* IDA's zeroing before each evaluation keeps the pattern */
+      (*A)->ops->zero = chs_sparse_zero_values;
     }
     *LS = *A ? SUNLinSol_KLU(y0, *A, ctx) : NULL;
     chs_klu_keep_pivots(*LS);

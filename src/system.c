@@ -12,7 +12,7 @@
 #include <cholmod.h>
 #include "impl.h"
 
-void chs_advise_huge(void *p, size_t bytes) {
+static void chs_advise_huge(void *p, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   const uintptr_t huge = (uintptr_t)1 << 21;
   if (p && bytes >= 2 * huge) { /* the whole 2 MiB pages inside the block */
