@@ -466,9 +466,6 @@ int chs_ida_jac(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector
 #define CHS_LS_BAND 1
 #define CHS_LS_KLU 2
 #define CHS_LS_SPGMR 3
-/* src/linsol.c: KLU set-ups keep the pivot order while the pivot growth allows (instead of
- * SUNDIALS' condition-number test, which re-pivots most index-2/3 Newton matrices). */
-void chs_klu_keep_pivots(SUNLinearSolver S);
 extern const char *const chs_ls_names[]; /* "dense", "band", "klu", "spgmr", NULL */
 typedef struct {
   int ls, jac;
@@ -476,6 +473,13 @@ typedef struct {
   int order; /* klu: 0 amd, 1 colamd, CHS_KLU_ORDER_ND nested dissection; -1 not given */
 } chs_ls_options;
 #define CHS_KLU_ORDER_ND 2
+/* src/klu.c: KLU with 32-bit indices on a square CSC SUNSparseMatrix (order: as
+ * chs_ls_options.order, -1 colamd); its set-ups keep the pivot order while the pivot growth
+ * allows (instead of SUNDIALS' condition-number test, which re-pivots most index-2/3 Newton
+ * matrices). NULL for another matrix or out of memory. chs_klu_reinit: the matrix's pattern
+ * changed, analyse it at the next set-up (0, or -1 for another solver). */
+SUNLinearSolver chs_klu_create(N_Vector y, SUNMatrix A, int order, SUNContext ctx);
+int chs_klu_reinit(SUNLinearSolver S);
 int chs_ls_parse(const char *method, const char *params, chs_ls_options *o, CHSError *err);
 int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o, int residual,
                   N_Vector y0, N_Vector yp0, SUNMatrix *A, SUNLinearSolver *LS, int *user_jac,

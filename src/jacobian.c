@@ -19,7 +19,7 @@
  * assembled directly in CSC (src/jacobian_sparse.c, memory and work O(nnz), no size limit); its
  * pattern is the structural one of the blocks. When the pattern changes (hess V's pattern follows
  * the configuration, e.g. the chain's pairs within a cutoff) the matrix is reallocated if needed
- * and KLU's symbolic analysis redone (SUNLinSol_KLUReInit); otherwise KLU refactors numerically.
+ * and KLU's symbolic analysis redone (chs_klu_reinit); otherwise KLU refactors numerically.
  *
  * Dense path (everything else): the Jacobian is assembled densely (N x N, then copied into the
  * band or CSC matrix), so memory is O(N^2) and the analytic blocks cost up to O(n^3); KLU then
@@ -32,7 +32,6 @@
 #include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunmatrix/sunmatrix_sparse.h>
-#include <sunlinsol/sunlinsol_klu.h>
 #include <suitesparse/cs.h>
 #include "impl.h"
 
@@ -617,8 +616,8 @@ static int chs_jac_sparse(CHSFormulation f, CHSJacWork *w, sunrealtype t, sunrea
   }
   if (!same && w->ls) {
     w->n_symbolic++;
-    if (SUNLinSol_KLUReInit(w->ls, A, SUNSparseMatrix_NNZ(A), SUNKLU_REINIT_PARTIAL) != 0) {
-      return CHS_ERR_MEM;
+    if (chs_klu_reinit(w->ls) != 0) {
+      return CHS_ERR_CALLBACK;
     }
   }
   return 0;
@@ -664,13 +663,12 @@ int chs_ida_prec_create(CHSFormulation f, N_Vector y0, CHSError *err) {
   CHSJacWork *w = NULL;
   CHS_CALL(chs_jac_work_create_sparse(f, y0, 1, &w, err));
   w->P = SUNSparseMatrix(w->N, w->N, w->nnz, CSC_MAT, f->sunctx);
-  w->Pls = w->P ? SUNLinSol_KLU(y0, w->P, f->sunctx) : NULL;
+  w->Pls = w->P ? chs_klu_create(y0, w->P, -1, f->sunctx) : NULL;
   if (!w->Pls) {
     chs_jac_work_free(&w);
     return chs_error_set(err, CHS_ERR_MEM, "out of memory for the preconditioner");
   }
   w->P->ops->zero = chs_sparse_zero_values;
-  chs_klu_keep_pivots(w->Pls);
   w->ls = w->Pls;
   chs_jac_work_free(&f->jac);
   f->jac = w;

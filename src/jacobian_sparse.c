@@ -23,7 +23,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 #include <suitesparse/cs.h>
 #include "impl.h"
@@ -1210,8 +1209,7 @@ int chs_precond_create(CHSFormulation f, N_Vector y0, CHSPrecond **out, CHSError
     p->pat_p = malloc((size_t)(N + 1) * sizeof *p->pat_p);
     p->pat_i = malloc((size_t)(nnz + 1) * sizeof *p->pat_i);
     p->P = SUNSparseMatrix(N, N, nnz, CSC_MAT, f->sunctx);
-    p->ls = p->P ? SUNLinSol_KLU(y0, p->P, f->sunctx) : NULL;
-    chs_klu_keep_pivots(p->ls);
+    p->ls = p->P ? chs_klu_create(y0, p->P, -1, f->sunctx) : NULL;
   }
   if (!p || !p->pat_p || !p->pat_i || !p->ls) {
     cs_dl_spfree(A);
@@ -1260,7 +1258,7 @@ int chs_precond_setup(sunrealtype t, N_Vector y, N_Vector fy, sunbooleantype jok
   cs_dl_spfree(A);
   if (!same) {
     p->n_symbolic++;
-    if (SUNLinSol_KLUReInit(p->ls, p->P, SUNSparseMatrix_NNZ(p->P), SUNKLU_REINIT_PARTIAL) != 0) {
+    if (chs_klu_reinit(p->ls) != 0) {
       return -1;
     }
   }

@@ -5,10 +5,11 @@
  *   band   SUNDIALS band matrix + band LU, with the band widths mu, ml of the Jacobian's sparsity
  *          pattern (found at set-up, src/jacobian.c): honest, so for the formulations whose
  *          Jacobian couples everything (through Q^{-1}) the band is the full matrix
- *   klu    SUNDIALS CSC sparse matrix + KLU (order=amd|colamd|nd: its fill-reducing ordering,
- *          nd = nested dissection of A + A^T (CHOLMOD: METIS bisections + constrained AMD), the
- *          default for the sparse DAE assembly with hessian_sparse, else SUNDIALS' colamd; set-ups
- * keep the pivot order while the pivot growth allows): for the DAE formulations with an analytic
+ *   klu    SUNDIALS CSC sparse matrix + KLU with 32-bit indices (src/klu.c; order=amd|colamd|nd:
+ *          its fill-reducing ordering, nd = nested dissection of A + A^T (CHOLMOD: METIS
+ *          bisections + constrained AMD), the default for the sparse DAE assembly with
+ *          hessian_sparse, else colamd as SUNDIALS' KLU; set-ups keep the pivot order while the
+ *          pivot growth allows): for the DAE formulations with an analytic
  * Jacobian assembled sparse (src/jacobian_sparse.c, O(nnz), any size; KLU's symbolic analysis
  * reused while the pattern holds), otherwise with the pattern found at set-up
  *   spgmr  matrix-free GMRES, SUNDIALS' difference-quotient J v, preconditioned from the left
@@ -27,159 +28,20 @@
 #include <string.h>
 #include <sunlinsol/sunlinsol_band.h>
 #include <sunlinsol/sunlinsol_dense.h>
-#include <sunlinsol/sunlinsol_klu.h>
 #include <sunlinsol/sunlinsol_spgmr.h>
 #include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunmatrix/sunmatrix_sparse.h>
-#include <cholmod.h>
 #include "compat.h"
 #include "impl.h"
 
 /* The dense solver's N x N matrix: up to this N (8000^2 doubles = 512 MB). */
 #define CHS_LS_DENSE_MAX 8000
 
-/* ------------------------------------------------------------------ KLU set-up
- * SUNDIALS' KLU set-up refactors with the previous pivot order (klu_refactor), then estimates the
- * condition number and factors anew, with pivoting and fresh allocations, whenever klu_condest
- * exceeds 1/eps^(2/3). The Newton matrices of the index-3 and index-2 DAEs have condition numbers
- * of order h^-3 .. h^-2 whatever the pivots (the scaling of their rows by cj), so that test fails
- * at most set-ups and every set-up became a full factorisation (docs/scale.md: half of IDA's time
- * on pendulum-chain:N=1e5). A new factorisation cannot improve the conditioning of the matrix,
- * only the stability of the pivots; that is what is tested here: the refactorisation is kept
- * unless it meets a zero pivot or its reciprocal pivot growth (klu_rgrowth) fell below
- * CHS_KLU_RGROWTH_DROP times the one of the last factorisation with pivoting, which is then
- * redone. klu_rgrowth is a pass over A and U (7 % of a run at N = 10^5: as much as half the
- * refactorisation), so it runs only when a screen in O(n) fails: the spread of the pivots
- * (klu_rcond, min |u_jj| / max |u_jj| of the row-scaled matrix) fell below CHS_KLU_RGROWTH_DROP
- * times the last pivoted factorisation's. Pivot growth comes from small pivots and shows in U's
- * later diagonal (u_jj = a_jj - sum l_jk u_kj), so a refactorisation that passes the screen has
- * pivots as well spread as a pivoted one, up to that factor. The first set-up and the one after
- * SUNLinSol_KLUReInit are SUNDIALS' own. */
-#if defined(SUNDIALS_INT64_T)
-#define chs_klu_rgrowth klu_l_rgrowth
-#else
-#define chs_klu_rgrowth klu_rgrowth
-#endif
-#define CHS_KLU_RGROWTH_DROP 1e-3
-
-/* After a factorisation with pivoting: its pivot growth and spread, the references of the later
- * refactorisations, in common.rgrowth and common.rcond (SUNDIALS does not keep them; 0 when
- * unknown: the next set-up's screen then fails and the growth test compares with 0). */
-static void chs_klu_reference(SUNLinearSolverContent_KLU c, sunindextype *Ap, sunindextype *Ai,
-                              sunrealtype *Ax) {
-  if (!chs_klu_rgrowth(Ap, Ai, Ax, c->symbolic, c->numeric, &c->common)) {
-    c->common.rgrowth = 0;
-  }
-  if (!sun_klu_rcond(c->symbolic, c->numeric, &c->common)) {
-    c->common.rcond = 0;
-  }
-}
-
-/* Probes go through a copy of common. */
-static int chs_klu_setup(SUNLinearSolver S, SUNMatrix A) {
-  SUNLinearSolverContent_KLU c = (SUNLinearSolverContent_KLU)S->content;
-  sunindextype *Ap = SUNSparseMatrix_IndexPointers(A), *Ai = SUNSparseMatrix_IndexValues(A);
-  sunrealtype *Ax = SUNSparseMatrix_Data(A);
-  if (c->first_factorize || !c->symbolic || !c->numeric ||
-      SUNSparseMatrix_SparseType(A) != CSC_MAT) {
-    int rc = SUNLinSolSetup_KLU(S, A);
-    if (rc == 0 && c->symbolic && c->numeric) {
-      chs_klu_reference(c, Ap, Ai, Ax);
-    }
-    return rc;
-  }
-  sun_klu_common probe = c->common;
-  int ok = (int)sun_klu_refactor(Ap, Ai, Ax, c->symbolic, c->numeric, &probe);
-  ok = ok && sun_klu_rcond(c->symbolic, c->numeric, &probe);
-  if (ok && !(c->common.rcond > 0 && probe.rcond >= CHS_KLU_RGROWTH_DROP * c->common.rcond)) {
-    ok = chs_klu_rgrowth(Ap, Ai, Ax, c->symbolic, c->numeric, &probe) &&
-         probe.rgrowth >= CHS_KLU_RGROWTH_DROP * c->common.rgrowth;
-  }
-  if (ok) {
-    c->last_flag = CHS_LS_SUCCESS;
-    return c->last_flag;
-  }
-  sun_klu_free_numeric(&c->numeric, &c->common);
-  c->numeric = sun_klu_factor(Ap, Ai, Ax, c->symbolic, &c->common);
-  if (!c->numeric) {
-    c->last_flag = c->common.status == KLU_SINGULAR ? SUNLS_PACKAGE_FAIL_REC : CHS_LS_FAIL_UNREC;
-    return c->last_flag;
-  }
-  chs_klu_reference(c, Ap, Ai, Ax);
-  c->last_flag = CHS_LS_SUCCESS;
-  return c->last_flag;
-}
-
-void chs_klu_keep_pivots(SUNLinearSolver S) {
-  if (S && SUNLinSolGetType(S) == SUNLINEARSOLVER_DIRECT && S->ops->setup == SUNLinSolSetup_KLU) {
-    S->ops->setup = chs_klu_setup;
-  }
-}
-
-/* ------------------------------------------------------------------ order=nd
- * KLU's user ordering (klu_common.ordering = 3), called on each block of KLU's BTF form: nested
- * dissection of the block's A + A^T by CHOLMOD (cholmod_nested_dissection: METIS node bisectors,
- * then CAMD inside the parts). The coiled chain's Jacobian couples atoms across the turns of the
- * coil (a 2-D graph), where COLAMD's and AMD's local greedy orderings fill more (docs/scale.md).
- * Returns KLU's EMPTY (nnz(L) unknown) on success, 0 on failure. */
-#if defined(SUNDIALS_INT64_T)
-typedef SuiteSparse_long chs_klu_int;
-#define CHS_CM(name) cholmod_l_##name
-#else
-typedef int chs_klu_int;
-#define CHS_CM(name) cholmod_##name
-#endif
-static chs_klu_int chs_klu_order_nd(chs_klu_int n, chs_klu_int *Ap, chs_klu_int *Ai,
-                                    chs_klu_int *Perm, sun_klu_common *kc) {
-  (void)kc;
-  cholmod_common cc;
-  if (!CHS_CM(start)(&cc)) {
-    return 0;
-  }
-  cc.print = 0;
-  cc.error_handler = NULL;
-  cholmod_sparse *A =
-      CHS_CM(allocate_sparse)((size_t)n, (size_t)n, (size_t)Ap[n], 0, 1, 0, CHOLMOD_PATTERN, &cc);
-  cholmod_sparse *At = NULL, *S = NULL;
-  chs_klu_int *cp = malloc(((size_t)n + 1) * sizeof *cp),
-              *cm = malloc(((size_t)n + 1) * sizeof *cm);
-  int ok = A && cp && cm;
-  if (ok) {
-    memcpy(A->p, Ap, ((size_t)n + 1) * sizeof *Ap);
-    memcpy(A->i, Ai, (size_t)Ap[n] * sizeof *Ai);
-    At = CHS_CM(transpose)(A, 0, &cc);
-    S = At ? CHS_CM(add)(A, At, NULL, NULL, 0, 1, &cc) : NULL;
-    ok = S != NULL;
-  }
-  if (ok) {
-    S->stype = 1; /* symmetric: the upper triangle of A + A^T */
-    ok = CHS_CM(nested_dissection)(S, NULL, 0, Perm, cp, cm, &cc) >= 0;
-  }
-  CHS_CM(free_sparse)(&A, &cc);
-  CHS_CM(free_sparse)(&At, &cc);
-  CHS_CM(free_sparse)(&S, &cc);
-  CHS_CM(finish)(&cc);
-  free(cp);
-  free(cm);
-  return ok ? -1 : 0;
-}
-
-/* order=nd on a KLU solver: KLU's user ordering, through its common block */
-static int chs_klu_set_nd(SUNLinearSolver S) {
-  sun_klu_common *kc = SUNLinSol_KLUGetCommon(S);
-  if (!kc) {
-    return -1;
-  }
-  kc->ordering = 3;
-  kc->user_order = chs_klu_order_nd;
-  return 0;
-}
-
 const char *const chs_ls_names[] = {"dense", "band", "klu", "spgmr", NULL};
 static const char *const chs_prec_names[] = {"none", "sparse", NULL};
-/* KLU fill-reducing orderings, amd and colamd numbered as SUNLinSol_KLUSetOrdering numbers
- * them; nd (CHS_KLU_ORDER_ND) is KLU's user ordering chs_klu_order_nd */
+/* KLU fill-reducing orderings, amd and colamd numbered as KLU numbers them; nd
+ * (CHS_KLU_ORDER_ND) is KLU's user ordering chs_klu_order_nd (src/klu.c) */
 static const char *const chs_order_names[] = {"amd", "colamd", "nd", NULL};
 
 int chs_ls_parse(const char *method, const char *params, chs_ls_options *o, CHSError *err) {
@@ -331,15 +193,8 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     if (*A && assembled) { /* IDA's zeroing before each evaluation keeps the pattern */
       (*A)->ops->zero = chs_sparse_zero_values;
     }
-    *LS = *A ? SUNLinSol_KLU(y0, *A, ctx) : NULL;
-    chs_klu_keep_pivots(*LS);
     order = o->order >= 0 ? o->order : sparse_asm ? CHS_KLU_ORDER_ND : -1;
-    if (*LS && (order == CHS_KLU_ORDER_ND ? chs_klu_set_nd(*LS)
-                : order >= 0              ? SUNLinSol_KLUSetOrdering(*LS, order)
-                                          : 0) != 0) {
-      SUNLinSolFree(*LS);
-      *LS = NULL;
-    }
+    *LS = *A ? chs_klu_create(y0, *A, order, ctx) : NULL; /* KLU, 32-bit (src/klu.c) */
     break;
   default:
     *A = SUNDenseMatrix(N, N, ctx);

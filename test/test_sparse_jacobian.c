@@ -532,7 +532,7 @@ static void test_ida_krylov_agrees_with_klu(void **state) {
   }
 }
 
-/* KLU set-ups that keep the pivot order (chs_klu_keep_pivots) re-pivot when the kept order would
+/* KLU set-ups that keep the pivot order (src/klu.c) re-pivot when the kept order would
  * be unstable: A1 = [2 1; 1 1] is factored with its diagonal pivots; A2 = [1e-12 1; 1 1] (same
  * pattern) refactored with them would grow the entries by 1e12 and lose the solution of
  * A2 x = b, x = (1, 1), to about 1e-4; with the growth test it is exact to round-off. A zero
@@ -542,9 +542,8 @@ static void test_klu_keeps_pivots_safely(void **state) {
   SUNContext ctx = test_context();
   SUNMatrix A = SUNSparseMatrix(2, 2, 4, CSC_MAT, ctx);
   N_Vector x = N_VNew_Serial(2, ctx), b = N_VNew_Serial(2, ctx);
-  SUNLinearSolver ls = SUNLinSol_KLU(x, A, ctx);
+  SUNLinearSolver ls = chs_klu_create(x, A, -1, ctx);
   assert_non_null(ls);
-  chs_klu_keep_pivots(ls);
   sunindextype *Ap = SUNSparseMatrix_IndexPointers(A), *Ai = SUNSparseMatrix_IndexValues(A);
   double *Ax = SUNSparseMatrix_Data(A);
   const sunindextype p[] = {0, 2, 4}, ri[] = {0, 1, 0, 1};
@@ -569,6 +568,87 @@ static void test_klu_keeps_pivots_safely(void **state) {
   N_VDestroy(b);
 }
 
+/* A CSC matrix of order n: a_jj = 4 + j/n, a_{j+-1, j} = -1, and a coupling c_j of row
+ * (7 j + 3) mod n in column j of value 0.5 (kept only where it is not already an entry). */
+static SUNMatrix klu_test_matrix(sunindextype n, int coupled, SUNContext ctx) {
+  SUNMatrix A = SUNSparseMatrix(n, n, 4 * n, CSC_MAT, ctx);
+  sunindextype *p = SUNSparseMatrix_IndexPointers(A), *ri = SUNSparseMatrix_IndexValues(A), t = 0;
+  double *x = SUNSparseMatrix_Data(A);
+  for (sunindextype j = 0; j < n; j++) {
+    p[j] = t;
+    sunindextype c = (7 * j + 3) % n;
+    for (sunindextype i = 0; i < n; i++) {
+      double v = i == j ? 4 + (double)j / (double)n : (i == j - 1 || i == j + 1) ? -1 : 0;
+      if (coupled && i == c && v == 0) {
+        v = 0.5;
+      }
+      if (v != 0) {
+        ri[t] = i;
+        x[t++] = v;
+      }
+    }
+  }
+  p[n] = t;
+  return A;
+}
+
+/* chs_klu_create (KLU's int interface, src/klu.c) against SUNDIALS' own KLU (SuiteSparse_long
+ * where sunindextype is 64-bit): the same ordering and pivots, hence bitwise the same solution;
+ * and after a change of the pattern (chs_klu_reinit, or a different number of entries), the
+ * solution of the new matrix, checked by its residual. */
+static void test_klu32_equals_sundials_klu(void **state) {
+  (void)state;
+  SUNContext ctx = test_context();
+  const sunindextype n = 300;
+  SUNMatrix A = klu_test_matrix(n, 1, ctx), B = klu_test_matrix(n, 0, ctx);
+  N_Vector b = N_VNew_Serial(n, ctx), x1 = N_VClone(b), x2 = N_VClone(b), r = N_VClone(b);
+  for (sunindextype i = 0; i < n; i++) {
+    N_VGetArrayPointer(b)[i] = sin((double)i);
+  }
+  SUNLinearSolver ours = chs_klu_create(b, A, -1, ctx), theirs = SUNLinSol_KLU(b, A, ctx);
+  assert_non_null(ours);
+  assert_non_null(theirs);
+  assert_int_equal(SUNLinSolInitialize(ours), 0);
+  assert_int_equal(SUNLinSolInitialize(theirs), 0);
+  for (int t = 0; t < 2; t++) { /* a factorisation, then a refactorisation */
+    SUNSparseMatrix_Data(A)[0] += t;
+    assert_int_equal(SUNLinSolSetup(ours, A), 0);
+    assert_int_equal(SUNLinSolSetup(theirs, A), 0);
+    assert_int_equal(SUNLinSolSolve(ours, A, x1, b, 0), 0);
+    assert_int_equal(SUNLinSolSolve(theirs, A, x2, b, 0), 0);
+    for (sunindextype i = 0; i < n; i++) {
+      assert_true(N_VGetArrayPointer(x1)[i] == N_VGetArrayPointer(x2)[i]);
+    }
+  }
+  /* B: fewer entries (the couplings gone), then A again after chs_klu_reinit */
+  SUNMatrix M[2] = {B, A};
+  for (int t = 0; t < 2; t++) {
+    if (t == 1) {
+      assert_int_equal(chs_klu_reinit(ours), 0);
+    }
+    assert_int_equal(SUNLinSolSetup(ours, M[t]), 0);
+    assert_int_equal(SUNLinSolSolve(ours, M[t], x1, b, 0), 0);
+    assert_int_equal(SUNMatMatvec(M[t], x1, r), 0);
+    N_VLinearSum(1, r, -1, b, r);
+    assert_true(N_VMaxNorm(r) < 1e-13);
+  }
+  assert_int_equal(chs_klu_reinit(theirs), -1); /* not ours */
+  SUNMatrix C = SUNSparseMatrix(n, n, 4 * n, CSR_MAT, ctx),
+            R = SUNSparseMatrix(n, n + 1, 4, CSC_MAT, ctx);
+  assert_null(chs_klu_create(b, C, -1, ctx)); /* CSR, not square: refused */
+  assert_null(chs_klu_create(b, R, -1, ctx));
+  SUNMatDestroy(C);
+  SUNMatDestroy(R);
+  SUNLinSolFree(ours);
+  SUNLinSolFree(theirs);
+  SUNMatDestroy(A);
+  SUNMatDestroy(B);
+  N_VDestroy(b);
+  N_VDestroy(x1);
+  N_VDestroy(x2);
+  N_VDestroy(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sparse_equals_dense),
@@ -580,6 +660,7 @@ int main(void) {
       cmocka_unit_test(test_reuse_equals_cxsparse),
       cmocka_unit_test(test_reuse_pattern_change),
       cmocka_unit_test(test_klu_keeps_pivots_safely),
+      cmocka_unit_test(test_klu32_equals_sundials_klu),
       cmocka_unit_test(test_prec_without_hessv),
       cmocka_unit_test(test_ida_krylov_agrees_with_klu),
   };

@@ -1,0 +1,286 @@
+/* KLU on SUNDIALS' CSC matrices, with KLU's 32-bit indices (a SUNLinearSolver).
+ *
+ * SUNDIALS built with 64-bit indices (Debian's) drives KLU through its SuiteSparse_long
+ * interface (klu_l_*): every row index of L, U and A is 8 bytes. Beyond the last-level cache the
+ * solves and the refactorisations are bounded by memory traffic, and L + U is read at every
+ * Newton iteration: KLU's int interface stores 12 bytes per entry instead of 16. On the pendulum
+ * chain at N = 10^5 (dae-ggl, L + U 7.3e6 entries) a solve took 10 ms instead of 13 and a
+ * refactorisation 31 ms instead of 33, on the same pivots and bitwise the same solution
+ * (docs/scale.md, session 12). The matrix's pattern is copied to 32-bit arrays when KLU
+ * analyses it (the first set-up, after chs_klu_reinit, or when the number of entries changed);
+ * the values are read in place. Where sunindextype is int, A's own arrays are used.
+ *
+ * Pivots are kept while they are stable. SUNDIALS' KLU set-up refactors with the previous pivot
+ * order, then factors anew, with pivoting and fresh allocations, whenever klu_condest exceeds
+ * 1/eps^(2/3). The Newton matrices of the index-3 and index-2 DAEs have condition numbers of
+ * order h^-3 .. h^-2 whatever the pivots (the scaling of their rows by cj), so that test failed
+ * at most set-ups and every set-up became a full factorisation (docs/scale.md: half of IDA's
+ * time on pendulum-chain:N=1e5). A new factorisation cannot improve the conditioning of the
+ * matrix, only the stability of the pivots; that is what is tested here: the refactorisation is
+ * kept unless it meets a zero pivot or its reciprocal pivot growth (klu_rgrowth) fell below
+ * CHS_KLU_RGROWTH_DROP times the one of the last factorisation with pivoting, which is then
+ * redone. klu_rgrowth is a pass over A and U (7 % of a run at N = 10^5: as much as half the
+ * refactorisation), so it runs only when a screen in O(n) fails: the spread of the pivots
+ * (klu_rcond, min |u_jj| / max |u_jj| of the row-scaled matrix) fell below CHS_KLU_RGROWTH_DROP
+ * times the last pivoted factorisation's. Pivot growth comes from small pivots and shows in U's
+ * later diagonal (u_jj = a_jj - sum l_jk u_kj), so a refactorisation that passes the screen has
+ * pivots as well spread as a pivoted one, up to that factor. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <klu.h>
+#include <cholmod.h>
+#include <sunmatrix/sunmatrix_sparse.h>
+#include "compat.h"
+#include "impl.h"
+
+#define CHS_KLU_RGROWTH_DROP 1e-3
+
+typedef struct {
+  klu_common common; /* common.rgrowth, common.rcond: the last pivoted factorisation's */
+  klu_symbolic *symbolic;
+  klu_numeric *numeric;
+  int *Ap, *Ai; /* the pattern KLU analysed, in 32 bits (NULL: A's own arrays are int) */
+  size_t cap;   /* Ai's room */
+  int n, nnz;
+  int analyse; /* analyse (and factor with pivoting) at the next set-up */
+  int last_flag;
+} ChsKlu;
+
+#define CHS_KLU(S) ((ChsKlu *)(S)->content)
+
+/* ------------------------------------------------------------------ order=nd
+ * KLU's user ordering (klu_common.ordering = 3), called on each block of KLU's BTF form: nested
+ * dissection of the block's A + A^T by CHOLMOD (cholmod_nested_dissection: METIS node bisectors,
+ * then CAMD inside the parts). The coiled chain's Jacobian couples atoms across the turns of the
+ * coil (a 2-D graph), where COLAMD's and AMD's local greedy orderings fill more (docs/scale.md).
+ * Returns KLU's EMPTY (nnz(L) unknown) on success, 0 on failure. */
+static int chs_klu_order_nd(int n, int *Ap, int *Ai, int *Perm, klu_common *kc) {
+  (void)kc;
+  cholmod_common cc;
+  if (!cholmod_start(&cc)) {
+    return 0;
+  }
+  cc.print = 0;
+  cc.error_handler = NULL;
+  cholmod_sparse *A =
+      cholmod_allocate_sparse((size_t)n, (size_t)n, (size_t)Ap[n], 0, 1, 0, CHOLMOD_PATTERN, &cc);
+  cholmod_sparse *At = NULL, *S = NULL;
+  int *cp = malloc(((size_t)n + 1) * sizeof *cp), *cm = malloc(((size_t)n + 1) * sizeof *cm);
+  int ok = A && cp && cm;
+  if (ok) {
+    memcpy(A->p, Ap, ((size_t)n + 1) * sizeof *Ap);
+    memcpy(A->i, Ai, (size_t)Ap[n] * sizeof *Ai);
+    At = cholmod_transpose(A, 0, &cc);
+    S = At ? cholmod_add(A, At, NULL, NULL, 0, 1, &cc) : NULL;
+    ok = S != NULL;
+  }
+  if (ok) {
+    S->stype = 1; /* symmetric: the upper triangle of A + A^T */
+    ok = cholmod_nested_dissection(S, NULL, 0, Perm, cp, cm, &cc) >= 0;
+  }
+  cholmod_free_sparse(&A, &cc);
+  cholmod_free_sparse(&At, &cc);
+  cholmod_free_sparse(&S, &cc);
+  cholmod_finish(&cc);
+  free(cp);
+  free(cm);
+  return ok ? -1 : 0;
+}
+
+/* A's pattern in 32 bits (into c->Ap, c->Ai unless sunindextype is int). Returns 0, or -1 when
+ * A is too large for int indices or memory runs out. */
+static int chs_klu_pattern(ChsKlu *c, SUNMatrix A) {
+  sunindextype n = SUNSparseMatrix_Columns(A), *Ap = SUNSparseMatrix_IndexPointers(A),
+               *Ai = SUNSparseMatrix_IndexValues(A);
+  if (n > INT_MAX || Ap[n] > INT_MAX) {
+    return -1;
+  }
+  c->n = (int)n;
+  c->nnz = (int)Ap[n];
+  if (sizeof(sunindextype) == sizeof(int)) {
+    return 0;
+  }
+  if (!c->Ap) {
+    c->Ap = malloc(((size_t)n + 1) * sizeof *c->Ap);
+  }
+  if (c->cap < (size_t)c->nnz + 1) {
+    free(c->Ai);
+    c->cap = (size_t)c->nnz + 1;
+    c->Ai = malloc(c->cap * sizeof *c->Ai);
+  }
+  if (!c->Ap || !c->Ai) {
+    c->cap = 0;
+    return -1;
+  }
+  for (sunindextype j = 0; j <= n; j++) {
+    c->Ap[j] = (int)Ap[j];
+  }
+  for (int t = 0; t < c->nnz; t++) {
+    c->Ai[t] = (int)Ai[t];
+  }
+  return 0;
+}
+
+static int *chs_klu_ap(const ChsKlu *c, SUNMatrix A) {
+  return c->Ap ? c->Ap : (int *)(void *)SUNSparseMatrix_IndexPointers(A);
+}
+static int *chs_klu_ai(const ChsKlu *c, SUNMatrix A) {
+  return c->Ai ? c->Ai : (int *)(void *)SUNSparseMatrix_IndexValues(A);
+}
+
+static int chs_klu_fail(ChsKlu *c, int singular) {
+  c->last_flag = singular ? SUNLS_PACKAGE_FAIL_REC : CHS_LS_FAIL_UNREC;
+  return c->last_flag;
+}
+
+/* A factorisation with pivoting; its pivot growth and spread become the references of the later
+ * refactorisations (0 when unknown: the next set-up's screen then fails, and the growth test
+ * compares with 0). */
+static int chs_klu_factor(ChsKlu *c, SUNMatrix A) {
+  int *Ap = chs_klu_ap(c, A), *Ai = chs_klu_ai(c, A);
+  double *Ax = SUNSparseMatrix_Data(A);
+  klu_free_numeric(&c->numeric, &c->common);
+  c->numeric = klu_factor(Ap, Ai, Ax, c->symbolic, &c->common);
+  if (!c->numeric) {
+    return chs_klu_fail(c, c->common.status == KLU_SINGULAR);
+  }
+  if (!klu_rgrowth(Ap, Ai, Ax, c->symbolic, c->numeric, &c->common)) {
+    c->common.rgrowth = 0;
+  }
+  if (!klu_rcond(c->symbolic, c->numeric, &c->common)) {
+    c->common.rcond = 0;
+  }
+  c->last_flag = CHS_LS_SUCCESS;
+  return c->last_flag;
+}
+
+/* Probes go through a copy of common. */
+static int chs_klu_setup(SUNLinearSolver S, SUNMatrix A) {
+  ChsKlu *c = CHS_KLU(S);
+  if (SUNSparseMatrix_SparseType(A) != CSC_MAT) {
+    return chs_klu_fail(c, 0);
+  }
+  sunindextype n = SUNSparseMatrix_Columns(A);
+  if (c->analyse || !c->symbolic || n != c->n || SUNSparseMatrix_IndexPointers(A)[n] != c->nnz) {
+    klu_free_numeric(&c->numeric, &c->common);
+    klu_free_symbolic(&c->symbolic, &c->common);
+    if (chs_klu_pattern(c, A) != 0) {
+      return chs_klu_fail(c, 0);
+    }
+    c->symbolic = klu_analyze(c->n, chs_klu_ap(c, A), chs_klu_ai(c, A), &c->common);
+    if (!c->symbolic) {
+      return chs_klu_fail(c, 0);
+    }
+    c->analyse = 0;
+    return chs_klu_factor(c, A);
+  }
+  int *Ap = chs_klu_ap(c, A), *Ai = chs_klu_ai(c, A);
+  double *Ax = SUNSparseMatrix_Data(A);
+  klu_common probe = c->common;
+  int ok = c->numeric && klu_refactor(Ap, Ai, Ax, c->symbolic, c->numeric, &probe);
+  ok = ok && klu_rcond(c->symbolic, c->numeric, &probe);
+  if (ok && !(c->common.rcond > 0 && probe.rcond >= CHS_KLU_RGROWTH_DROP * c->common.rcond)) {
+    ok = klu_rgrowth(Ap, Ai, Ax, c->symbolic, c->numeric, &probe) &&
+         probe.rgrowth >= CHS_KLU_RGROWTH_DROP * c->common.rgrowth;
+  }
+  if (ok) {
+    c->last_flag = CHS_LS_SUCCESS;
+    return c->last_flag;
+  }
+  return chs_klu_factor(c, A);
+}
+
+static int chs_klu_solve(SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector b, sunrealtype tol) {
+  (void)A;
+  (void)tol;
+  ChsKlu *c = CHS_KLU(S);
+  N_VScale(1.0, b, x);
+  double *xd = N_VGetArrayPointer(x);
+  if (!xd || !c->numeric) {
+    return chs_klu_fail(c, 0);
+  }
+  if (!klu_solve(c->symbolic, c->numeric, c->n, 1, xd, &c->common)) {
+    return chs_klu_fail(c, 1);
+  }
+  c->last_flag = CHS_LS_SUCCESS;
+  return c->last_flag;
+}
+
+static SUNLinearSolver_Type chs_klu_gettype(SUNLinearSolver S) {
+  (void)S;
+  return SUNLINEARSOLVER_DIRECT;
+}
+
+static SUNLinearSolver_ID chs_klu_getid(SUNLinearSolver S) {
+  (void)S;
+  return SUNLINEARSOLVER_CUSTOM;
+}
+
+static int chs_klu_initialize(SUNLinearSolver S) {
+  CHS_KLU(S)->analyse = 1;
+  CHS_KLU(S)->last_flag = CHS_LS_SUCCESS;
+  return CHS_LS_SUCCESS;
+}
+
+static sunindextype chs_klu_lastflag(SUNLinearSolver S) {
+  return CHS_KLU(S)->last_flag;
+}
+
+static int chs_klu_free(SUNLinearSolver S) {
+  if (!S) {
+    return CHS_LS_SUCCESS;
+  }
+  ChsKlu *c = CHS_KLU(S);
+  if (c) {
+    klu_free_numeric(&c->numeric, &c->common);
+    klu_free_symbolic(&c->symbolic, &c->common);
+    free(c->Ap);
+    free(c->Ai);
+    free(c);
+    S->content = NULL;
+  }
+  SUNLinSolFreeEmpty(S);
+  return CHS_LS_SUCCESS;
+}
+
+SUNLinearSolver chs_klu_create(N_Vector y, SUNMatrix A, int order, SUNContext ctx) {
+  if (!A || SUNMatGetID(A) != SUNMATRIX_SPARSE || SUNSparseMatrix_SparseType(A) != CSC_MAT ||
+      SUNSparseMatrix_Rows(A) != SUNSparseMatrix_Columns(A) ||
+      N_VGetLength(y) != SUNSparseMatrix_Rows(A) || !N_VGetArrayPointer(y) ||
+      SUNSparseMatrix_Rows(A) > INT_MAX) {
+    return NULL;
+  }
+  SUNLinearSolver S = SUNLinSolNewEmpty(ctx);
+  ChsKlu *c = S ? calloc(1, sizeof *c) : NULL;
+  if (!c) {
+    SUNLinSolFreeEmpty(S);
+    return NULL;
+  }
+  S->content = c;
+  S->ops->gettype = chs_klu_gettype;
+  S->ops->getid = chs_klu_getid;
+  S->ops->initialize = chs_klu_initialize;
+  S->ops->setup = chs_klu_setup;
+  S->ops->solve = chs_klu_solve;
+  S->ops->lastflag = chs_klu_lastflag;
+  S->ops->free = chs_klu_free;
+  klu_defaults(&c->common);
+  c->common.ordering = 1; /* COLAMD, SUNDIALS' default for KLU */
+  if (order == CHS_KLU_ORDER_ND) {
+    c->common.ordering = 3;
+    c->common.user_order = chs_klu_order_nd;
+  } else if (order >= 0) {
+    c->common.ordering = order;
+  }
+  c->analyse = 1;
+  return S;
+}
+
+int chs_klu_reinit(SUNLinearSolver S) {
+  if (!S || S->ops->setup != chs_klu_setup) {
+    return -1;
+  }
+  CHS_KLU(S)->analyse = 1;
+  return 0;
+}
