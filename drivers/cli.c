@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sundials/sundials_context.h>
 #include "cli.h"
 #include "../src/compat.h"
@@ -16,6 +17,22 @@ int cli_exit_status(int code) {
     return CHS_EXIT_OK;
   }
   return CHSError_IsInput(code) ? CHS_EXIT_USAGE : CHS_EXIT_NUMERIC;
+}
+
+long cli_peak_rss_kb(void) {
+  long kb = 0;
+  FILE *f = fopen("/proc/self/status", "r"); /* Linux: VmHWM, this address space's peak */
+  if (f) {
+    char line[256];
+    while (fgets(line, sizeof line, f) && sscanf(line, "VmHWM: %ld kB", &kb) != 1) {
+    }
+    fclose(f);
+  }
+  struct rusage ru;
+  if (kb <= 0 && getrusage(RUSAGE_SELF, &ru) == 0) {
+    kb = ru.ru_maxrss; /* Linux and BSD: KiB; after exec, at least the parent's size at fork */
+  }
+  return kb > 0 ? kb : 0;
 }
 
 int cli_fail(const CHSError *err) {

@@ -128,6 +128,10 @@ void cli_fputs_safe(FILE *out, const char *s);
 /* Length (1-4) of the valid UTF-8 sequence at s, 0 for an invalid one, a C1 control or the end. */
 int cli_utf8_seq_len(const char *s);
 int cli_exit_status(int code);
+/* The process's peak resident size in KiB (0 unknown): /proc/self/status's VmHWM, the peak of
+ * this address space. getrusage's ru_maxrss keeps, across exec, the size of the parent that
+ * forked the process: a 7 MB run started from a 500 MB Python process reported 539 MB. */
+long cli_peak_rss_kb(void);
 /* 1 when method is of the alpha-prk family (its statistics alpha_max, alpha_dir2_steps apply). */
 int cli_is_alpha_prk(const char *method);
 

@@ -271,8 +271,8 @@ int cmd_bench_scale(int argc, char **argv) {
   for (int k = 0; k < 2; k++) {
     scale_full_run(nmax, forms[k], &full[k]);
   }
-  struct rusage ru;
-  double rss = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024 / (double)nmax : NAN;
+  long peak_kb = cli_peak_rss_kb();
+  double rss = peak_kb > 0 ? (double)peak_kb * 1024 / (double)nmax : NAN;
   int full_ok = full[0].rc == 0 && full[1].rc == 0;
   if (json) {
     printf("{\n  \"benchmark\": \"scale\",\n  \"problem\": ");

@@ -492,7 +492,7 @@ int cmd_run(int argc, char **argv) {
           : 0;
   res.page_faults =
       res.has_cost ? (ru.ru_minflt - ru0.ru_minflt) + (ru.ru_majflt - ru0.ru_majflt) : 0;
-  res.peak_rss_kb = res.has_cost ? ru.ru_maxrss : 0; /* Linux: KiB */
+  res.peak_rss_kb = res.has_cost ? cli_peak_rss_kb() : 0;
   progress_end(&prog);
   if (res.sum.diag.records > 0) {
     res.q_final = final;

@@ -285,6 +285,10 @@ if python3 -c "$cost_ok" "$tmp/dirac.json" 0; then ok; else bad "cost keys cpu_s
 # a run that allocates tens of MB (IDA + KLU on 2000 links) touches fresh pages: page faults counted
 "$chs" run --problem pendulum-chain:N=2000 --formulation dae-ggl --method ida:ls=klu --rtol 1e-6 --atol 1e-6 --tf 0.01 --json >"$tmp/pc-cost.json"
 if python3 -c "$cost_ok" "$tmp/pc-cost.json" 100; then ok; else bad "page faults of an IDA + KLU run"; fi
+# the peak resident size is this run's, not its parent's: started from a process that holds
+# 400 MB (getrusage's ru_maxrss keeps the parent's size across exec), a pendulum run is small
+big_parent='import json,subprocess,sys; b=bytearray(400<<20); b[::4096]=b"x"*len(b[::4096]); j=json.loads(subprocess.run(sys.argv[1:],capture_output=True,text=True,check=True).stdout); assert 2**20<j["peak_rss_bytes"]<100e6, j["peak_rss_bytes"]'
+if python3 -c "$big_parent" "$chs" run --problem pendulum --formulation dirac --method erk:rk4 --h 0.1 --tf 1 --json; then ok; else bad "peak_rss_bytes of a run started from a 400 MB process"; fi
 if "$chs" run --problem pendulum --formulation dirac --method erk:rk4 --h 0.1 --tf 1 | has '^  cost           CPU [0-9.e+-]* s, [0-9.e+-]* ms per step, [0-9]* % in the kernel ([0-9]* page faults); peak resident [0-9.e+-]* MB, [0-9.e+-]* kB per coordinate$'; then ok; else bad "run's cost line"; fi
 val() { sed -n "s/^  \"$2\": \\(.*\\),\\{0,1\\}\$/\\1/p" "$1" | tr -d ','; }
 ed=$(val "$tmp/dirac.json" int_err_final)
