@@ -632,6 +632,18 @@ static void test_klu32_equals_sundials_klu(void **state) {
     N_VLinearSum(1, r, -1, b, r);
     assert_true(N_VMaxNorm(r) < 1e-13);
   }
+  /* a singular matrix (B with its first column zero): a recoverable failure, then B again */
+  double b00 = SUNSparseMatrix_Data(B)[0], b10 = SUNSparseMatrix_Data(B)[1];
+  SUNSparseMatrix_Data(B)[0] = SUNSparseMatrix_Data(B)[1] = 0;
+  assert_int_equal(chs_klu_reinit(ours), 0);
+  assert_true(SUNLinSolSetup(ours, B) > 0);
+  SUNSparseMatrix_Data(B)[0] = b00;
+  SUNSparseMatrix_Data(B)[1] = b10;
+  assert_int_equal(SUNLinSolSetup(ours, B), 0);
+  assert_int_equal(SUNLinSolSolve(ours, B, x1, b, 0), 0);
+  assert_int_equal(SUNMatMatvec(B, x1, r), 0);
+  N_VLinearSum(1, r, -1, b, r);
+  assert_true(N_VMaxNorm(r) < 1e-13);
   assert_int_equal(chs_klu_reinit(theirs), -1); /* not ours */
   SUNMatrix C = SUNSparseMatrix(n, n, 4 * n, CSR_MAT, ctx),
             R = SUNSparseMatrix(n, n + 1, 4, CSC_MAT, ctx);
