@@ -9,9 +9,9 @@
  *          its fill-reducing ordering, nd = nested dissection of A + A^T (CHOLMOD: METIS
  *          bisections + constrained AMD), the default for the sparse DAE assembly with
  *          hessian_sparse, else colamd as SUNDIALS' KLU; set-ups keep the pivot order while the
- *          pivot growth allows): for the DAE formulations with an analytic
- * Jacobian assembled sparse (src/jacobian_sparse.c, O(nnz), any size; KLU's symbolic analysis
- * reused while the pattern holds), otherwise with the pattern found at set-up
+ *          pivot growth allows): for the DAE formulations with an analytic Jacobian assembled
+ *          sparse (src/jacobian_sparse.c, O(nnz), any size; KLU's symbolic analysis reused while
+ *          the pattern holds), otherwise with the pattern found at set-up
  *   spgmr  matrix-free GMRES, SUNDIALS' difference-quotient J v, preconditioned from the left
  *          (prec=sparse) or not (prec=none). CVODE (default none): ODE formulations on (q, p)
  *          with constant mass and hess V, P = [I, -gamma M^{-1}; gamma (H + K_lambda), I] factored
