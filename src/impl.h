@@ -423,7 +423,8 @@ void chs_csc_free(struct cs_dl_sparse *A);
  * freed with chs_sparse_asm_free) keeps the CSC pattern, where every contribution goes and the
  * arrays, redone only when hess V's pattern changes; *out points into *a (valid until the next
  * call). The values go to x (room for xcap values) when x is not NULL and (*out)'s pattern has at
- * most xcap entries ((*out)->x is then not written), else to (*out)->x. chs_sparse_asm_symbolic:
+ * most xcap entries ((*out)->x is then NULL: the array of an earlier call without x is freed),
+ * else to (*out)->x. chs_sparse_asm_symbolic:
  * symbolic passes so far. Same return codes. */
 typedef struct CHSSparseAsm CHSSparseAsm;
 /* A new assembly for f into *a (freeing the old one); without_hessv: hess V's blocks left out

@@ -1078,6 +1078,10 @@ int chs_dae_jacobian_csc_reuse(CHSFormulation f, CHSSparseAsm **pa, sunrealtype 
     if (!x) {
       return CHS_ERR_MEM;
     }
+  } else if (a->J.x) { /* the caller's array takes the values: the own one (the evaluation at
+                        * set-up, without a destination) goes, nnz doubles at N = 10^5 */
+    free(a->J.x);
+    a->J.x = NULL;
   }
   if (!sa_gather(a, x)) {
     return CHS_RECOVERABLE;

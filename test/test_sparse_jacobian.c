@@ -252,16 +252,23 @@ static double reuse_mismatch(CHSFormulation f, CHSSparseAsm **a, N_Vector y, dou
   assert_int_equal(chs_dae_jacobian_csc(f, cj, N_VGetArrayPointer(y), &S), 0);
   long N = N_VGetLength(y);
   assert_int_equal(R->n, N);
-  /* the values written to a caller's array (SUNDIALS' matrix): bitwise the same */
+  /* the values written to a caller's array (SUNDIALS' matrix): bitwise the same; the
+   * assembly's own array is then freed */
   sunindextype nnz = R->p[N];
-  double *x = calloc((size_t)nnz + 1, sizeof *x);
+  double *x = calloc((size_t)nnz + 1, sizeof *x), *own = malloc(((size_t)nnz + 1) * sizeof *own);
   const cs_dl *R2 = NULL;
   assert_non_null(x);
+  assert_non_null(own);
+  memcpy(own, R->x, (size_t)nnz * sizeof *own);
   assert_int_equal(chs_dae_jacobian_csc_reuse(f, a, cj, N_VGetArrayPointer(y), x, nnz, &R2), 0);
   assert_ptr_equal(R2, R);
   assert_int_equal(R2->p[N], nnz);
-  assert_memory_equal(x, R->x, (size_t)nnz * sizeof *x);
+  assert_null(R2->x);
+  assert_memory_equal(x, own, (size_t)nnz * sizeof *x);
   free(x);
+  assert_int_equal(chs_dae_jacobian_csc_reuse(f, a, cj, N_VGetArrayPointer(y), NULL, 0, &R), 0);
+  assert_memory_equal(R->x, own, (size_t)nnz * sizeof *own);
+  free(own);
   double scale = fmax(1, norm_inf(S->x, (int)S->p[N])), d = 0;
   /* R's pattern holds S's (equal unless it kept the union with an earlier one: there, zeros) */
   for (long j = 0; j < N; j++) {
