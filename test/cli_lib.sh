@@ -4,6 +4,9 @@
 # writer is done, and under pipefail the writer's SIGPIPE would fail a matching pipeline), and
 # expect STATUS NEEDLE -- ARGS...: chs's exit status and a stderr message containing NEEDLE.
 has() { grep "$@" >/dev/null; }
+# JSON keys of `chs run` that are measured, not computed (they differ from run to run): the wall
+# and CPU times, the kernel's share, the page faults, the peak resident size
+measured_keys='wall_s|cpu_s|cpu_per_step_s|cpu_system_s|page_faults|peak_rss_bytes'
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0

@@ -12,7 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 run=(run --problem pendulum --formulation dirac --method erk:rk4)
 
 # --- parsing: --opt=value is --opt value (the same run, the same numbers)
-strip_wall() { grep -vE '"(wall_s|cpu_s|cpu_per_step_s|cpu_system_s|page_faults|peak_rss_bytes)"'; }  # measured, not computed
+strip_wall() { grep -vE "\"($measured_keys)\""; }
 "$chs" "${run[@]}" --h 0.1 --tf 1 --json | strip_wall >"$tmp/a.json"
 "$chs" run --problem=pendulum --formulation=dirac --method=erk:rk4 --h=0.1 --tf=1 --json |
   strip_wall >"$tmp/b.json"

@@ -21,9 +21,8 @@ on_tty() {
   script -qec "$cmd >$(printf '%q' "$out")" /dev/null >"$cap" </dev/null
 }
 # without the wall times (they differ from run to run)
-# measured, not computed: the wall time, the CPU time (and its kernel share, the page faults) and
-# the peak resident size
-nowall() { sed -E 's/"(wall_s|cpu_s|cpu_per_step_s|cpu_system_s|page_faults|peak_rss_bytes)": [^,}]*//g; s/wall +[0-9.e+-]+ s//; s/cost +CPU .*//' "$1"; }
+# the measured keys (cli_lib.sh) and the text's wall and cost lines
+nowall() { sed -E "s/\"($measured_keys)\": [^,}]*//g; s/wall +[0-9.e+-]+ s//; s/cost +CPU .*//" "$1"; }
 
 run=(run --problem pendulum --formulation dirac --method erk:rk4 --h 0.001 --tf 20)
 # 1. a run on a terminal: the progress line (label, percentage, t of t_f, ETA), erased at the end
