@@ -39,6 +39,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "child.h"
 #include "mpi_cli.h"
 #include "progress.h"
 #include "reproduce.h"
@@ -329,63 +330,33 @@ static void ds_child_run(const char *spec, const ds_cand *k, double tf, double t
   CHSProblem_Destroy(&prob);
 }
 
+typedef struct {
+  const char *spec;
+  const ds_cand *k;
+  double tf, tol;
+  long steps;
+  const double *ref;
+} ds_job;
+
+static void ds_child_job(void *arg, void *buf) {
+  const ds_job *j = arg;
+  ds_child_run(j->spec, j->k, j->tf, j->tol, j->steps, j->ref, buf);
+}
+
 /* One run in a child process: 0 and the point filled (ok or not), or -1 (fork/pipe failed). */
 static int ds_run(const char *spec, const ds_cand *k, double tf, double tol, long steps,
                   const double *ref, double limit, ds_point *pt) {
   memset(pt, 0, sizeof *pt);
   pt->tol = tol;
   pt->k = steps;
-  int fd[2];
-  fflush(stdout);
-  fflush(stderr);
-  if (pipe(fd) != 0) {
+  ds_job job = {spec, k, tf, tol, steps, ref};
+  cli_child ch;
+  if (cli_child_start(&ch, ds_child_job, &job, &pt->c, sizeof pt->c, (unsigned)ceil(limit)) != 0) {
     return -1;
   }
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fd[0]);
-    close(fd[1]);
-    return -1;
-  }
-  if (pid == 0) {
-    close(fd[0]);
-    alarm((unsigned)ceil(limit));
-    ds_child c;
-    ds_child_run(spec, k, tf, tol, steps, ref, &c);
-    const char *p = (const char *)&c;
-    size_t left = sizeof c;
-    while (left > 0) {
-      ssize_t w = write(fd[1], p, left);
-      if (w < 0 && errno == EINTR) {
-        continue;
-      }
-      if (w <= 0) {
-        _exit(1);
-      }
-      p += w;
-      left -= (size_t)w;
-    }
-    _exit(0);
-  }
-  close(fd[1]);
-  char *p = (char *)&pt->c;
-  size_t got = 0;
-  while (got < sizeof pt->c) {
-    ssize_t r = read(fd[0], p + got, sizeof pt->c - got);
-    if (r < 0 && errno == EINTR) {
-      continue;
-    }
-    if (r <= 0) {
-      break;
-    }
-    got += (size_t)r;
-  }
-  close(fd[0]);
   int status = 0;
   struct rusage ru;
-  memset(&ru, 0, sizeof ru);
-  while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
-  }
+  size_t got = cli_child_finish(&ch, &pt->c, sizeof pt->c, &status, &ru);
   pt->pcpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
              (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
   pt->peak = (double)ru.ru_maxrss * 1024;

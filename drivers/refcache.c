@@ -3,7 +3,8 @@
  * A problem with a closed-form reference uses it. Otherwise the reference is the most accurate
  * configuration chs has, the Hamilton-Dirac formulation with Verner's 8(5,6) pair at
  * rtol = atol = tol, and its error is estimated by the difference to a second run at tol * 10:
- * the estimate is conservative for the tighter run (the error of the looser one). Both runs are
+ * the estimate is conservative for the tighter run (the error of the looser one); the second run
+ * runs in a forked child, on the other core (drivers/child.h). Both runs are
  * stored in the cache (one text file per problem spec, t_final, tolerance, chs and SUNDIALS
  * version, named by a 64-bit FNV-1a hash of that key) with the key, the command that made it, n,
  * the estimate and a checksum; the file is written to a temporary name and renamed (atomic on
@@ -13,13 +14,17 @@
  * $HOME/.cache/chs/references; NULL or "" (workprec --no-cache) disables the cache. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <sundials/sundials_config.h>
 #include "chs/version.h"
+#include "child.h"
 #include "reproduce.h"
 
 #define REF_MAGIC "chs-reference 1"
@@ -191,6 +196,36 @@ static void escape_spec(char *dst, size_t len, const char *src) {
   dst[k] = '\0';
 }
 
+/* One of the reference's two integrations: dirac + Verner 8(5,6) at rtol = atol = tol, into
+ * z (z[0] = n, then q and p). */
+typedef struct {
+  CHSProblem prob;
+  double tf, tol;
+} ref_job;
+
+static int ref_integrate(const ref_job *j, double *z, CHSError *err) {
+  CHSRunOptions o = {.method = "erk:ARKODE_VERNER_8_5_6",
+                     .ctl = {.rtol = j->tol, .atol = j->tol},
+                     .tf = j->tf,
+                     .every = 1000000000L};
+  return rep_run(j->prob, "dirac", o, rep_final_monitor, z, NULL, err);
+}
+
+/* The estimate's integration and what a child sends back of it: status, message, final state. */
+typedef struct {
+  int rc;
+  char msg[256];
+  double z[]; /* 1 + 2 n: n, q, p */
+} ref_out;
+
+static void ref_child(void *arg, void *buf) {
+  ref_out *out = buf;
+  CHSError err;
+  CHSError_Clear(&err);
+  out->rc = ref_integrate(arg, out->z, &err);
+  snprintf(out->msg, sizeof out->msg, "%.255s", err.msg);
+}
+
 int rep_reference_cached(CHSProblem prob, const char *spec, double tf, double tol,
                          const char *cache_dir, double *z, rep_reference_info *info,
                          CHSError *err) {
@@ -224,21 +259,38 @@ int rep_reference_cached(CHSProblem prob, const char *spec, double tf, double to
     }
     snprintf(info->ignored, sizeof info->ignored, "%s", strcmp(why, "absent") ? why : "");
   }
-  double *z2 = malloc((1 + 2 * (size_t)n) * sizeof *z2);
-  if (!z2) {
+  /* the estimate at 10 tol runs in a child, on the other core, beside the reference (in turn
+   * when fork fails); the results are the same */
+  size_t len = offsetof(ref_out, z) + (1 + 2 * (size_t)n) * sizeof(double);
+  ref_out *out = calloc(1, len);
+  if (!out) {
     err->code = CHS_ERR_MEM;
     snprintf(err->msg, sizeof err->msg, "out of memory");
     return CHS_ERR_MEM;
   }
-  z2[0] = (double)n;
-  CHSRunOptions o = {.method = "erk:ARKODE_VERNER_8_5_6",
-                     .ctl = {.rtol = tol, .atol = tol},
-                     .tf = tf,
-                     .every = 1000000000L};
-  int rc = rep_run(prob, "dirac", o, rep_final_monitor, z, NULL, err);
-  if (rc == 0) {
-    o.ctl.rtol = o.ctl.atol = 10 * tol;
-    rc = rep_run(prob, "dirac", o, rep_final_monitor, z2, NULL, err);
+  out->z[0] = (double)n;
+  double *z2 = out->z;
+  ref_job est = {.prob = prob, .tf = tf, .tol = 10 * tol}, job = {.prob = prob, .tf = tf, .tol = tol};
+  cli_child ch;
+  int forked = cli_child_start(&ch, ref_child, &est, out, len, 0) == 0;
+  int rc = ref_integrate(&job, z, err);
+  if (forked) {
+    int status = 0;
+    if (rc != 0) {
+      kill(ch.pid, SIGTERM); /* the reference failed: its estimate is not needed */
+    }
+    if (cli_child_finish(&ch, out, len, &status, NULL) != len) {
+      out->rc = CHS_ERR_SOLVER;
+      snprintf(out->msg, sizeof out->msg, "the process of the estimate at %g died (status %d)",
+               est.tol, status);
+    }
+  } else if (rc == 0) {
+    ref_child(&est, out);
+  }
+  if (rc == 0 && out->rc != 0) {
+    rc = out->rc;
+    err->code = rc;
+    snprintf(err->msg, sizeof err->msg, "%s", out->msg);
   }
   if (rc == 0) {
     double d = 0;
@@ -256,6 +308,6 @@ int rep_reference_cached(CHSProblem prob, const char *spec, double tf, double to
       info->path[0] = '\0';
     }
   }
-  free(z2);
+  free(out);
   return rc;
 }

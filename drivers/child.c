@@ -1,0 +1,74 @@
+/* Functions run in forked children (drivers/child.h). */
+#define _DEFAULT_SOURCE /* wait4: the rusage of one child */
+#include "child.h"
+#include <errno.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int cli_child_start(cli_child *c, void (*fn)(void *arg, void *buf), void *arg, void *buf,
+                    size_t len, unsigned alarm_s) {
+  int fd[2];
+  fflush(stdout);
+  fflush(stderr);
+  if (pipe(fd) != 0) {
+    return -1;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fd[0]);
+    close(fd[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    close(fd[0]);
+    if (alarm_s > 0) {
+      alarm(alarm_s);
+    }
+    fn(arg, buf);
+    const char *p = buf;
+    while (len > 0) {
+      ssize_t w = write(fd[1], p, len);
+      if (w < 0 && errno == EINTR) {
+        continue;
+      }
+      if (w <= 0) {
+        _exit(1);
+      }
+      p += w;
+      len -= (size_t)w;
+    }
+    _exit(0);
+  }
+  close(fd[1]);
+  c->pid = pid;
+  c->fd = fd[0];
+  return 0;
+}
+
+size_t cli_child_finish(cli_child *c, void *buf, size_t len, int *status, struct rusage *ru) {
+  char *p = buf;
+  size_t got = 0;
+  while (got < len) {
+    ssize_t r = read(c->fd, p + got, len - got);
+    if (r < 0 && errno == EINTR) {
+      continue;
+    }
+    if (r <= 0) {
+      break;
+    }
+    got += (size_t)r;
+  }
+  close(c->fd);
+  int st = 0;
+  struct rusage u = {0};
+  while (wait4(c->pid, &st, 0, &u) < 0 && errno == EINTR) {
+  }
+  if (status) {
+    *status = st;
+  }
+  if (ru) {
+    *ru = u;
+  }
+  return got;
+}

@@ -1,0 +1,27 @@
+/* A function run in a forked child, its result (a byte buffer) sent back through a pipe: the
+ * bench's runs (each measured on its own, killed at a time limit) and the reference's two
+ * integrations (drivers/refcache.c: the estimate at 10 tol beside the reference, on the other
+ * core). */
+#ifndef CHS_CHILD_H
+#define CHS_CHILD_H
+
+#include <stddef.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+typedef struct {
+  pid_t pid;
+  int fd; /* read end of the pipe */
+} cli_child;
+
+/* Starts fn(arg, buf) in a child, which then writes the len bytes of buf to the pipe and exits;
+ * alarm_s > 0 sends it SIGALRM after that many seconds. 0, or -1 when pipe or fork failed
+ * (nothing started). stdout and stderr are flushed first. */
+int cli_child_start(cli_child *c, void (*fn)(void *arg, void *buf), void *arg, void *buf,
+                    size_t len, unsigned alarm_s);
+
+/* Reads the child's bytes into buf (at most len), reaps it: the number of bytes read (len when
+ * the child finished), its wait status and rusage (either may be NULL). */
+size_t cli_child_finish(cli_child *c, void *buf, size_t len, int *status, struct rusage *ru);
+
+#endif
