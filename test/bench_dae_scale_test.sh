@@ -80,6 +80,26 @@ for t in r["targets"]:
     assert t["cpu_ratio_ode_over_dae"] == t["ode"]["cpu_s"] / t["dae"]["cpu_s"]
     assert float(rows[0]["cpu_ratio_ode_over_dae"]) > 0
 EOF
+# the reference and its estimate (the run at 10 tol, made in a forked child) equal two `chs run`s
+for tol in 1e-13 1e-12; do
+  "$chs" run --problem pendulum-chain:N=100 --formulation dirac --method erk:ARKODE_VERNER_8_5_6 \
+    --rtol $tol --atol $tol --tf 0.1 --every 1000000000 --quiet --out "$tmp/r$tol.csv" >/dev/null
+done
+if python3 - "$tmp/s.json" "$tmp/cache" "$tmp/r1e-13.csv" "$tmp/r1e-12.csv" <<'EOF'; then ok; else bad "reference != chs run"; fi
+import glob, json, math, sys
+(r,) = json.load(open(sys.argv[1]))["results"]
+def final(path):
+    rows = open(path).read().split()
+    head, last = rows[0].split(","), rows[-1].split(",")
+    return [float(v) for k, v in zip(head, last) if k[0] in "qp" and k[1:].isdigit()]
+z13, z12 = final(sys.argv[3]), final(sys.argv[4])
+(entry,) = [f for f in glob.glob(sys.argv[2] + "/ref-*.txt") if "pendulum-chain:N=100 " in open(f).read()]
+lines = dict(l.split(" ", 1) for l in open(entry).read().splitlines() if " " in l)
+zc = [float(v) for v in lines["z"].split()]
+assert zc == z13, "cached reference != chs run at 1e-13"
+est = math.sqrt(sum((a - b) ** 2 for a, b in zip(z13, z12)))
+assert abs(r["reference"]["est_error"] - est) <= 1e-12 * est, (r["reference"]["est_error"], est)
+EOF
 # the reference is cached: a second run reads it
 "$chs" "${b[@]}" --sizes 100 --problems pendulum-chain --targets 1e-4 --time-limit 3 \
   --cache-dir "$tmp/cache" >"$tmp/t.txt" 2>&1
