@@ -790,28 +790,26 @@ static int ds_problem(const char *problem, const char *fmt, long N, const ds_opt
   }
   ref[0] = (double)n;
   int nc = ds_candidates(cand);
-  progress prog;
-  progress_start(&prog, o->quiet, 1, label, 0, nc);
-  progress_detail(&prog, "reference");
-  progress_update(&prog, 0);
   rep_reference_info ri;
   memset(&ri, 0, sizeof ri);
-  /* under mpirun (docs/mpi.md): the reference by rank 0 (its cache), broadcast; the candidates
-   * spread over the ranks (candidate c on rank c mod K, its runs forked there), results shared */
+  /* under mpirun (docs/mpi.md): the reference by rank 0 (its cache, its own progress line),
+   * broadcast; the candidates spread over the ranks (candidate c on rank c mod K, its runs forked
+   * there), results shared */
   int rc = cli_mpi_agree(0);
   if (rc == 0 && cli_mpi_rank() == 0 &&
-      rep_reference_cached(prob, spec, o->tf, DS_REF_TOL, cache_dir, ref, &ri, &err) != 0) {
-    progress_end(&prog);
+      rep_reference_cached(prob, spec, o->tf, DS_REF_TOL, cache_dir, o->quiet, ref, &ri, &err) !=
+          0) {
     fprintf(stderr, "chs: %s: reference run failed: %s\n", spec, err.msg);
     rc = CHS_EXIT_NUMERIC;
   }
   CHSProblem_Destroy(&prob); /* the children create their own */
   if ((rc = cli_mpi_agree(rc)) != 0) {
-    progress_end(&prog);
     free(ref);
     free(res);
     return rc;
   }
+  progress prog;
+  progress_start(&prog, o->quiet, 1, label, 0, nc);
   cli_mpi_bcast(ref, (1 + 2 * (size_t)n) * sizeof *ref, 0);
   cli_mpi_bcast(&ri, sizeof ri, 0);
   if (ri.write_error[0]) {

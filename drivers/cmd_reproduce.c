@@ -363,11 +363,16 @@ int rep_reference_final(CHSProblem prob, double tf, double tol, double *z, char 
   if (how) {
     snprintf(how, how_len, "dirac + erk:ARKODE_VERNER_8_5_6 at rtol = atol = %g", tol);
   }
+  return rep_reference_run(prob, tf, tol, 1000000000L, rep_final_monitor, z, err);
+}
+
+int rep_reference_run(CHSProblem prob, double tf, double tol, long every, CHSMonitorFn monitor,
+                      void *ctx, CHSError *err) {
   CHSRunOptions o = {.method = "erk:ARKODE_VERNER_8_5_6",
                      .ctl = {.rtol = tol, .atol = tol},
                      .tf = tf,
-                     .every = 1000000000L};
-  return rep_run(prob, "dirac", o, rep_final_monitor, z, NULL, err);
+                     .every = every};
+  return rep_run(prob, "dirac", o, monitor, ctx, NULL, err);
 }
 
 static void print_json(const rep_experiment *ex, const rep_report *r) {

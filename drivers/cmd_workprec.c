@@ -388,7 +388,7 @@ int cmd_workprec(int argc, char **argv) {
     goto done;
   }
   int ref_rc = cli_mpi_rank() == 0
-                   ? rep_reference_cached(prob, problem, tf, 1e-12, cache_dir, ref, &ri, &err)
+                   ? rep_reference_cached(prob, problem, tf, 1e-12, cache_dir, quiet, ref, &ri, &err)
                    : 0;
   if (ref_rc != 0) {
     fprintf(stderr, "chs: reference run failed: %s\n", err.msg);

@@ -4,7 +4,8 @@
  * configuration chs has, the Hamilton-Dirac formulation with Verner's 8(5,6) pair at
  * rtol = atol = tol, and its error is estimated by the difference to a second run at tol * 10:
  * the estimate is conservative for the tighter run (the error of the looser one); the second run
- * runs in a forked child, on the other core (drivers/child.h). Both runs are
+ * runs in a forked child, on the other core (drivers/child.h), while the first one shows its
+ * progress (t of t_f) on a terminal. Both runs are
  * stored in the cache (one text file per problem spec, t_final, tolerance, chs and SUNDIALS
  * version, named by a 64-bit FNV-1a hash of that key) with the key, the command that made it, n,
  * the estimate and a checksum; the file is written to a temporary name and renamed (atomic on
@@ -25,6 +26,7 @@
 #include <sundials/sundials_config.h>
 #include "chs/version.h"
 #include "child.h"
+#include "progress.h"
 #include "reproduce.h"
 
 #define REF_MAGIC "chs-reference 1"
@@ -196,19 +198,30 @@ static void escape_spec(char *dst, size_t len, const char *src) {
   dst[k] = '\0';
 }
 
-/* One of the reference's two integrations: dirac + Verner 8(5,6) at rtol = atol = tol, into
- * z (z[0] = n, then q and p). */
+/* One of the reference's two integrations (rep_reference_run at tol) into z (z[0] = n, then q
+ * and p), its time shown on prog (NULL: none) every 64 steps. */
 typedef struct {
   CHSProblem prob;
   double tf, tol;
+  progress *prog;
 } ref_job;
 
+typedef struct {
+  double *z;
+  progress *prog;
+} ref_mon;
+
+static int ref_monitor(const CHSRecord *rec, void *ctx) {
+  ref_mon *m = ctx;
+  if (m->prog) {
+    progress_update(m->prog, rec->t);
+  }
+  return rep_final_monitor(rec, m->z);
+}
+
 static int ref_integrate(const ref_job *j, double *z, CHSError *err) {
-  CHSRunOptions o = {.method = "erk:ARKODE_VERNER_8_5_6",
-                     .ctl = {.rtol = j->tol, .atol = j->tol},
-                     .tf = j->tf,
-                     .every = 1000000000L};
-  return rep_run(j->prob, "dirac", o, rep_final_monitor, z, NULL, err);
+  ref_mon m = {z, j->prog};
+  return rep_reference_run(j->prob, j->tf, j->tol, 64, ref_monitor, &m, err);
 }
 
 /* The estimate's integration and what a child sends back of it: status, message, final state. */
@@ -227,8 +240,8 @@ static void ref_child(void *arg, void *buf) {
 }
 
 int rep_reference_cached(CHSProblem prob, const char *spec, double tf, double tol,
-                         const char *cache_dir, double *z, rep_reference_info *info,
-                         CHSError *err) {
+                         const char *cache_dir, int quiet, double *z,
+                         rep_reference_info *info, CHSError *err) {
   long n = (long)z[0];
   memset(info, 0, sizeof *info);
   info->est_error = -1;
@@ -270,10 +283,16 @@ int rep_reference_cached(CHSProblem prob, const char *spec, double tf, double to
   }
   out->z[0] = (double)n;
   double *z2 = out->z;
-  ref_job est = {.prob = prob, .tf = tf, .tol = 10 * tol}, job = {.prob = prob, .tf = tf, .tol = tol};
+  progress prog;
+  char label[64];
+  snprintf(label, sizeof label, "reference, tol %g", tol);
+  progress_start(&prog, quiet, 0, label, 0, tf);
+  ref_job est = {.prob = prob, .tf = tf, .tol = 10 * tol},
+          job = {.prob = prob, .tf = tf, .tol = tol, .prog = &prog};
   cli_child ch;
   int forked = cli_child_start(&ch, ref_child, &est, out, len, 0) == 0;
   int rc = ref_integrate(&job, z, err);
+  progress_end(&prog);
   if (forked) {
     int status = 0;
     if (rc != 0) {

@@ -110,6 +110,10 @@ int rep_wedge(CHSProblem prob, const char *form, CHSRunOptions opt, CHSWedgeMoni
 int rep_final_monitor(const CHSRecord *rec, void *ctx);
 int rep_reference_final(CHSProblem prob, double tf, double tol, double *z, char *how,
                         size_t how_len, CHSError *err);
+/* That run without the problem's reference: a record every `every` steps to monitor(ctx), which
+ * must keep the last one in z as rep_final_monitor does (the records change nothing else). */
+int rep_reference_run(CHSProblem prob, double tf, double tol, long every, CHSMonitorFn monitor,
+                      void *ctx, CHSError *err);
 
 /* The reference final state z (layout of rep_final_monitor) for `chs workprec`: the problem's
  * reference solution, else a dirac + Verner 8(5,6) run at rtol = atol = tol with its error
@@ -124,7 +128,8 @@ typedef struct {
   double est_error;                    /* estimated |z - exact|_2 (0 for the problem's reference) */
 } rep_reference_info;
 int rep_reference_cached(CHSProblem prob, const char *spec, double tf, double tol,
-                         const char *cache_dir, double *z, rep_reference_info *info, CHSError *err);
+                         const char *cache_dir, int quiet, double *z, rep_reference_info *info,
+                         CHSError *err);
 /* $XDG_CACHE_HOME/chs/references or $HOME/.cache/chs/references into buf; NULL when neither. */
 const char *rep_default_cache_dir(char *buf, size_t len);
 

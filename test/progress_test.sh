@@ -46,6 +46,10 @@ if has -a 'chs workprec .*/4 runs.*%.*ETA' "$tmp/wp.err"; then ok; else bad "wor
 if [[ ! -s $tmp/wp2.err ]] && cmp -s <(nowall "$tmp/wp.json") <(nowall "$tmp/wp2.json"); then ok; else bad "workprec output differs with a terminal"; fi
 on_tty "$tmp/wq.json" "$tmp/wq.err" "${wp[@]}" --json --quiet
 if [[ ! -s $tmp/wq.err ]]; then ok; else bad "workprec --quiet: $(head -c 200 "$tmp/wq.err")"; fi
+# the computed reference (no closed form: the pendulum chain) has its own line, t of t_f
+on_tty "$tmp/wr.json" "$tmp/wr.err" workprec --problem pendulum-chain:N=8 --configs dirac/erk:dp5 \
+  --tols 1e-4:1e-5:2 --tf 1 --repeats 1 --no-cache --json
+if has -a 'reference, tol 1e-12 .*t = .* of 1 ' "$tmp/wr.err"; then ok; else bad "workprec: no progress of the reference: $(head -c 300 "$tmp/wr.err")"; fi
 cmp=(compare --problem pendulum --formulations dirac,standard --method erk:dp5 --tols 1e-4:1e-6:2 --tf 5)
 on_tty "$tmp/c.txt" "$tmp/c.err" "${cmp[@]}"
 if has -a 'chs compare .*/4 runs' "$tmp/c.err"; then ok; else bad "compare --tols: no progress line"; fi
