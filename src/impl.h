@@ -472,6 +472,7 @@ typedef struct {
   int ls, jac;
   int prec;  /* spgmr: 0 none, 1 sparse (P = [I, -gamma M^{-1}; gamma (H + K), I]); -1 not given */
   int order; /* klu: 0 amd, 1 colamd, CHS_KLU_ORDER_ND nested dissection; -1 not given */
+  sunrealtype hmax; /* hmax=H > 0: the step-size bound (CVodeSetMaxStep, IDASetMaxStep); 0 none */
 } chs_ls_options;
 #define CHS_KLU_ORDER_ND 2
 /* src/klu.c: KLU with 32-bit indices on a square CSC SUNSparseMatrix (order: as

@@ -1,5 +1,6 @@
 /* Linear solvers of the Newton iterations of CVODE and IDA, chosen by the method's parameters
- * "ls=dense|band|klu|spgmr,jac=analytic|fd" (src/integrate/cvode.c, ida.c):
+ * "ls=dense|band|klu|spgmr,jac=analytic|fd" (src/integrate/cvode.c, ida.c; also hmax=H > 0, the
+ * step-size bound: CVodeSetMaxStep, IDASetMaxStep):
  *
  *   dense  SUNDIALS dense matrix + LU
  *   band   SUNDIALS band matrix + band LU, with the band widths mu, ml of the Jacobian's sparsity
@@ -50,6 +51,7 @@ int chs_ls_parse(const char *method, const char *params, chs_ls_options *o, CHSE
   o->jac = -1;
   o->prec = -1;
   o->order = -1;
+  o->hmax = 0;
   int rc = CHSParams_Parse(params, &kv, err);
   if (rc == 0 && CHSParams_GetChoice(kv, "ls", chs_ls_names, CHS_LS_DENSE, &o->ls, err) != 0) {
     rc = chs_error_set(err, CHS_ERR_ARG,
@@ -64,6 +66,10 @@ int chs_ls_parse(const char *method, const char *params, chs_ls_options *o, CHSE
   }
   if (rc == 0 && CHSParams_GetChoice(kv, "order", chs_order_names, -1, &o->order, err) != 0) {
     rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad ordering (order=amd, colamd, nd)", method);
+  }
+  if (rc == 0 && CHSParams_Has(kv, "hmax") &&
+      CHSParams_GetRealMin(kv, "hmax", 0, 0, 1, &o->hmax, err) != 0) {
+    rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad hmax (a step-size bound > 0)", method);
   }
   if (rc == 0 && o->order >= 0 && o->ls != CHS_LS_KLU) {
     rc = chs_error_set(err, CHS_ERR_ARG, "method %s: order= is for ls=klu only", method);

@@ -785,5 +785,17 @@ if [[ $st -eq 3 && ! -e $tmp/plot/big.png ]] && no_plot_tmp "$tmp/plot"; then ok
 expect 3 "too much work" -- run --problem pendulum --formulation dirac --method erk:dp5 --rtol 1e-6 --atol 1e-6 --tf 1e6 --max-steps 1000 --plot "$tmp/plot/failed.png"
 if is_png "$tmp/plot/failed.png" && has "shows the run up to" "$tmp/err"; then ok; else bad "run --plot of a failed run: no PNG"; fi
 # ---- end of issue 16 (s6-progress) ----
+# hmax=H (cvode, ida): no step longer than H; without it the same runs take longer steps
+for fm in "dae-ggl ida:ls=klu" "standard cvode:bdf"; do
+  set -- $fm
+  for m in "$2" "$2$([[ $2 == *:*:* || $2 == ida:* ]] && echo , || echo :)hmax=0.005"; do
+    "$chs" run --problem pendulum-chain:N=20 --formulation "$1" --method "$m" --rtol 1e-6 --atol 1e-6 \
+      --tf 0.5 --every 1 --quiet --out "$tmp/hmax.csv" >/dev/null
+    hmax=$(awk -F, 'NR > 2 && $1 - t > h { h = $1 - t } NR > 1 { t = $1 } END { printf "%.17g", h }' "$tmp/hmax.csv")
+    if [[ $m == *hmax* ]]; then
+      if awk -v h="$hmax" 'BEGIN { exit !(h > 0 && h <= 0.005 * (1 + 1e-12)) }'; then ok; else bad "$m: a step of $hmax"; fi
+    elif awk -v h="$hmax" 'BEGIN { exit !(h > 0.01) }'; then ok; else bad "$m: largest step $hmax (the bound test cannot fail)"; fi
+  done
+done
 echo "cli: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

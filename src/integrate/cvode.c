@@ -120,6 +120,9 @@ static int cvode_create(const char *options, CHSFormulation f, N_Vector y0, sunr
   if (rc == 0) {
     rc = CVodeSetMaxNumSteps(c->cvode, ctl->max_steps > 0 ? ctl->max_steps : 500000);
   }
+  if (rc == 0 && lso.hmax > 0) {
+    rc = CVodeSetMaxStep(c->cvode, lso.hmax);
+  }
   if (rc == 0 && proj) {
     rc = CVodeSetProjFn(c->cvode, CHSProjector_CVodeProjFn);
   }
@@ -200,7 +203,8 @@ static void *cvode_sundials_mem(void *mem) {
 const CHSIntegratorOps chs_integrator_cvode = {
     .family = "cvode",
     .summary =
-        "CVODE BDF or Adams, Newton + ls=dense|band|klu|spgmr; projections via CVodeSetProjFn",
+        "CVODE BDF or Adams, Newton + ls=dense|band|klu|spgmr, hmax=H; projections via "
+        "CVodeSetProjFn",
     .method_name = cvode_method_name,
     .create = cvode_create,
     .evolve = cvode_evolve,

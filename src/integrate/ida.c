@@ -151,6 +151,9 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   if (rc == 0) {
     rc = IDASetSuppressAlg(d->ida, SUNTRUE);
   }
+  if (rc == 0 && lso.hmax > 0) {
+    rc = IDASetMaxStep(d->ida, lso.hmax);
+  }
   if (rc == 0) {
     rc = IDASetMaxNumSteps(d->ida, ctl->max_steps > 0 ? ctl->max_steps : 500000);
   }
@@ -251,7 +254,7 @@ static void *ida_sundials_mem(void *mem) {
 const CHSIntegratorOps chs_integrator_ida = {
     .family = "ida",
     .summary = "IDA (BDF) on the residual (DAE formulations, or y' - f); ls=dense|band|klu|spgmr, "
-               "analytic Jacobians",
+               "analytic Jacobians, hmax=H",
     .accepts_dae = 1,
     .method_name = ida_method_name,
     .create = ida_create,
