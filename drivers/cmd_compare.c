@@ -113,7 +113,8 @@ static const char *sweep_reference(CHSProblem prob, const cli_options *o, double
   if (cache_dir && (make_dirs(cache_dir) != 0 || access(cache_dir, W_OK | X_OK) != 0)) {
     cache_dir = NULL; /* an unwritable default cache only costs the reference run */
   }
-  if (rep_reference_cached(prob, o->problem, o->tf, 1e-12, cache_dir, o->quiet, ref, ri, err) != 0) {
+  if (rep_reference_cached(prob, o->problem, o->tf, 1e-12, cache_dir, o->quiet, ref, ri, err) !=
+      0) {
     return NULL;
   }
   if (strcmp(ri->source, "problem") == 0) {

@@ -387,9 +387,9 @@ int cmd_workprec(int argc, char **argv) {
   if ((status = cli_mpi_agree(status)) != 0) {
     goto done;
   }
-  int ref_rc = cli_mpi_rank() == 0
-                   ? rep_reference_cached(prob, problem, tf, 1e-12, cache_dir, quiet, ref, &ri, &err)
-                   : 0;
+  int ref_rc = cli_mpi_rank() == 0 ? rep_reference_cached(prob, problem, tf, 1e-12, cache_dir,
+                                                          quiet, ref, &ri, &err)
+                                   : 0;
   if (ref_rc != 0) {
     fprintf(stderr, "chs: reference run failed: %s\n", err.msg);
     status = CHS_EXIT_NUMERIC;

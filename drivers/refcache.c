@@ -240,8 +240,8 @@ static void ref_child(void *arg, void *buf) {
 }
 
 int rep_reference_cached(CHSProblem prob, const char *spec, double tf, double tol,
-                         const char *cache_dir, int quiet, double *z,
-                         rep_reference_info *info, CHSError *err) {
+                         const char *cache_dir, int quiet, double *z, rep_reference_info *info,
+                         CHSError *err) {
   long n = (long)z[0];
   memset(info, 0, sizeof *info);
   info->est_error = -1;
