@@ -467,7 +467,8 @@ int chs_ida_jac(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector
 #define CHS_LS_BAND 1
 #define CHS_LS_KLU 2
 #define CHS_LS_SPGMR 3
-extern const char *const chs_ls_names[]; /* "dense", "band", "klu", "spgmr", NULL */
+#define CHS_LS_UMFPACK 4
+extern const char *const chs_ls_names[]; /* "dense", "band", "klu", "spgmr", "umfpack", NULL */
 typedef struct {
   int ls, jac;
   int prec;  /* spgmr: 0 none, 1 sparse (P = [I, -gamma M^{-1}; gamma (H + K), I]); -1 not given */
@@ -481,6 +482,9 @@ typedef struct {
  * matrices). NULL for another matrix or out of memory. chs_klu_reinit: the matrix's pattern
  * changed, analyse it at the next set-up (0, or -1 for another solver). */
 SUNLinearSolver chs_klu_create(N_Vector y, SUNMatrix A, int order, SUNContext ctx);
+/* The same solver on UMFPACK (ls=umfpack: a factorisation at each set-up, for matrices that
+ * fill); chs_klu_reinit applies to it too. */
+SUNLinearSolver chs_umfpack_create(N_Vector y, SUNMatrix A, SUNContext ctx);
 int chs_klu_reinit(SUNLinearSolver S);
 int chs_ls_parse(const char *method, const char *params, chs_ls_options *o, CHSError *err);
 int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o, int residual,

@@ -1,4 +1,5 @@
-/* KLU on SUNDIALS' CSC matrices, with KLU's 32-bit indices (a SUNLinearSolver).
+/* KLU on SUNDIALS' CSC matrices, with KLU's 32-bit indices (a SUNLinearSolver); and UMFPACK
+ * behind the same solver (chs_umfpack_create, ls=umfpack), for matrices that fill.
  *
  * SUNDIALS built with 64-bit indices (Debian's) drives KLU through its SuiteSparse_long
  * interface (klu_l_*): every row index of L, U and A is 8 bytes. Beyond the last-level cache the
@@ -24,12 +25,23 @@
  * (klu_rcond, min |u_jj| / max |u_jj| of the row-scaled matrix) fell below CHS_KLU_RGROWTH_DROP
  * times the last pivoted factorisation's. Pivot growth comes from small pivots and shows in U's
  * later diagonal (u_jj = a_jj - sum l_jk u_kj), so a refactorisation that passes the screen has
- * pivots as well spread as a pivoted one, up to that factor. */
+ * pivots as well spread as a pivoted one, up to that factor.
+ *
+ * UMFPACK (umfpack_di_*, 32-bit): KLU is a left-looking LU without dense kernels, made for
+ * matrices that fill little (circuits, the pendulum chain: L + U 1.5 nnz(A)). The coiled chain's
+ * Newton matrices fill like a 2-D mesh; on dae-index3 at N = 10^4 (n = 5 10^4, nnz 6.8 10^5) KLU
+ * held 15-22 10^6 entries in L + U and factored in 3.1-7.0 s whatever its ordering, UMFPACK (its
+ * multifrontal method, BLAS inside the fronts; CHOLMOD's ordering choice, which took METIS there)
+ * 6.0 10^6 entries in 0.87 s, with solves of 11 ms against 29-35 (docs/scale.md, session 13).
+ * Each set-up is a numerical factorisation with UMFPACK's threshold pivoting (UMFPACK has no
+ * refactorisation with kept pivots); the symbolic analysis is redone exactly when KLU's would be.
+ * No iterative refinement (as KLU): IDA's and CVODE's Newton iterations correct the solve. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <klu.h>
 #include <cholmod.h>
+#include <umfpack.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 #include "compat.h"
 #include "impl.h"
@@ -45,6 +57,12 @@ typedef struct {
   int n, nnz;
   int analyse; /* analyse (and factor with pivoting) at the next set-up */
   int last_flag;
+  int umf;                          /* UMFPACK instead of KLU */
+  void *usym, *unum;                /* UMFPACK's symbolic and numeric objects */
+  double ucontrol[UMFPACK_CONTROL]; /* its parameters */
+  int *uwi;                         /* umfpack_di_wsolve's work: n ints, */
+  double *uw;                       /* n doubles, */
+  double *ub;                       /* and a copy of b when x is b (n doubles) */
 } ChsKlu;
 
 #define CHS_KLU(S) ((ChsKlu *)(S)->content)
@@ -155,11 +173,65 @@ static int chs_klu_factor(ChsKlu *c, SUNMatrix A) {
   return c->last_flag;
 }
 
+/* UMFPACK's set-up: the analysis when KLU would redo it, then a factorisation. A singular
+ * matrix is a recoverable failure (the integrator retries with a smaller step). */
+static int chs_umf_setup(ChsKlu *c, SUNMatrix A) {
+  sunindextype n = SUNSparseMatrix_Columns(A);
+  double *Ax = SUNSparseMatrix_Data(A);
+  umfpack_di_free_numeric(&c->unum);
+  if (c->analyse || !c->usym || n != c->n || SUNSparseMatrix_IndexPointers(A)[n] != c->nnz) {
+    umfpack_di_free_symbolic(&c->usym);
+    if (chs_klu_pattern(c, A) != 0) {
+      return chs_klu_fail(c, 0);
+    }
+    free(c->uwi);
+    free(c->uw);
+    c->uwi = malloc(((size_t)c->n + 1) * sizeof *c->uwi);
+    c->uw = malloc((2 * (size_t)c->n + 1) * sizeof *c->uw);
+    c->ub = c->uw ? c->uw + c->n : NULL;
+    if (!c->uwi || !c->uw ||
+        umfpack_di_symbolic(c->n, c->n, chs_klu_ap(c, A), chs_klu_ai(c, A), Ax, &c->usym,
+                            c->ucontrol, NULL) != UMFPACK_OK) {
+      return chs_klu_fail(c, 0);
+    }
+    c->analyse = 0;
+  }
+  int st = umfpack_di_numeric(chs_klu_ap(c, A), chs_klu_ai(c, A), Ax, c->usym, &c->unum,
+                              c->ucontrol, NULL);
+  if (st != UMFPACK_OK) {
+    umfpack_di_free_numeric(&c->unum);
+    return chs_klu_fail(c, st == UMFPACK_WARNING_singular_matrix);
+  }
+  c->last_flag = CHS_LS_SUCCESS;
+  return c->last_flag;
+}
+
+static int chs_umf_solve(ChsKlu *c, SUNMatrix A, N_Vector x, N_Vector b) {
+  double *xd = N_VGetArrayPointer(x), *bd = N_VGetArrayPointer(b);
+  if (!xd || !bd || !c->unum) {
+    return chs_klu_fail(c, 0);
+  }
+  if (xd == bd) {
+    memcpy(c->ub, bd, (size_t)c->n * sizeof *bd);
+    bd = c->ub;
+  }
+  int st = umfpack_di_wsolve(UMFPACK_A, chs_klu_ap(c, A), chs_klu_ai(c, A), SUNSparseMatrix_Data(A),
+                             xd, bd, c->unum, c->ucontrol, NULL, c->uwi, c->uw);
+  if (st != UMFPACK_OK) {
+    return chs_klu_fail(c, st == UMFPACK_WARNING_singular_matrix);
+  }
+  c->last_flag = CHS_LS_SUCCESS;
+  return c->last_flag;
+}
+
 /* Probes go through a copy of common. */
 static int chs_klu_setup(SUNLinearSolver S, SUNMatrix A) {
   ChsKlu *c = CHS_KLU(S);
   if (SUNSparseMatrix_SparseType(A) != CSC_MAT) {
     return chs_klu_fail(c, 0);
+  }
+  if (c->umf) {
+    return chs_umf_setup(c, A);
   }
   sunindextype n = SUNSparseMatrix_Columns(A);
   if (c->analyse || !c->symbolic || n != c->n || SUNSparseMatrix_IndexPointers(A)[n] != c->nnz) {
@@ -192,9 +264,11 @@ static int chs_klu_setup(SUNLinearSolver S, SUNMatrix A) {
 }
 
 static int chs_klu_solve(SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector b, sunrealtype tol) {
-  (void)A;
   (void)tol;
   ChsKlu *c = CHS_KLU(S);
+  if (c->umf) {
+    return chs_umf_solve(c, A, x, b);
+  }
   N_VScale(1.0, b, x);
   double *xd = N_VGetArrayPointer(x);
   if (!xd || !c->numeric) {
@@ -235,6 +309,10 @@ static int chs_klu_free(SUNLinearSolver S) {
   if (c) {
     klu_free_numeric(&c->numeric, &c->common);
     klu_free_symbolic(&c->symbolic, &c->common);
+    umfpack_di_free_numeric(&c->unum);
+    umfpack_di_free_symbolic(&c->usym);
+    free(c->uwi);
+    free(c->uw);
     free(c->Ap);
     free(c->Ai);
     free(c);
@@ -244,7 +322,7 @@ static int chs_klu_free(SUNLinearSolver S) {
   return CHS_LS_SUCCESS;
 }
 
-SUNLinearSolver chs_klu_create(N_Vector y, SUNMatrix A, int order, SUNContext ctx) {
+static SUNLinearSolver chs_sparse_lu_new(N_Vector y, SUNMatrix A, SUNContext ctx) {
   if (!A || SUNMatGetID(A) != SUNMATRIX_SPARSE || SUNSparseMatrix_SparseType(A) != CSC_MAT ||
       SUNSparseMatrix_Rows(A) != SUNSparseMatrix_Columns(A) ||
       N_VGetLength(y) != SUNSparseMatrix_Rows(A) || !N_VGetArrayPointer(y) ||
@@ -266,6 +344,16 @@ SUNLinearSolver chs_klu_create(N_Vector y, SUNMatrix A, int order, SUNContext ct
   S->ops->lastflag = chs_klu_lastflag;
   S->ops->free = chs_klu_free;
   klu_defaults(&c->common);
+  c->analyse = 1;
+  return S;
+}
+
+SUNLinearSolver chs_klu_create(N_Vector y, SUNMatrix A, int order, SUNContext ctx) {
+  SUNLinearSolver S = chs_sparse_lu_new(y, A, ctx);
+  if (!S) {
+    return NULL;
+  }
+  ChsKlu *c = CHS_KLU(S);
   c->common.ordering = 1; /* COLAMD, SUNDIALS' default for KLU */
   if (order == CHS_KLU_ORDER_ND) {
     c->common.ordering = 3;
@@ -273,7 +361,19 @@ SUNLinearSolver chs_klu_create(N_Vector y, SUNMatrix A, int order, SUNContext ct
   } else if (order >= 0) {
     c->common.ordering = order;
   }
-  c->analyse = 1;
+  return S;
+}
+
+SUNLinearSolver chs_umfpack_create(N_Vector y, SUNMatrix A, SUNContext ctx) {
+  SUNLinearSolver S = chs_sparse_lu_new(y, A, ctx);
+  if (!S) {
+    return NULL;
+  }
+  ChsKlu *c = CHS_KLU(S);
+  c->umf = 1;
+  umfpack_di_defaults(c->ucontrol);
+  c->ucontrol[UMFPACK_ORDERING] = UMFPACK_ORDERING_CHOLMOD; /* AMD or COLAMD, METIS if it fills */
+  c->ucontrol[UMFPACK_IRSTEP] = 0;
   return S;
 }
 

@@ -1,6 +1,6 @@
 /* Linear solvers of the Newton iterations of CVODE and IDA, chosen by the method's parameters
- * "ls=dense|band|klu|spgmr,jac=analytic|fd" (src/integrate/cvode.c, ida.c; also hmax=H > 0, the
- * step-size bound: CVodeSetMaxStep, IDASetMaxStep):
+ * "ls=dense|band|klu|umfpack|spgmr,jac=analytic|fd" (src/integrate/cvode.c, ida.c; also hmax=H > 0,
+ * the step-size bound: CVodeSetMaxStep, IDASetMaxStep):
  *
  *   dense  SUNDIALS dense matrix + LU
  *   band   SUNDIALS band matrix + band LU, with the band widths mu, ml of the Jacobian's sparsity
@@ -13,6 +13,9 @@
  *          pivot growth allows): for the DAE formulations with an analytic Jacobian assembled
  *          sparse (src/jacobian_sparse.c, O(nnz), any size; KLU's symbolic analysis reused while
  *          the pattern holds), otherwise with the pattern found at set-up
+ *   umfpack as klu, factored by UMFPACK (src/klu.c: multifrontal, a factorisation at each
+ *          set-up; its own ordering, METIS where AMD/COLAMD fill much): for Newton matrices that
+ *          fill, the coil's (2-D) at N >= 10^4, where KLU factors 3-8 times slower
  *   spgmr  matrix-free GMRES, SUNDIALS' difference-quotient J v, preconditioned from the left
  *          (prec=sparse) or not (prec=none). CVODE (default none): ODE formulations on (q, p)
  *          with constant mass and hess V, P = [I, -gamma M^{-1}; gamma (H + K_lambda), I] factored
@@ -22,9 +25,10 @@
  *
  * Jacobian: jac=analytic is the formulation's (CHSFormulationOps.jacobian), jac=fd difference
  * quotients: SUNDIALS' own for dense and band, forward differences by columns (src/jacobian.c)
- * for klu. Without jac=: CVODE keeps SUNDIALS' difference quotients for dense and band (its
- * behaviour before these options existed); IDA takes the analytic Jacobian when the formulation
- * has one; klu takes the analytic one when there is one, else forward differences. */
+ * for klu and umfpack. Without jac=: CVODE keeps SUNDIALS' difference quotients for dense and band
+ * (its behaviour before these options existed); IDA takes the analytic Jacobian when the
+ * formulation has one; klu and umfpack take the analytic one when there is one, else forward
+ * differences. */
 #include <stdlib.h>
 #include <string.h>
 #include <sunlinsol/sunlinsol_band.h>
@@ -39,7 +43,7 @@
 /* The dense solver's N x N matrix: up to this N (8000^2 doubles = 512 MB). */
 #define CHS_LS_DENSE_MAX 8000
 
-const char *const chs_ls_names[] = {"dense", "band", "klu", "spgmr", NULL};
+const char *const chs_ls_names[] = {"dense", "band", "klu", "spgmr", "umfpack", NULL};
 static const char *const chs_prec_names[] = {"none", "sparse", NULL};
 /* KLU fill-reducing orderings, amd and colamd numbered as KLU numbers them; nd
  * (CHS_KLU_ORDER_ND) is KLU's user ordering chs_klu_order_nd (src/klu.c) */
@@ -54,8 +58,9 @@ int chs_ls_parse(const char *method, const char *params, chs_ls_options *o, CHSE
   o->hmax = 0;
   int rc = CHSParams_Parse(params, &kv, err);
   if (rc == 0 && CHSParams_GetChoice(kv, "ls", chs_ls_names, CHS_LS_DENSE, &o->ls, err) != 0) {
-    rc = chs_error_set(err, CHS_ERR_ARG,
-                       "method %s: bad linear solver (ls=dense, band, klu, spgmr)", method);
+    rc =
+        chs_error_set(err, CHS_ERR_ARG,
+                      "method %s: bad linear solver (ls=dense, band, klu, umfpack, spgmr)", method);
   }
   if (rc == 0 && CHSParams_GetChoice(kv, "jac", chs_jac_mode_names, -1, &o->jac, err) != 0) {
     rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad Jacobian (jac=analytic, fd)", method);
@@ -154,14 +159,15 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     *LS = SUNLinSol_SPGMR(y0, prec ? SUN_PREC_LEFT : SUN_PREC_NONE, 0, ctx);
     return *LS ? 0 : chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
+  int sparse_ls = o->ls == CHS_LS_KLU || o->ls == CHS_LS_UMFPACK; /* CSC, our solvers */
   if (o->jac == CHS_JACOBIAN_ANALYTIC) {
     *user_jac = 1;
   } else if (o->jac < 0) {
-    *user_jac = (has && residual) || o->ls == CHS_LS_KLU;
+    *user_jac = (has && residual) || sparse_ls;
   } else {
-    *user_jac = o->ls == CHS_LS_KLU; /* jac=fd: SUNDIALS' difference quotients, except for KLU */
+    *user_jac = sparse_ls; /* jac=fd: SUNDIALS' difference quotients, except for KLU, UMFPACK */
   }
-  if (o->ls == CHS_LS_KLU && residual && has && o->jac != CHS_JACOBIAN_FD &&
+  if (sparse_ls && residual && has && o->jac != CHS_JACOBIAN_FD &&
       chs_dae_kind(f->ops) != 0) { /* assembled sparse (src/jacobian_sparse.c) */
     CHSJacWork *w = NULL;
     CHS_CALL(chs_jac_work_create_sparse(f, y0, 0, &w, err));
@@ -193,6 +199,7 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     *LS = *A ? SUNLinSol_Band(y0, *A, ctx) : NULL;
     break;
   case CHS_LS_KLU:
+  case CHS_LS_UMFPACK:
     *A = SUNSparseMatrix(N, N, nnz, CSC_MAT, ctx);
     /* 4 KiB pages: advised to 2 MiB pages, the kernel compacted memory at the first touch
      * (defrag=madvise), which doubled its time at N = 10^5 for no gain (docs/scale.md) */
@@ -200,7 +207,11 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
       (*A)->ops->zero = chs_sparse_zero_values;
     }
     order = o->order >= 0 ? o->order : sparse_asm ? CHS_KLU_ORDER_ND : -1;
-    *LS = *A ? chs_klu_create(y0, *A, order, ctx) : NULL; /* KLU, 32-bit (src/klu.c) */
+    if (o->ls == CHS_LS_UMFPACK) {
+      *LS = *A ? chs_umfpack_create(y0, *A, ctx) : NULL; /* UMFPACK, 32-bit (src/klu.c) */
+    } else {
+      *LS = *A ? chs_klu_create(y0, *A, order, ctx) : NULL; /* KLU, 32-bit (src/klu.c) */
+    }
     break;
   default:
     *A = SUNDenseMatrix(N, N, ctx);

@@ -177,16 +177,18 @@ static void test_klu_agrees_with_dense(void **state) {
       assert_true(a.n <= 64);
       CHSFormulation f = new_formulation(dae_forms[k], prob, test_context());
       double tf = i == 4 ? 0.003 : 1;
-      CHSRunOptions o = run_options("ida:ls=klu", 0, tf);
+      CHSRunOptions o = run_options("ida", 0, tf);
       o.ctl.rtol = o.ctl.atol = 1e-10;
-      run_monitored_ok(f, &o, final_record_monitor, &a);
-      o.method = "ida";
       run_monitored_ok(f, &o, final_record_monitor, &b);
-      double d = diff_inf(a.q, b.q, (int)a.n), s = fmax(1, norm_inf(b.q, (int)a.n));
-      if (d > 1e-6 * s) {
-        print_error("%s %s: |q_klu - q_dense| = %g\n", probs[i], dae_forms[k], d);
+      for (int m = 0; m < 2; m++) { /* KLU, UMFPACK against the dense LU */
+        o.method = m ? "ida:ls=umfpack" : "ida:ls=klu";
+        run_monitored_ok(f, &o, final_record_monitor, &a);
+        double d = diff_inf(a.q, b.q, (int)a.n), s = fmax(1, norm_inf(b.q, (int)a.n));
+        if (d > 1e-6 * s) {
+          print_error("%s %s %s: |q - q_dense| = %g\n", probs[i], dae_forms[k], o.method, d);
+        }
+        assert_true(d <= 1e-6 * s);
       }
-      assert_true(d <= 1e-6 * s);
       CHSFormulation_Destroy(&f);
     }
     CHSProblem_Destroy(&prob);
@@ -196,15 +198,17 @@ static void test_klu_agrees_with_dense(void **state) {
 /* N = 2000 (states 8000 + 2 m and more): beyond the dense Jacobian's reach, in seconds on the
  * sparse path; the constraints hold and the energy is conserved to the tolerance's order. The
  * pendulum chain with all three DAEs; the coiled chain (hess V's pattern from hessian_sparse,
- * a 2-D coupling: KLU's fill grows faster than N) with dae-ggl over a shorter time. */
+ * a 2-D coupling: KLU's fill grows faster than N) with dae-ggl over a shorter time, by KLU and
+ * by UMFPACK (ls=umfpack, made for matrices that fill). */
 static void test_n2000(void **state) {
   (void)state;
-  const char *probs[] = {"pendulum-chain:N=2000", "chain:N=2000,init=2,vel=thermal"};
-  for (int i = 0; i < 2; i++) {
+  const char *probs[] = {"pendulum-chain:N=2000", "chain:N=2000,init=2,vel=thermal",
+                         "chain:N=2000,init=2,vel=thermal"};
+  for (int i = 0; i < 3; i++) {
     CHSProblem prob = new_problem(probs[i]);
-    for (int k = i; k < (i ? 2 : 3); k++) {
+    for (int k = i ? 1 : 0; k < (i ? 2 : 3); k++) {
       CHSFormulation f = new_formulation(dae_forms[k], prob, test_context());
-      CHSRunOptions o = run_options("ida:ls=klu", 0, i ? 0.01 : 0.05);
+      CHSRunOptions o = run_options(i == 2 ? "ida:ls=umfpack" : "ida:ls=klu", 0, i ? 0.01 : 0.05);
       o.ctl.rtol = o.ctl.atol = 1e-6;
       CHSRunSummary sum = run_ok(f, &o);
       assert_true(sum.completed);
@@ -668,6 +672,61 @@ static void test_klu32_equals_sundials_klu(void **state) {
   N_VDestroy(r);
 }
 
+/* chs_umfpack_create (UMFPACK behind chs's sparse solver, src/klu.c): the solution of each
+ * matrix by its residual, with x and b apart or the same vector; a change of the pattern
+ * (chs_klu_reinit, or a different number of entries) analysed anew; a singular matrix a
+ * recoverable failure; CSR and non-square matrices refused. */
+static void test_umfpack_solver(void **state) {
+  (void)state;
+  SUNContext ctx = test_context();
+  const sunindextype n = 300;
+  SUNMatrix A = klu_test_matrix(n, 1, ctx), B = klu_test_matrix(n, 0, ctx);
+  N_Vector b = N_VNew_Serial(n, ctx), x = N_VClone(b), r = N_VClone(b);
+  for (sunindextype i = 0; i < n; i++) {
+    N_VGetArrayPointer(b)[i] = sin((double)i);
+  }
+  SUNLinearSolver S = chs_umfpack_create(b, A, ctx);
+  assert_non_null(S);
+  assert_int_equal(SUNLinSolInitialize(S), 0);
+  SUNMatrix M[4] = {A, A, B, A};
+  for (int t = 0; t < 4; t++) {
+    if (t == 1) {
+      SUNSparseMatrix_Data(A)[0] += 1; /* new values, the same pattern */
+    }
+    if (t == 3) {
+      assert_int_equal(chs_klu_reinit(S), 0);
+    }
+    assert_int_equal(SUNLinSolSetup(S, M[t]), 0);
+    N_VScale(1, b, x);
+    assert_int_equal(SUNLinSolSolve(S, M[t], x, t == 2 ? x : b, 0), 0); /* in place at t = 2 */
+    assert_int_equal(SUNMatMatvec(M[t], x, r), 0);
+    N_VLinearSum(1, r, -1, b, r);
+    assert_true(N_VMaxNorm(r) < 1e-13);
+  }
+  double b00 = SUNSparseMatrix_Data(B)[0], b10 = SUNSparseMatrix_Data(B)[1];
+  SUNSparseMatrix_Data(B)[0] = SUNSparseMatrix_Data(B)[1] = 0; /* first column zero */
+  assert_true(SUNLinSolSetup(S, B) > 0);
+  SUNSparseMatrix_Data(B)[0] = b00;
+  SUNSparseMatrix_Data(B)[1] = b10;
+  assert_int_equal(SUNLinSolSetup(S, B), 0);
+  assert_int_equal(SUNLinSolSolve(S, B, x, b, 0), 0);
+  assert_int_equal(SUNMatMatvec(B, x, r), 0);
+  N_VLinearSum(1, r, -1, b, r);
+  assert_true(N_VMaxNorm(r) < 1e-13);
+  SUNMatrix C = SUNSparseMatrix(n, n, 4 * n, CSR_MAT, ctx),
+            R = SUNSparseMatrix(n, n + 1, 4, CSC_MAT, ctx);
+  assert_null(chs_umfpack_create(b, C, ctx));
+  assert_null(chs_umfpack_create(b, R, ctx));
+  SUNMatDestroy(C);
+  SUNMatDestroy(R);
+  SUNLinSolFree(S);
+  SUNMatDestroy(A);
+  SUNMatDestroy(B);
+  N_VDestroy(b);
+  N_VDestroy(x);
+  N_VDestroy(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sparse_equals_dense),
@@ -680,6 +739,7 @@ int main(void) {
       cmocka_unit_test(test_reuse_pattern_change),
       cmocka_unit_test(test_klu_keeps_pivots_safely),
       cmocka_unit_test(test_klu32_equals_sundials_klu),
+      cmocka_unit_test(test_umfpack_solver),
       cmocka_unit_test(test_prec_without_hessv),
       cmocka_unit_test(test_ida_krylov_agrees_with_klu),
   };

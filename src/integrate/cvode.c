@@ -202,8 +202,9 @@ static void *cvode_sundials_mem(void *mem) {
 
 const CHSIntegratorOps chs_integrator_cvode = {
     .family = "cvode",
-    .summary = "CVODE BDF or Adams, Newton + ls=dense|band|klu|spgmr, hmax=H; projections via "
-               "CVodeSetProjFn",
+    .summary =
+        "CVODE BDF or Adams, Newton + ls=dense|band|klu|umfpack|spgmr, hmax=H; projections via "
+        "CVodeSetProjFn",
     .method_name = cvode_method_name,
     .create = cvode_create,
     .evolve = cvode_evolve,

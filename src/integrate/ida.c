@@ -253,8 +253,9 @@ static void *ida_sundials_mem(void *mem) {
 
 const CHSIntegratorOps chs_integrator_ida = {
     .family = "ida",
-    .summary = "IDA (BDF) on the residual (DAE formulations, or y' - f); ls=dense|band|klu|spgmr, "
-               "analytic Jacobians, hmax=H",
+    .summary =
+        "IDA (BDF) on the residual (DAE formulations, or y' - f); ls=dense|band|klu|umfpack|spgmr, "
+        "analytic Jacobians, hmax=H",
     .accepts_dae = 1,
     .method_name = ida_method_name,
     .create = ida_create,
