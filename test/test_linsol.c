@@ -1,9 +1,9 @@
-/* Linear solvers of CVODE and IDA (method parameters ls=dense|band|klu|spgmr, jac=analytic|fd):
- * every solver gives the same trajectory to the tolerance (CVODE on the standard formulation of
- * the pendulum and of the pendulum chain; IDA on the three DAE formulations of the pendulum chain,
- * analytic and finite-difference Jacobians); the analytic Jacobian saves the residual
- * evaluations of the difference quotients; KLU's orderings (amd, colamd, nd) agree on a small
- * coil; bad parameters are refused with input errors. */
+/* Linear solvers of CVODE and IDA (method parameters ls=dense|band|klu|umfpack|spgmr,
+ * jac=analytic|fd): every solver gives the same trajectory to the tolerance (CVODE on the standard
+ * formulation of the pendulum and of the pendulum chain; IDA on the three DAE formulations of the
+ * pendulum chain, analytic and finite-difference Jacobians); the analytic Jacobian saves the
+ * residual evaluations of the difference quotients; KLU's orderings (amd, colamd, nd) agree on a
+ * small coil; bad parameters are refused with input errors. */
 #include <nvector/nvector_serial.h>
 #include "test_util.h"
 
@@ -45,13 +45,17 @@ static CHSIntegratorStats final_state(const char *spec, const char *form, const 
 static void test_cvode_solvers_agree(void **state) {
   (void)state;
   const char *specs[2] = {"pendulum", "pendulum-chain:N=6,bend=0.3"};
-  const char *methods[5] = {"cvode:bdf", "cvode:bdf:ls=band", "cvode:bdf:ls=klu",
-                            "cvode:bdf:ls=spgmr", "cvode:bdf:ls=dense,jac=analytic"};
+  const char *methods[6] = {"cvode:bdf",
+                            "cvode:bdf:ls=band",
+                            "cvode:bdf:ls=klu",
+                            "cvode:bdf:ls=spgmr",
+                            "cvode:bdf:ls=dense,jac=analytic",
+                            "cvode:bdf:ls=umfpack"};
   for (int p = 0; p < 2; p++) {
     double ref[64], y[64];
     long n = 0;
     final_state(specs[p], "standard", methods[0], 1e-10, 2, ref, &n);
-    for (int k = 1; k < 5; k++) {
+    for (int k = 1; k < 6; k++) {
       CHSIntegratorStats st = final_state(specs[p], "standard", methods[k], 1e-10, 2, y, &n);
       double d = diff_inf(ref, y, (int)n) / fmax(1, norm_inf(ref, (int)n));
       print_message("%-28s %-34s steps %5ld jac %3ld  |y - y_dense| = %.2e\n", specs[p], methods[k],
@@ -70,14 +74,15 @@ static void test_cvode_solvers_agree(void **state) {
 static void test_ida_solvers_agree(void **state) {
   (void)state;
   const char *forms[3] = {"dae-index3", "dae-ggl", "dae-index1"};
-  const char *methods[6] = {"ida",        "ida:ls=klu",        "ida:ls=band",
-                            "ida:jac=fd", "ida:ls=klu,jac=fd", "ida:ls=spgmr"};
+  const char *methods[8] = {
+      "ida",          "ida:ls=klu",     "ida:ls=band",          "ida:jac=fd", "ida:ls=klu,jac=fd",
+      "ida:ls=spgmr", "ida:ls=umfpack", "ida:ls=umfpack,jac=fd"};
   for (int k = 0; k < 3; k++) {
     double ref[128], y[128];
     long n = 0;
     CHSIntegratorStats st0 =
         final_state("pendulum-chain:N=8,bend=0.3", forms[k], methods[0], 1e-9, 2, ref, &n);
-    for (int j = 1; j < 6; j++) {
+    for (int j = 1; j < 8; j++) {
       CHSIntegratorStats st =
           final_state("pendulum-chain:N=8,bend=0.3", forms[k], methods[j], 1e-9, 2, y, &n);
       /* positions (the error-controlled components) */
