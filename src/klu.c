@@ -351,6 +351,7 @@ static int chs_klu_free(SUNLinearSolver S) {
     umfpack_di_free_symbolic(&c->usym);
     free(c->uwi);
     free(c->uw);
+    free(c->uq);
     free(c->Ap);
     free(c->Ai);
     free(c);
