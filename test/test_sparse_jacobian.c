@@ -603,6 +603,22 @@ static SUNMatrix klu_test_matrix(sunindextype n, int coupled, SUNContext ctx) {
   return A;
 }
 
+/* B (klu_test_matrix uncoupled) with its first column zero: S's set-up fails recoverably;
+ * restored, S solves B x = b (checked by the residual r). */
+static void singular_then_solved(SUNLinearSolver S, SUNMatrix B, N_Vector x, N_Vector b,
+                                 N_Vector r) {
+  double b00 = SUNSparseMatrix_Data(B)[0], b10 = SUNSparseMatrix_Data(B)[1];
+  SUNSparseMatrix_Data(B)[0] = SUNSparseMatrix_Data(B)[1] = 0;
+  assert_true(SUNLinSolSetup(S, B) > 0);
+  SUNSparseMatrix_Data(B)[0] = b00;
+  SUNSparseMatrix_Data(B)[1] = b10;
+  assert_int_equal(SUNLinSolSetup(S, B), 0);
+  assert_int_equal(SUNLinSolSolve(S, B, x, b, 0), 0);
+  assert_int_equal(SUNMatMatvec(B, x, r), 0);
+  N_VLinearSum(1, r, -1, b, r);
+  assert_true(N_VMaxNorm(r) < 1e-13);
+}
+
 /* chs_klu_create (KLU's int interface, src/klu.c) against SUNDIALS' own KLU (SuiteSparse_long
  * where sunindextype is 64-bit): the same ordering and pivots, hence bitwise the same solution;
  * and after a change of the pattern (chs_klu_reinit, or a different number of entries), the
@@ -643,18 +659,8 @@ static void test_klu32_equals_sundials_klu(void **state) {
     N_VLinearSum(1, r, -1, b, r);
     assert_true(N_VMaxNorm(r) < 1e-13);
   }
-  /* a singular matrix (B with its first column zero): a recoverable failure, then B again */
-  double b00 = SUNSparseMatrix_Data(B)[0], b10 = SUNSparseMatrix_Data(B)[1];
-  SUNSparseMatrix_Data(B)[0] = SUNSparseMatrix_Data(B)[1] = 0;
   assert_int_equal(chs_klu_reinit(ours), 0);
-  assert_true(SUNLinSolSetup(ours, B) > 0);
-  SUNSparseMatrix_Data(B)[0] = b00;
-  SUNSparseMatrix_Data(B)[1] = b10;
-  assert_int_equal(SUNLinSolSetup(ours, B), 0);
-  assert_int_equal(SUNLinSolSolve(ours, B, x1, b, 0), 0);
-  assert_int_equal(SUNMatMatvec(B, x1, r), 0);
-  N_VLinearSum(1, r, -1, b, r);
-  assert_true(N_VMaxNorm(r) < 1e-13);
+  singular_then_solved(ours, B, x1, b, r);
   assert_int_equal(chs_klu_reinit(theirs), -1); /* not ours */
   SUNMatrix C = SUNSparseMatrix(n, n, 4 * n, CSR_MAT, ctx),
             R = SUNSparseMatrix(n, n + 1, 4, CSC_MAT, ctx);
@@ -703,16 +709,7 @@ static void test_umfpack_solver(void **state) {
     N_VLinearSum(1, r, -1, b, r);
     assert_true(N_VMaxNorm(r) < 1e-13);
   }
-  double b00 = SUNSparseMatrix_Data(B)[0], b10 = SUNSparseMatrix_Data(B)[1];
-  SUNSparseMatrix_Data(B)[0] = SUNSparseMatrix_Data(B)[1] = 0; /* first column zero */
-  assert_true(SUNLinSolSetup(S, B) > 0);
-  SUNSparseMatrix_Data(B)[0] = b00;
-  SUNSparseMatrix_Data(B)[1] = b10;
-  assert_int_equal(SUNLinSolSetup(S, B), 0);
-  assert_int_equal(SUNLinSolSolve(S, B, x, b, 0), 0);
-  assert_int_equal(SUNMatMatvec(B, x, r), 0);
-  N_VLinearSum(1, r, -1, b, r);
-  assert_true(N_VMaxNorm(r) < 1e-13);
+  singular_then_solved(S, B, x, b, r);
   SUNMatrix C = SUNSparseMatrix(n, n, 4 * n, CSR_MAT, ctx),
             R = SUNSparseMatrix(n, n + 1, 4, CSC_MAT, ctx);
   assert_null(chs_umfpack_create(b, C, ctx));
