@@ -32,9 +32,10 @@
  * Newton matrices fill like a 2-D mesh; on dae-index3 at N = 10^4 (n = 5 10^4, nnz 6.8 10^5) KLU
  * held 15-22 10^6 entries in L + U and factored in 3.1-7.0 s whatever its ordering, UMFPACK (its
  * multifrontal method, BLAS inside the fronts; CHOLMOD's ordering choice, which took METIS there)
- * 6.0 10^6 entries in 0.87 s, with solves of 11 ms against 29-35 (docs/scale.md, session 13).
- * Each set-up is a numerical factorisation with UMFPACK's threshold pivoting (UMFPACK has no
- * refactorisation with kept pivots); the symbolic analysis is redone exactly when KLU's would be.
+ * 6.0 10^6 entries in 0.27 s on OpenBLAS (0.87 s on the reference BLAS), with solves of 11 ms
+ * against 29-35 (docs/scale.md, session 13). Each set-up is a numerical factorisation with
+ * UMFPACK's threshold pivoting (UMFPACK has no refactorisation with kept pivots); the symbolic
+ * analysis is redone when KLU's would be, from the last column order (chs_umf_analyse).
  * No iterative refinement (as KLU): IDA's and CVODE's Newton iterations correct the solve. */
 #include <limits.h>
 #include <stdlib.h>
@@ -175,8 +176,6 @@ static int chs_klu_factor(ChsKlu *c, SUNMatrix A) {
   return c->last_flag;
 }
 
-/* UMFPACK's set-up: the analysis when KLU would redo it, then a factorisation. A singular
- * matrix is a recoverable failure (the integrator retries with a smaller step). */
 /* UMFPACK's analysis of a new pattern of the same size starts from the last one's column order
  * (umfpack_di_qsymbolic, no ordering: 0.011-0.016 s against 0.50-0.72 s with METIS on the coil's
  * Newton matrices at N = 10^4, the same fill), unless its estimate of L + U exceeds the last full
@@ -213,6 +212,8 @@ static int chs_umf_analyse(ChsKlu *c, SUNMatrix A) {
   return 0;
 }
 
+/* UMFPACK's set-up: the analysis when KLU would redo it, then a factorisation. A singular
+ * matrix is a recoverable failure (the integrator retries with a smaller step). */
 static int chs_umf_setup(ChsKlu *c, SUNMatrix A) {
   sunindextype n = SUNSparseMatrix_Columns(A);
   double *Ax = SUNSparseMatrix_Data(A);

@@ -15,7 +15,7 @@
  *          the pattern holds), otherwise with the pattern found at set-up
  *   umfpack as klu, factored by UMFPACK (src/klu.c: multifrontal, a factorisation at each
  *          set-up; its own ordering, METIS where AMD/COLAMD fill much): for Newton matrices that
- *          fill, the coil's (2-D) at N >= 10^4, where KLU factors 3-8 times slower
+ *          fill, the coil's (2-D) at N >= 10^4, where IDA runs 3-10 times faster than with klu
  *   spgmr  matrix-free GMRES, SUNDIALS' difference-quotient J v, preconditioned from the left
  *          (prec=sparse) or not (prec=none). CVODE (default none): ODE formulations on (q, p)
  *          with constant mass and hess V, P = [I, -gamma M^{-1}; gamma (H + K_lambda), I] factored
