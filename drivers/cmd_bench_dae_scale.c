@@ -28,7 +28,6 @@
  *
  * A candidate that cannot run at a size (the dense linear solvers refuse more than 8000 states, an
  * ERK table without an embedding cannot adapt) is listed with the library's reason. */
-#define _DEFAULT_SOURCE /* wait4: the rusage of one child */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
