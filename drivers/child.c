@@ -2,6 +2,8 @@
 #define _DEFAULT_SOURCE /* wait4: the rusage of one child */
 #include "child.h"
 #include <errno.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,4 +73,26 @@ size_t cli_child_finish(cli_child *c, void *buf, size_t len, int *status, struct
     *ru = u;
   }
   return got;
+}
+
+void cli_child_why(int status, double limit, char *msg, size_t len) {
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+    snprintf(msg, len, "killed at the time limit (%g s)", limit);
+  } else if (WIFSIGNALED(status)) {
+    snprintf(msg, len, "the run's process died (signal %d)", WTERMSIG(status));
+  } else {
+    snprintf(msg, len, "the run's process reported nothing");
+  }
+}
+
+double cli_rss_now(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  long size = 0, res = -1;
+  if (f) {
+    if (fscanf(f, "%ld %ld", &size, &res) != 2) {
+      res = -1;
+    }
+    fclose(f);
+  }
+  return res >= 0 ? (double)res * (double)sysconf(_SC_PAGESIZE) : NAN;
 }

@@ -24,4 +24,12 @@ int cli_child_start(cli_child *c, void (*fn)(void *arg, void *buf), void *arg, v
  * the child finished), its wait status and rusage (either may be NULL). */
 size_t cli_child_finish(cli_child *c, void *buf, size_t len, int *status, struct rusage *ru);
 
+/* Why a child sent less than its result: "killed at the time limit (LIMIT s)" (SIGALRM), "the
+ * run's process died (signal S)", or "the run's process reported nothing". */
+void cli_child_why(int status, double limit, char *msg, size_t len);
+
+/* This process's resident bytes now (/proc/self/statm; NaN unknown): in a child, what it
+ * inherited, to subtract from its peak. */
+double cli_rss_now(void);
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <sundials/sundials_context.h>
 #include "cli.h"
 #include "../src/compat.h"
@@ -320,4 +321,27 @@ int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn mo
 
 int cli_is_alpha_prk(const char *method) {
   return method && strncmp(method, "alpha-prk", 9) == 0 && (method[9] == '\0' || method[9] == ':');
+}
+
+void cli_integrate_costed(const cli_options *o, const char *formulation, CHSMonitorFn monitor,
+                          void *ctx, CHSProblem prob, cli_result *res) {
+  struct timespec c0, c1;
+  struct rusage ru0, ru;
+  int cpu_ok =
+      getrusage(RUSAGE_SELF, &ru0) == 0 && clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0) == 0;
+  cli_integrate(o, formulation, monitor, ctx, prob, res);
+  cpu_ok = cpu_ok && clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1) == 0;
+  res->has_cost = cpu_ok && getrusage(RUSAGE_SELF, &ru) == 0;
+  res->cpu_s = res->has_cost
+                   ? (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec)
+                   : 0;
+  /* the kernel's share (the scheduler's split of the same time: at scale, page faults) */
+  res->cpu_system_s =
+      res->has_cost
+          ? fmin(res->cpu_s, (double)(ru.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+                                 1e-6 * (double)(ru.ru_stime.tv_usec - ru0.ru_stime.tv_usec))
+          : 0;
+  res->page_faults =
+      res->has_cost ? (ru.ru_minflt - ru0.ru_minflt) + (ru.ru_majflt - ru0.ru_majflt) : 0;
+  res->peak_rss_kb = res->has_cost ? cli_peak_rss_kb() : 0;
 }

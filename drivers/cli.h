@@ -64,6 +64,9 @@ typedef struct {
   int nproblems;
   const char *baseline;
   long evals, max_n;
+  int implicit; /* bench scale --implicit (drivers/cmd_bench_scale_implicit.c) */
+  long rounds;
+  int have_rounds;
   /* check */
   long seed, points;
   /* reproduce */
@@ -161,6 +164,10 @@ typedef struct {
 } cli_result;
 int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor, void *ctx,
                   CHSProblem prob, cli_result *res);
+/* cli_integrate with its cost measured (has_cost, cpu_s, cpu_system_s, page_faults and
+ * peak_rss_kb): `chs run`'s measure, and the runs of `bench scale --implicit`. */
+void cli_integrate_costed(const cli_options *o, const char *formulation, CHSMonitorFn monitor,
+                          void *ctx, CHSProblem prob, cli_result *res);
 
 /* JSON helpers: numbers print with 17 significant digits, non-finite or n/a as null. */
 void json_string(FILE *out, const char *s);
@@ -197,6 +204,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_scale(int argc, char **argv);
+int cmd_bench_scale_implicit(const cli_options *o);
 int cmd_bench_dae_scale(const cli_options *o); /* chs bench dae --scale */
 int cmd_bench_mpi(int argc, char **argv);      /* chs bench mpi (drivers/cmd_bench_mpi.c) */
 /* problem NULL: the built-in set; else that problem to t = tf */

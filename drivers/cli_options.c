@@ -131,6 +131,14 @@ static const cli_option options[] = {
    .help = "evaluations per round"},
   {"max-n", CLI_LONG, "N", M(CLI_BENCH_SCALE), 0, F(max_n), 0, .lo = 10, .hi = 1e6, .def = "100000",
    .help = "the largest chain (a power of ten)"},
+  {"implicit", CLI_FLAG, NULL, M(CLI_BENCH_SCALE), 0, F(implicit), 0,
+   .help = "instead: the implicit solvers (IDA + KLU, IDA and CVODE + GMRES) at N/10 and N, time per step and memory per atom (docs/scale.md)"},
+  {"rounds", CLI_LONG, "R", M(CLI_BENCH_SCALE), 0, F(rounds), F(have_rounds), .lo = 1, .hi = 99, .def = "5",
+   .help = "(--implicit) interleaved rounds: every run at both sizes once per round"},
+  {"problems", CLI_STR, "LIST", M(CLI_BENCH_SCALE), 0, F(scale_problems), 0, .max = 128,
+   .help = "(--implicit) chain, pendulum-chain or both (default both)"},
+  {"time-limit", CLI_REAL, "S", M(CLI_BENCH_SCALE), 0, F(time_limit), F(have_time_limit), .lo = 0.1,
+   .help = "(--implicit) seconds per run, at most 86400 (default 600: a run over it is killed)"},
   {"scale", CLI_FLAG, NULL, M(CLI_BENCH_DAE), 0, F(scale), 0,
    .help = "DAE against stabilised ODE as a function of size: the chain (coil, thermal) and the pendulum chain of N atoms (docs/scale.md)"},
   {"sizes", CLI_STR, "N,...", M(CLI_BENCH_DAE), 0, F(sizes), 0, .max = 512,
@@ -220,14 +228,19 @@ static const cli_command_spec commands[CLI_NCOMMANDS] = {
                        "cheapest stabilised ODE vs cheapest IDA run per final error",
                        "The built-in set (pendulum, chain molecule, andrews, car-axis), or "
                        "--problem P with --tf T against its reference or a computed one."},
-    [CLI_BENCH_SCALE] = {"bench scale", NULL, NULL,
-                         "the chain molecule from 10 to N atoms: RHS cost, Gram factorisations, "
-                         "memory, RK4 runs",
-                         "The chain molecule (coil, thermal momenta, LJ cut off at 2.5 sigma, cell "
-                         "lists) at N = 10, 100, ..., N: time per RHS of standard and dirac and "
-                         "their ratio, band vs KLU Gram factorisation and solve, bytes per atom, "
-                         "atom-evaluations per second; t(N)/t(N/10) (linear: <= 12); then RK4 runs "
-                         "of the largest chain, standard and dirac, 100 steps of h = 0.01."},
+    [CLI_BENCH_SCALE] =
+        {"bench scale", NULL, NULL,
+         "the chain molecule from 10 to N atoms: RHS cost, Gram factorisations, "
+         "memory, RK4 runs",
+         "The chain molecule (coil, thermal momenta, LJ cut off at 2.5 sigma, cell "
+         "lists) at N = 10, 100, ..., N: time per RHS of standard and dirac and "
+         "their ratio, band vs KLU Gram factorisation and solve, bytes per atom, "
+         "atom-evaluations per second; t(N)/t(N/10) (linear: <= 12); then RK4 runs "
+         "of the largest chain, standard and dirac, 100 steps of h = 0.01. With "
+         "--implicit, instead: IDA + KLU on the pendulum chain, IDA and CVODE BDF + "
+         "GMRES on the coil, each `chs run ... --rtol 1e-6 --atol 1e-6 --tf 0.1` at "
+         "N/10 and N in R interleaved rounds (forked runs): CPU time per step, "
+         "peak memory per atom, t(N)/t(N/10) per step (linear: median <= 12)."},
     [CLI_BENCH_MPI] = {"bench mpi", NULL, NULL,
                        "strong and weak scaling of the distributed chains over MPI ranks",
                        "Launches MPIRUN -np K of this chs (argv, no shell) for every K of --ranks: "

@@ -270,22 +270,10 @@ static void ds_cand_name(char *buf, size_t len, const ds_cand *c) {
 
 /* ------------------------------------------------------------------ one run, forked */
 
-static double ds_rss_now(void) {
-  FILE *f = fopen("/proc/self/statm", "r");
-  long size = 0, res = -1;
-  if (f) {
-    if (fscanf(f, "%ld %ld", &size, &res) != 2) {
-      res = -1;
-    }
-    fclose(f);
-  }
-  return res >= 0 ? (double)res * (double)sysconf(_SC_PAGESIZE) : NAN;
-}
-
 static void ds_child_run(const char *spec, const ds_cand *k, double tf, double tol, long steps,
                          const double *ref, ds_child *out) {
   memset(out, 0, sizeof *out);
-  out->rss0 = ds_rss_now();
+  out->rss0 = cli_rss_now();
   CHSError err;
   CHSError_Clear(&err);
   CHSProblem prob = NULL;
@@ -362,13 +350,7 @@ static int ds_run(const char *spec, const ds_cand *k, double tf, double tol, lon
   if (got != sizeof pt->c) {
     memset(&pt->c, 0, sizeof pt->c);
     pt->c.rc = CHS_ERR_SOLVER;
-    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
-      snprintf(pt->c.msg, sizeof pt->c.msg, "killed at the time limit (%g s)", limit);
-    } else if (WIFSIGNALED(status)) {
-      snprintf(pt->c.msg, sizeof pt->c.msg, "the run's process died (signal %d)", WTERMSIG(status));
-    } else {
-      snprintf(pt->c.msg, sizeof pt->c.msg, "the run's process reported nothing");
-    }
+    cli_child_why(status, limit, pt->c.msg, sizeof pt->c.msg);
     pt->c.err = INFINITY;
   }
   pt->cpu = pt->c.cpu;

@@ -223,6 +223,14 @@ int cmd_bench_scale(int argc, char **argv) {
   if (nmax != p) {
     return cli_usage_error("bad value for --max-n: '%ld' (a power of ten, 10 .. 1000000)", nmax);
   }
+  if (o.implicit) {
+    return cmd_bench_scale_implicit(&o); /* drivers/cmd_bench_scale_implicit.c */
+  }
+  if (o.have_rounds || o.scale_problems || o.have_time_limit) {
+    return cli_usage_error("--%s is for bench scale --implicit", o.have_rounds      ? "rounds"
+                                                                 : o.scale_problems ? "problems"
+                                                                                    : "time-limit");
+  }
   if (o.dry_run) {
     return cli_dry_run_done("the chain molecule benchmark");
   }

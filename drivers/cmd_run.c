@@ -475,24 +475,7 @@ int cmd_run(int argc, char **argv) {
   snprintf(label, sizeof label, "chs run %s", o.problem);
   progress_start(&prog, o.quiet, 0, label, 0, o.tf);
   run_monitor_ctx mon = {&csv, o.out != NULL, n, final, final + n, o.plot ? &rp : NULL, &prog};
-  struct timespec c0, c1;
-  struct rusage ru0, ru;
-  int cpu_ok =
-      getrusage(RUSAGE_SELF, &ru0) == 0 && clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0) == 0;
-  cli_integrate(&o, o.formulation, run_monitor, &mon, prob, &res);
-  cpu_ok = cpu_ok && clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1) == 0;
-  res.has_cost = cpu_ok && getrusage(RUSAGE_SELF, &ru) == 0;
-  res.cpu_s =
-      res.has_cost ? (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec) : 0;
-  /* the kernel's share (the scheduler's split of the same time: at scale, page faults) */
-  res.cpu_system_s =
-      res.has_cost
-          ? fmin(res.cpu_s, (double)(ru.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-                                1e-6 * (double)(ru.ru_stime.tv_usec - ru0.ru_stime.tv_usec))
-          : 0;
-  res.page_faults =
-      res.has_cost ? (ru.ru_minflt - ru0.ru_minflt) + (ru.ru_majflt - ru0.ru_majflt) : 0;
-  res.peak_rss_kb = res.has_cost ? cli_peak_rss_kb() : 0;
+  cli_integrate_costed(&o, o.formulation, run_monitor, &mon, prob, &res);
   progress_end(&prog);
   if (res.sum.diag.records > 0) {
     res.q_final = final;

@@ -1,0 +1,439 @@
+/* chs bench scale --implicit: the implicit solvers at two sizes, N/10 and N (--max-n), as issue
+ * 15 measures them. Each configuration is `chs run --problem P --formulation F --method M --rtol
+ * 1e-6 --atol 1e-6 --tf 0.1` (the same options, parsed the same way):
+ *
+ *   pendulum-chain:N=..              dae-index3, dae-ggl, dae-index1   ida:ls=klu
+ *   chain:N=..,init=2,vel=thermal    dae-index3, dae-ggl, dae-index1   ida:ls=spgmr
+ *   chain:N=..,init=2,vel=thermal    standard, dirac                   cvode:bdf:ls=spgmr
+ *
+ * (the coil with IDA + KLU on its full Jacobian fills like N^1.5 and is not linear: docs/scale.md).
+ * Every run is a forked child, so that each has its own peak memory and none inherits another's
+ * heap. The rounds are interleaved: in each, every configuration runs at N/10 and then at N, so
+ * that a slow spell of a shared machine falls on both sizes. Measured per run, as `chs run`
+ * reports them: the CPU time of the integration (formulation and integrator set-up included, the
+ * problem's creation not) per step, and the peak resident size above the child's start per atom.
+ * Per configuration: the medians over the rounds at each size, the ratios t(N)/t(N/10) per step
+ * of the rounds (their median, least and largest), the counts (steps, Newton iterations,
+ * Jacobians or Krylov iterations, the same in every round), and the verdict: linear when the
+ * median ratio is at most 1.2 times the ratio of the sizes (12 for N/10 and N). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include "child.h"
+#include "cli.h"
+#include "progress.h"
+
+#define SI_MAX_ROUNDS 99
+#define SI_RTOL "1e-6"
+#define SI_TF "0.1"
+
+typedef struct {
+  int problem; /* 1 chain, 2 pendulum-chain (the bits of --problems) */
+  const char *spec, *name, *formulation, *method; /* name: the spec with N=.. */
+} si_config;
+
+static const si_config si_configs[] = {
+    {2, "pendulum-chain:N=%ld", "pendulum-chain:N=..", "dae-index3", "ida:ls=klu"},
+    {2, "pendulum-chain:N=%ld", "pendulum-chain:N=..", "dae-ggl", "ida:ls=klu"},
+    {2, "pendulum-chain:N=%ld", "pendulum-chain:N=..", "dae-index1", "ida:ls=klu"},
+    {1, "chain:N=%ld,init=2,vel=thermal", "chain:N=..,init=2,vel=thermal", "dae-index3",
+     "ida:ls=spgmr"},
+    {1, "chain:N=%ld,init=2,vel=thermal", "chain:N=..,init=2,vel=thermal", "dae-ggl",
+     "ida:ls=spgmr"},
+    {1, "chain:N=%ld,init=2,vel=thermal", "chain:N=..,init=2,vel=thermal", "dae-index1",
+     "ida:ls=spgmr"},
+    {1, "chain:N=%ld,init=2,vel=thermal", "chain:N=..,init=2,vel=thermal", "standard",
+     "cvode:bdf:ls=spgmr"},
+    {1, "chain:N=%ld,init=2,vel=thermal", "chain:N=..,init=2,vel=thermal", "dirac",
+     "cvode:bdf:ls=spgmr"},
+};
+#define SI_NCONFIGS ((int)(sizeof si_configs / sizeof si_configs[0]))
+
+/* What a child sends back. */
+typedef struct {
+  int rc;
+  long steps, newton, jac, krylov; /* jac 0: matrix-free (Krylov) */
+  double cpu, peak; /* CPU s of the integration; peak resident bytes above the start */
+  char msg[200];
+} si_child;
+
+typedef struct {
+  const cli_options *run; /* the parsed `chs run` options */
+} si_job;
+
+static void si_child_job(void *arg, void *buf) {
+  const si_job *j = arg;
+  si_child *out = buf;
+  memset(out, 0, sizeof *out);
+  double rss0 = cli_rss_now();
+  CHSError err;
+  CHSError_Clear(&err);
+  CHSProblem prob = NULL;
+  out->rc = CHSProblem_Create(j->run->problem, &prob, &err);
+  if (out->rc == 0) {
+    cli_result res;
+    cli_integrate_costed(j->run, j->run->formulation, NULL, NULL, prob, &res);
+    out->rc = res.rc ? res.rc : res.has_cost ? 0 : CHS_ERR_SOLVER;
+    err = res.err;
+    if (res.rc == 0 && !res.has_cost) {
+      snprintf(err.msg, sizeof err.msg, "the CPU time could not be measured");
+    }
+    out->steps = res.sum.stats.steps;
+    out->newton = res.sum.stats.nonlin_iters;
+    out->jac = res.sum.stats.jac_evals;
+    out->krylov = res.sum.stats.lin_iters;
+    out->cpu = res.cpu_s;
+    out->peak = (double)res.peak_rss_kb * 1024 - (isfinite(rss0) ? rss0 : 0);
+  }
+  if (out->rc != 0) {
+    snprintf(out->msg, sizeof out->msg, "%.190s", err.msg[0] ? err.msg : CHSError_Name(out->rc));
+  }
+  CHSProblem_Destroy(&prob);
+}
+
+/* The `chs run` options of configuration c at size N, parsed as `chs run` parses them. */
+static int si_options(const si_config *c, long N, char *spec, size_t len, cli_options *o) {
+  snprintf(spec, len, c->spec, N);
+  char *argv[] = {"run",
+                  "--problem",
+                  spec,
+                  "--formulation",
+                  (char *)c->formulation,
+                  "--method",
+                  (char *)c->method,
+                  "--rtol",
+                  SI_RTOL,
+                  "--atol",
+                  SI_RTOL,
+                  "--tf",
+                  SI_TF,
+                  "--quiet"};
+  return cli_parse(CLI_RUN, (int)(sizeof argv / sizeof argv[0]), argv, o);
+}
+
+typedef struct {
+  const si_config *c;
+  double ps[2][SI_MAX_ROUNDS];   /* CPU s per step, at N/10 and N */
+  double peak[2][SI_MAX_ROUNDS]; /* peak bytes above the start */
+  si_child last[2];              /* the last run at each size (the counts) */
+  int done;                      /* rounds completed */
+  int failed;
+  char why[240];
+} si_row;
+
+typedef struct {
+  const si_row *rows;
+  int nrows;
+  const long *N;
+} si_check;
+
+/* In a child: every row's problem at both sizes created (rc and msg of the first failure). */
+static void si_check_job(void *arg, void *buf) {
+  const si_check *x = arg;
+  si_child *out = buf;
+  memset(out, 0, sizeof *out);
+  for (int i = 0; out->rc == 0 && i < x->nrows; i++) {
+    for (int s = 0; out->rc == 0 && s < 2; s++) {
+      char spec[160];
+      snprintf(spec, sizeof spec, x->rows[i].c->spec, x->N[s]);
+      CHSError err;
+      CHSError_Clear(&err);
+      CHSProblem prob = NULL;
+      out->rc = CHSProblem_Create(spec, &prob, &err);
+      if (out->rc != 0) {
+        snprintf(out->msg, sizeof out->msg, "%.190s", err.msg);
+      }
+      CHSProblem_Destroy(&prob);
+    }
+  }
+}
+
+/* One run in a child: 0, or -1 when the row failed (why set). */
+static int si_run(si_row *r, int s, long N, double limit) {
+  char spec[160];
+  cli_options o;
+  if (si_options(r->c, N, spec, sizeof spec, &o) != 0) {
+    snprintf(r->why, sizeof r->why, "N = %ld: options refused", N);
+    return -1;
+  }
+  si_job job = {&o};
+  si_child out;
+  cli_child ch;
+  if (cli_child_start(&ch, si_child_job, &job, &out, sizeof out, (unsigned)ceil(limit)) != 0) {
+    snprintf(r->why, sizeof r->why, "N = %ld: could not start a process", N);
+    return -1;
+  }
+  int status = 0;
+  if (cli_child_finish(&ch, &out, sizeof out, &status, NULL) != sizeof out) {
+    memset(&out, 0, sizeof out);
+    out.rc = CHS_ERR_SOLVER;
+    cli_child_why(status, limit, out.msg, sizeof out.msg);
+  }
+  if (out.rc != 0 || out.steps <= 0 || !(out.cpu > 0)) {
+    snprintf(r->why, sizeof r->why, "N = %ld: %s", N,
+             out.rc ? out.msg : "no step or no measurable CPU time");
+    return -1;
+  }
+  r->ps[s][r->done] = out.cpu / (double)out.steps;
+  r->peak[s][r->done] = out.peak;
+  r->last[s] = out;
+  return 0;
+}
+
+static int si_cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double si_median(const double *v, int n) {
+  double w[SI_MAX_ROUNDS];
+  memcpy(w, v, (size_t)n * sizeof *w);
+  qsort(w, (size_t)n, sizeof *w, si_cmp);
+  return n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
+}
+
+typedef struct {
+  double ps[2], bpa[2]; /* medians: s per step, peak bytes per atom */
+  double ratio[SI_MAX_ROUNDS], rmed, rmin, rmax;
+  int linear;
+} si_stats;
+
+static void si_summarise(const si_row *r, const long N[2], double bound, si_stats *st) {
+  memset(st, 0, sizeof *st);
+  int n = r->done;
+  for (int s = 0; s < 2; s++) {
+    st->ps[s] = si_median(r->ps[s], n);
+    st->bpa[s] = si_median(r->peak[s], n) / (double)N[s];
+  }
+  st->rmin = INFINITY;
+  st->rmax = 0;
+  for (int k = 0; k < n; k++) {
+    st->ratio[k] = r->ps[1][k] / r->ps[0][k];
+    st->rmin = fmin(st->rmin, st->ratio[k]);
+    st->rmax = fmax(st->rmax, st->ratio[k]);
+  }
+  st->rmed = si_median(st->ratio, n);
+  st->linear = st->rmed <= bound;
+}
+
+static void si_counts(char *buf, size_t len, long a, long b) {
+  if (a == b) {
+    snprintf(buf, len, "%ld", a);
+  } else {
+    snprintf(buf, len, "%ld/%ld", a, b);
+  }
+}
+
+static void si_print_row(const si_row *r, const si_stats *st) {
+  const si_child *a = &r->last[0], *b = &r->last[1];
+  char steps[32], newton[32], lin[40];
+  si_counts(steps, sizeof steps, a->steps, b->steps);
+  si_counts(newton, sizeof newton, a->newton, b->newton);
+  if (a->jac > 0) {
+    si_counts(lin, sizeof lin - 4, a->jac, b->jac);
+    strcat(lin, " Jac");
+  } else {
+    si_counts(lin, sizeof lin - 4, a->krylov, b->krylov);
+    strcat(lin, " Kry");
+  }
+  printf("%-15s %-11s %-19s %7s %7s %10s %10.3g %10.3g %6.2f  %5.2f-%-5.2f %8.0f %8.0f  %s\n",
+         r->c->problem == 2 ? "pendulum-chain" : "chain (coil)", r->c->formulation, r->c->method,
+         steps, newton, lin, 1e3 * st->ps[0], 1e3 * st->ps[1], st->rmed, st->rmin, st->rmax,
+         st->bpa[0], st->bpa[1], st->linear ? "linear" : "NOT linear");
+}
+
+static void si_json_row(const si_row *r, const si_stats *st, int first) {
+  printf("%s\n    {\"problem\": ", first ? "" : ",");
+  json_string(stdout, r->c->name);
+  printf(", \"formulation\": ");
+  json_string(stdout, r->c->formulation);
+  printf(", \"method\": ");
+  json_string(stdout, r->c->method);
+  if (r->failed) {
+    printf(", \"error\": ");
+    json_string(stdout, r->why);
+    printf("}");
+    return;
+  }
+  const si_child *a = &r->last[0], *b = &r->last[1];
+  printf(",\n     \"steps\": [%ld, %ld], \"newton_iters\": [%ld, %ld], \"jac_evals\": [%ld, %ld], "
+         "\"krylov_iters\": [%ld, %ld],\n     \"cpu_per_step_s\": [",
+         a->steps, b->steps, a->newton, b->newton, a->jac, b->jac, a->krylov, b->krylov);
+  for (int s = 0; s < 2; s++) {
+    printf("%s[", s ? ", " : "");
+    for (int k = 0; k < r->done; k++) {
+      printf("%s%.6g", k ? ", " : "", r->ps[s][k]);
+    }
+    printf("]");
+  }
+  printf("],\n     \"cpu_per_step_median_s\": [%.6g, %.6g], \"ratio_per_step\": {\"median\": %.4g, "
+         "\"min\": %.4g, \"max\": %.4g},\n     \"peak_rss_bytes_per_atom\": [%.6g, %.6g], "
+         "\"linear\": %s}",
+         st->ps[0], st->ps[1], st->rmed, st->rmin, st->rmax, st->bpa[0], st->bpa[1],
+         st->linear ? "true" : "false");
+}
+
+/* --problems: the bits (1 chain, 2 pendulum-chain), 0 after a message. */
+static int si_problems(const char *list) {
+  if (!list) {
+    return 3;
+  }
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", list);
+  int bits = 0;
+  char *save = NULL;
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    int bit = strcmp(t, "chain") == 0 ? 1 : strcmp(t, "pendulum-chain") == 0 ? 2 : 0;
+    if (!bit || (bits & bit)) {
+      bits = -1;
+      break;
+    }
+    bits |= bit;
+  }
+  if (bits <= 0) {
+    cli_usage_error("bad value for --problems: '%.200s' (chain, pendulum-chain, each once)", list);
+    return 0;
+  }
+  return bits;
+}
+
+int cmd_bench_scale_implicit(const cli_options *o) {
+  long N[2] = {o->max_n / 10, o->max_n};
+  if (N[0] < 10) {
+    return cli_usage_error("bad value for --max-n: '%ld' (with --implicit at least 100: the "
+                           "sizes are N/10 and N)",
+                           o->max_n);
+  }
+  int bits = si_problems(o->scale_problems);
+  if (!bits) {
+    return CHS_EXIT_USAGE;
+  }
+  if (o->have_time_limit && o->time_limit > 86400) {
+    return cli_usage_error("bad value for --time-limit: '%g' (0.1 .. 86400 s)", o->time_limit);
+  }
+  double limit = o->have_time_limit ? o->time_limit : 600;
+  int rounds = (int)o->rounds;
+  si_row *rows = calloc(SI_NCONFIGS, sizeof *rows);
+  if (!rows) {
+    fprintf(stderr, "chs: out of memory\n");
+    return CHS_EXIT_NUMERIC;
+  }
+  int nrows = 0;
+  for (int i = 0; i < SI_NCONFIGS; i++) {
+    if (si_configs[i].problem & bits) {
+      rows[nrows++].c = &si_configs[i];
+    }
+  }
+  /* every run's options and problem valid before any work; the problems created in a child, so
+   * that this process stays small and its children start as `chs run` does, without its heap */
+  for (int i = 0; i < nrows; i++) {
+    for (int s = 0; s < 2; s++) {
+      char spec[160];
+      cli_options ro;
+      if (si_options(rows[i].c, N[s], spec, sizeof spec, &ro) != 0) {
+        free(rows);
+        return CHS_EXIT_USAGE;
+      }
+    }
+  }
+  si_check chk = {rows, nrows, N};
+  si_child out;
+  cli_child ch;
+  int status = 0;
+  if (cli_child_start(&ch, si_check_job, &chk, &out, sizeof out, 0) != 0 ||
+      cli_child_finish(&ch, &out, sizeof out, &status, NULL) != sizeof out) {
+    memset(&out, 0, sizeof out);
+    out.rc = CHS_ERR_SOLVER;
+    cli_child_why(status, 0, out.msg, sizeof out.msg);
+  }
+  if (out.rc != 0) {
+    free(rows);
+    CHSError err;
+    CHSError_Clear(&err);
+    err.code = out.rc;
+    snprintf(err.msg, sizeof err.msg, "%s", out.msg);
+    return cli_fail(&err);
+  }
+  if (o->dry_run) {
+    free(rows);
+    return cli_dry_run_done("bench scale --implicit");
+  }
+  progress prog;
+  progress_start(&prog, o->quiet, 1, "bench scale --implicit", 0, (double)(2 * rounds * nrows));
+  int runs = 0;
+  for (int k = 0; k < rounds; k++) {
+    for (int i = 0; i < nrows; i++) {
+      si_row *r = &rows[i];
+      for (int s = 0; s < 2 && !r->failed; s++) {
+        char detail[64];
+        snprintf(detail, sizeof detail, "%s N=%ld, round %d", r->c->formulation, N[s], k + 1);
+        progress_detail(&prog, detail);
+        progress_update(&prog, runs);
+        r->failed = si_run(r, s, N[s], limit) != 0;
+        runs++;
+      }
+      r->done += !r->failed;
+    }
+  }
+  progress_end(&prog);
+  double bound = 1.2 * (double)N[1] / (double)N[0];
+  int failed = 0, all_linear = 1;
+  if (o->json) {
+    printf(
+        "{\n  \"benchmark\": \"scale-implicit\",\n  \"sizes\": [%ld, %ld],\n  \"rounds\": %d,\n"
+        "  \"run\": \"chs run --rtol %s --atol %s --tf %s\",\n  \"bound\": %g,\n  \"results\": [",
+        N[0], N[1], rounds, SI_RTOL, SI_RTOL, SI_TF, bound);
+  } else {
+    printf("implicit solvers at N = %ld and %ld: chs run --problem P --formulation F --method M "
+           "--rtol %s --atol %s --tf %s\n%d interleaved rounds; ms/step: CPU time of the "
+           "integration (set-up included) per step, median; ratio: t(%ld)/t(%ld) per step, median "
+           "and range;\nB/atom: peak resident bytes above the process's start per atom, median; "
+           "linear: median ratio <= %g\n\n",
+           N[0], N[1], SI_RTOL, SI_RTOL, SI_TF, rounds, N[1], N[0], bound);
+    printf("%-15s %-11s %-19s %7s %7s %10s %10s %10s %6s  %-11s %8s %8s  %s\n", "problem",
+           "formulation", "method", "steps", "Newton", "Jac/Krylov", "ms/step", "ms/step", "ratio",
+           "range", "B/atom", "B/atom", "verdict");
+    printf("%-15s %-11s %-19s %7s %7s %10s %10ld %10ld %6s  %-11s %8ld %8ld\n", "", "", "", "", "",
+           "", N[0], N[1], "", "", N[0], N[1]);
+  }
+  for (int i = 0; i < nrows; i++) {
+    si_row *r = &rows[i];
+    si_stats st;
+    if (!r->failed) {
+      si_summarise(r, N, bound, &st);
+      all_linear = all_linear && st.linear;
+    }
+    failed += r->failed;
+    if (r->failed) {
+      progress_interrupt();
+      fprintf(stderr, "chs: bench scale --implicit: %s, %s, %s: ", r->c->name, r->c->formulation,
+              r->c->method);
+      cli_fputs_safe(stderr, r->why);
+      fprintf(stderr, "\n");
+    }
+    if (o->json) {
+      si_json_row(r, &st, i == 0);
+    } else if (r->failed) {
+      printf("%-15s %-11s %-19s FAILED: %s\n",
+             r->c->problem == 2 ? "pendulum-chain" : "chain (coil)", r->c->formulation,
+             r->c->method, r->why);
+    } else {
+      si_print_row(r, &st);
+    }
+  }
+  if (o->json) {
+    printf("\n  ],\n  \"all_linear\": %s\n}\n", !failed && all_linear ? "true" : "false");
+  } else {
+    printf("\n%s\n", failed       ? "some runs failed"
+                     : all_linear ? "every configuration linear"
+                                  : "NOT every configuration linear");
+  }
+  free(rows);
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "chs: could not write the standard output\n");
+    return CHS_EXIT_NUMERIC;
+  }
+  return failed ? CHS_EXIT_NUMERIC : CHS_EXIT_OK;
+}
