@@ -85,7 +85,7 @@ static void si_child_job(void *arg, void *buf) {
     out->jac = res.sum.stats.jac_evals;
     out->krylov = res.sum.stats.lin_iters;
     out->cpu = res.cpu_s;
-    out->peak = (double)res.peak_rss_kb * 1024 - (isfinite(rss0) ? rss0 : 0);
+    out->peak = fmax(0, (double)res.peak_rss_kb * 1024 - (isfinite(rss0) ? rss0 : 0));
   }
   if (out->rc != 0) {
     snprintf(out->msg, sizeof out->msg, "%.190s", err.msg[0] ? err.msg : CHSError_Name(out->rc));
