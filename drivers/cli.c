@@ -345,3 +345,36 @@ void cli_integrate_costed(const cli_options *o, const char *formulation, CHSMoni
       res->has_cost ? (ru.ru_minflt - ru0.ru_minflt) + (ru.ru_majflt - ru0.ru_majflt) : 0;
   res->peak_rss_kb = res->has_cost ? cli_peak_rss_kb() : 0;
 }
+
+static int cli_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double cli_median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cli_cmp_double);
+  return v[(n - 1) / 2];
+}
+
+int cli_scale_problems(const char *list) {
+  if (!list) {
+    return 3;
+  }
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", list);
+  int bits = 0;
+  char *save = NULL;
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    int bit = strcmp(t, "chain") == 0 ? 1 : strcmp(t, "pendulum-chain") == 0 ? 2 : 0;
+    if (!bit || (bits & bit)) {
+      bits = -1;
+      break;
+    }
+    bits |= bit;
+  }
+  if (bits <= 0 || strlen(list) >= sizeof buf) {
+    cli_usage_error("bad value for --problems: '%.200s' (chain, pendulum-chain, each once)", list);
+    return 0;
+  }
+  return bits;
+}

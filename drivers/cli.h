@@ -169,6 +169,13 @@ int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn mo
 void cli_integrate_costed(const cli_options *o, const char *formulation, CHSMonitorFn monitor,
                           void *ctx, CHSProblem prob, cli_result *res);
 
+/* The median of v[0 .. n) (n >= 1), sorting v in place: the lower of the middle two when n is
+ * even (bench dae, workprec, bench scale --implicit). */
+double cli_median(double *v, int n);
+/* --problems of the scale benchmarks: the bits (1 chain, 2 pendulum-chain) of a comma-separated
+ * list naming each at most once; NULL: both (3); 0 after a message naming the value. */
+int cli_scale_problems(const char *list);
+
 /* JSON helpers: numbers print with 17 significant digits, non-finite or n/a as null. */
 void json_string(FILE *out, const char *s);
 void json_real(FILE *out, double x, int valid);

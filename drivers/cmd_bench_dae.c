@@ -60,11 +60,6 @@ typedef struct {
 
 static const char *const bench_jac_methods[2] = {"ida", "ida:jac=fd"};
 
-static int cmp_wall(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Time IDA with the analytic and the difference-quotient Jacobian on formulation form. */
 static void bench_jac_choice(CHSProblem prob, const char *problem, const char *form, double tf,
                              bench_jac *bj, progress *prog, double *done) {
@@ -91,8 +86,7 @@ static void bench_jac_choice(CHSProblem prob, const char *problem, const char *f
       bj->evals[j] = sum.rhs_evals;
       bj->jac[j] = sum.stats.jac_evals;
       if (r == BENCH_JAC_RUNS - 1) {
-        qsort(w, BENCH_JAC_RUNS, sizeof *w, cmp_wall);
-        bj->wall[j] = w[BENCH_JAC_RUNS / 2];
+        bj->wall[j] = cli_median(w, BENCH_JAC_RUNS);
       }
     }
   }

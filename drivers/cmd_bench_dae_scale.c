@@ -175,23 +175,8 @@ static int ds_parse(const cli_options *c, ds_opts *o) {
       ds_list("--targets", c->targets, DS_MAX_TARGETS, 1, 0, 1, o->targets, &o->ntargets) != 0) {
     return CHS_EXIT_USAGE;
   }
-  if (c->scale_problems) {
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", c->scale_problems);
-    char *save = NULL;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-      int bit = strcmp(t, "chain") == 0 ? 1 : strcmp(t, "pendulum-chain") == 0 ? 2 : 0;
-      if (!bit || (o->problems & bit)) {
-        return cli_usage_error("bad value for --problems: '%.200s' (chain, pendulum-chain, each "
-                               "once)",
-                               c->scale_problems);
-      }
-      o->problems |= bit;
-    }
-    if (!o->problems) {
-      return cli_usage_error("bad value for --problems: '%.200s' (chain, pendulum-chain)",
-                             c->scale_problems);
-    }
+  if (!(o->problems = cli_scale_problems(c->scale_problems))) {
+    return CHS_EXIT_USAGE;
   }
   if (!o->nsizes) {
     o->sizes[0] = 100;
@@ -206,7 +191,6 @@ static int ds_parse(const cli_options *c, ds_opts *o) {
     o->ntargets = 5;
   }
   qsort(o->targets, (size_t)o->ntargets, sizeof *o->targets, cmp_desc);
-  o->problems = o->problems ? o->problems : 3;
   o->tf = o->tf > 0 ? o->tf : 0.1;
   o->time_limit = o->time_limit > 0 ? o->time_limit : 20;
   return 0;

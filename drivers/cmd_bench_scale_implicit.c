@@ -12,7 +12,8 @@
  * that a slow spell of a shared machine falls on both sizes. Measured per run, as `chs run`
  * reports them: the CPU time of the integration (formulation and integrator set-up included, the
  * problem's creation not) per step, and the peak resident size above the child's start per atom.
- * Per configuration: the medians over the rounds at each size, the ratios t(N)/t(N/10) per step
+ * Per configuration: the medians over the rounds at each size (the lower middle value for an even
+ * number of rounds), the ratios t(N)/t(N/10) per step
  * of the rounds (their median, least and largest), the counts (steps, Newton iterations,
  * Jacobians or Krylov iterations, the same in every round), and the verdict: linear when the
  * median ratio is at most 1.2 times the ratio of the sizes (12 for N/10 and N). */
@@ -182,18 +183,6 @@ static int si_run(si_row *r, int s, long N, double limit) {
   return 0;
 }
 
-static int si_cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double si_median(const double *v, int n) {
-  double w[SI_MAX_ROUNDS];
-  memcpy(w, v, (size_t)n * sizeof *w);
-  qsort(w, (size_t)n, sizeof *w, si_cmp);
-  return n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
-}
-
 typedef struct {
   double ps[2], bpa[2]; /* medians: s per step, peak bytes per atom */
   double ratio[SI_MAX_ROUNDS], rmed, rmin, rmax;
@@ -203,9 +192,12 @@ typedef struct {
 static void si_summarise(const si_row *r, const long N[2], double bound, si_stats *st) {
   memset(st, 0, sizeof *st);
   int n = r->done;
+  double w[SI_MAX_ROUNDS];
   for (int s = 0; s < 2; s++) {
-    st->ps[s] = si_median(r->ps[s], n);
-    st->bpa[s] = si_median(r->peak[s], n) / (double)N[s];
+    memcpy(w, r->ps[s], (size_t)n * sizeof *w);
+    st->ps[s] = cli_median(w, n);
+    memcpy(w, r->peak[s], (size_t)n * sizeof *w);
+    st->bpa[s] = cli_median(w, n) / (double)N[s];
   }
   st->rmin = INFINITY;
   st->rmax = 0;
@@ -214,7 +206,8 @@ static void si_summarise(const si_row *r, const long N[2], double bound, si_stat
     st->rmin = fmin(st->rmin, st->ratio[k]);
     st->rmax = fmax(st->rmax, st->ratio[k]);
   }
-  st->rmed = si_median(st->ratio, n);
+  memcpy(w, st->ratio, (size_t)n * sizeof *w);
+  st->rmed = cli_median(w, n);
   st->linear = st->rmed <= bound;
 }
 
@@ -275,30 +268,6 @@ static void si_json_row(const si_row *r, const si_stats *st, int first) {
          st->linear ? "true" : "false");
 }
 
-/* --problems: the bits (1 chain, 2 pendulum-chain), 0 after a message. */
-static int si_problems(const char *list) {
-  if (!list) {
-    return 3;
-  }
-  char buf[128];
-  snprintf(buf, sizeof buf, "%s", list);
-  int bits = 0;
-  char *save = NULL;
-  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    int bit = strcmp(t, "chain") == 0 ? 1 : strcmp(t, "pendulum-chain") == 0 ? 2 : 0;
-    if (!bit || (bits & bit)) {
-      bits = -1;
-      break;
-    }
-    bits |= bit;
-  }
-  if (bits <= 0) {
-    cli_usage_error("bad value for --problems: '%.200s' (chain, pendulum-chain, each once)", list);
-    return 0;
-  }
-  return bits;
-}
-
 int cmd_bench_scale_implicit(const cli_options *o) {
   long N[2] = {o->max_n / 10, o->max_n};
   if (N[0] < 10) {
@@ -306,7 +275,7 @@ int cmd_bench_scale_implicit(const cli_options *o) {
                            "sizes are N/10 and N)",
                            o->max_n);
   }
-  int bits = si_problems(o->scale_problems);
+  int bits = cli_scale_problems(o->scale_problems);
   if (!bits) {
     return CHS_EXIT_USAGE;
   }

@@ -90,11 +90,6 @@ static int parse_tols(const char *text, double *tols, int *count) {
   return 0;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 static void print_json(const char *problem, double tf, const char *ref_how,
                        const rep_reference_info *ri, const wp_config *cfg, int nc, int nt,
                        wp_point (*pts)[WP_MAX_TOLS]) {
@@ -472,8 +467,7 @@ int cmd_workprec(int argc, char **argv) {
         pt->evals = sum.rhs_evals;
         walls[r] = sum.wall_s;
         if (r == repeats - 1 || r == 63) {
-          qsort(walls, (size_t)(r + 1), sizeof *walls, cmp_double);
-          pt->wall = walls[r / 2];
+          pt->wall = cli_median(walls, r + 1);
         }
       }
     }
