@@ -16,7 +16,11 @@
  * number of rounds), the ratios t(N)/t(N/10) per step
  * of the rounds (their median, least and largest), the counts (steps, Newton iterations,
  * Jacobians or Krylov iterations, the same in every round), and the verdict: linear when the
- * median ratio is at most 1.2 times the ratio of the sizes (12 for N/10 and N). */
+ * median ratio is at most 1.2 times the ratio of the sizes (12 for N/10 and N).
+ * Also the median ratio of whole runs (the same interval at the same tolerance): where IDA takes
+ * fewer, larger steps at N than at N/10 (the weighted norm of a longer chain), a step at N does
+ * more of the work (Jacobians per step) and the per-step ratio exceeds the ratio of the runs'
+ * costs (docs/scale.md, "Status of issue 15"). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +121,7 @@ static int si_options(const si_config *c, long N, char *spec, size_t len, cli_op
 typedef struct {
   const si_config *c;
   double ps[2][SI_MAX_ROUNDS];   /* CPU s per step, at N/10 and N */
+  double cpu[2][SI_MAX_ROUNDS];  /* CPU s of the whole run */
   double peak[2][SI_MAX_ROUNDS]; /* peak bytes above the start */
   si_child last[2];              /* the last run at each size (the counts) */
   int done;                      /* rounds completed */
@@ -178,6 +183,7 @@ static int si_run(si_row *r, int s, long N, double limit) {
     return -1;
   }
   r->ps[s][r->done] = out.cpu / (double)out.steps;
+  r->cpu[s][r->done] = out.cpu;
   r->peak[s][r->done] = out.peak;
   r->last[s] = out;
   return 0;
@@ -186,6 +192,7 @@ static int si_run(si_row *r, int s, long N, double limit) {
 typedef struct {
   double ps[2], bpa[2]; /* medians: s per step, peak bytes per atom */
   double ratio[SI_MAX_ROUNDS], rmed, rmin, rmax;
+  double run_med, run_min, run_max; /* ratios of whole runs t(N)/t(N/10) */
   int linear;
 } si_stats;
 
@@ -208,6 +215,14 @@ static void si_summarise(const si_row *r, const long N[2], double bound, si_stat
   }
   memcpy(w, st->ratio, (size_t)n * sizeof *w);
   st->rmed = cli_median(w, n);
+  st->run_min = INFINITY;
+  st->run_max = 0;
+  for (int k = 0; k < n; k++) {
+    w[k] = r->cpu[1][k] / r->cpu[0][k];
+    st->run_min = fmin(st->run_min, w[k]);
+    st->run_max = fmax(st->run_max, w[k]);
+  }
+  st->run_med = cli_median(w, n);
   st->linear = st->rmed <= bound;
 }
 
@@ -231,10 +246,10 @@ static void si_print_row(const si_row *r, const si_stats *st) {
     si_counts(lin, sizeof lin - 4, a->krylov, b->krylov);
     strcat(lin, " Kry");
   }
-  printf("%-15s %-11s %-19s %7s %7s %10s %10.3g %10.3g %6.2f  %5.2f-%-5.2f %8.0f %8.0f  %s\n",
+  printf("%-15s %-11s %-19s %7s %7s %10s %10.3g %10.3g %6.2f  %5.2f-%-5.2f %6.2f %8.0f %8.0f  %s\n",
          r->c->problem == 2 ? "pendulum-chain" : "chain (coil)", r->c->formulation, r->c->method,
          steps, newton, lin, 1e3 * st->ps[0], 1e3 * st->ps[1], st->rmed, st->rmin, st->rmax,
-         st->bpa[0], st->bpa[1], st->linear ? "linear" : "NOT linear");
+         st->run_med, st->bpa[0], st->bpa[1], st->linear ? "linear" : "NOT linear");
 }
 
 static void si_json_row(const si_row *r, const si_stats *st, int first) {
@@ -261,11 +276,19 @@ static void si_json_row(const si_row *r, const si_stats *st, int first) {
     }
     printf("]");
   }
+  printf("],\n     \"cpu_s\": [");
+  for (int s = 0; s < 2; s++) {
+    printf("%s[", s ? ", " : "");
+    for (int k = 0; k < r->done; k++) {
+      printf("%s%.6g", k ? ", " : "", r->cpu[s][k]);
+    }
+    printf("]");
+  }
   printf("],\n     \"cpu_per_step_median_s\": [%.6g, %.6g], \"ratio_per_step\": {\"median\": %.4g, "
-         "\"min\": %.4g, \"max\": %.4g},\n     \"peak_rss_bytes_per_atom\": [%.6g, %.6g], "
-         "\"linear\": %s}",
-         st->ps[0], st->ps[1], st->rmed, st->rmin, st->rmax, st->bpa[0], st->bpa[1],
-         st->linear ? "true" : "false");
+         "\"min\": %.4g, \"max\": %.4g},\n     \"ratio_per_run\": {\"median\": %.4g, \"min\": "
+         "%.4g, \"max\": %.4g},\n     \"peak_rss_bytes_per_atom\": [%.6g, %.6g], \"linear\": %s}",
+         st->ps[0], st->ps[1], st->rmed, st->rmin, st->rmax, st->run_med, st->run_min, st->run_max,
+         st->bpa[0], st->bpa[1], st->linear ? "true" : "false");
 }
 
 int cmd_bench_scale_implicit(const cli_options *o) {
@@ -358,14 +381,14 @@ int cmd_bench_scale_implicit(const cli_options *o) {
     printf("implicit solvers at N = %ld and %ld: chs run --problem P --formulation F --method M "
            "--rtol %s --atol %s --tf %s\n%d interleaved rounds; ms/step: CPU time of the "
            "integration (set-up included) per step, median; ratio: t(%ld)/t(%ld) per step, median "
-           "and range;\nB/atom: peak resident bytes above the process's start per atom, median; "
-           "linear: median ratio <= %g\n\n",
-           N[0], N[1], SI_RTOL, SI_RTOL, SI_TF, rounds, N[1], N[0], bound);
-    printf("%-15s %-11s %-19s %7s %7s %10s %10s %10s %6s  %-11s %8s %8s  %s\n", "problem",
+           "and range;\nrun: t(%ld)/t(%ld) of the whole runs, median; B/atom: peak resident bytes "
+           "above the process's start per atom, median;\nlinear: median ratio per step <= %g\n\n",
+           N[0], N[1], SI_RTOL, SI_RTOL, SI_TF, rounds, N[1], N[0], N[1], N[0], bound);
+    printf("%-15s %-11s %-19s %7s %7s %10s %10s %10s %6s  %-11s %6s %8s %8s  %s\n", "problem",
            "formulation", "method", "steps", "Newton", "Jac/Krylov", "ms/step", "ms/step", "ratio",
-           "range", "B/atom", "B/atom", "verdict");
-    printf("%-15s %-11s %-19s %7s %7s %10s %10ld %10ld %6s  %-11s %8ld %8ld\n", "", "", "", "", "",
-           "", N[0], N[1], "", "", N[0], N[1]);
+           "range", "run", "B/atom", "B/atom", "verdict");
+    printf("%-15s %-11s %-19s %7s %7s %10s %10ld %10ld %6s  %-11s %6s %8ld %8ld\n", "", "", "", "",
+           "", "", N[0], N[1], "", "", "", N[0], N[1]);
   }
   for (int i = 0; i < nrows; i++) {
     si_row *r = &rows[i];

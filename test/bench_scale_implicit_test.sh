@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `chs bench scale --implicit` (issue 15): bad options exit 2 before any work; at N = 100 and
 # 1000, every row's counts (steps, Newton iterations, Jacobians) are those of the `chs run` it
-# stands for, its medians, ratios and verdict follow from its own per-round times, its memory per
-# atom is positive; a run over the time limit is killed and reported (exit 3).
+# stands for, its medians, ratios (per step and per run) and verdict follow from its own per-round
+# times, its memory per atom is positive; a run over the time limit is killed and reported (exit 3).
 # usage: bench_scale_implicit_test.sh PATH_TO_CHS
 set -uo pipefail
 chs=$1
@@ -61,6 +61,12 @@ for r in j["results"]:
     ok = ok and close(r["cpu_per_step_median_s"][0], statistics.median(a)) and close(r["cpu_per_step_median_s"][1], statistics.median(b))
     ok = ok and close(rs["median"], statistics.median(ratios)) and close(rs["min"], min(ratios)) and close(rs["max"], max(ratios))
     ok = ok and r["linear"] == (rs["median"] <= 12)
+    # whole runs: each round's CPU time is its per-step time times its steps; their ratios
+    ca, cb = r["cpu_s"]
+    ok = ok and all(close(c, p * r["steps"][0]) for c, p in zip(ca, a)) and all(close(c, p * r["steps"][1]) for c, p in zip(cb, b))
+    rr = [y / x for x, y in zip(ca, cb)]
+    ru = r["ratio_per_run"]
+    ok = ok and close(ru["median"], statistics.median(rr)) and close(ru["min"], min(rr)) and close(ru["max"], max(rr))
     ok = ok and all(x > 0 for x in r["peak_rss_bytes_per_atom"])
     # the Krylov rows iterate, the KLU rows evaluate Jacobians
     ok = ok and (r["krylov_iters"][1] > 0 if "spgmr" in r["method"] else r["jac_evals"][1] > 0)
