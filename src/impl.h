@@ -212,9 +212,10 @@ void *chs_calloc_big(size_t bytes);
  * gives back (after KEEP: nothing to undo). */
 unsigned long chs_fp_begin(int subnormals);
 void chs_fp_end(unsigned long saved);
-/* SUNMatZero for the sparse matrices of the assembled DAE Jacobians (src/jacobian.c): the values
- * only, the pattern kept (the Jacobian rewrites it only when it changes). */
-int chs_sparse_zero_values(SUNMatrix A);
+/* SUNMatZero for the sparse matrices of the assembled DAE Jacobians (src/jacobian.c): nothing is
+ * cleared; the pattern is kept (the Jacobian rewrites it only when it changes) and every
+ * evaluation writes all values. */
+int chs_sparse_zero_kept(SUNMatrix A);
 
 /* ctx NULL: no Gram solver (residual evaluations only); gram_kind: CHS_GRAM_*. */
 int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind, CHSError *err);

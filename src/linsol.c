@@ -204,7 +204,7 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     /* 4 KiB pages: advised to 2 MiB pages, the kernel compacted memory at the first touch
      * (defrag=madvise), which doubled its time at N = 10^5 for no gain (docs/scale.md) */
     if (*A && assembled) { /* IDA's zeroing before each evaluation keeps the pattern */
-      (*A)->ops->zero = chs_sparse_zero_values;
+      (*A)->ops->zero = chs_sparse_zero_kept;
     }
     order = o->order >= 0 ? o->order : sparse_asm ? CHS_KLU_ORDER_ND : -1;
     if (o->ls == CHS_LS_UMFPACK) {
