@@ -5,6 +5,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -83,6 +84,21 @@ void cli_child_why(int status, double limit, char *msg, size_t len) {
   } else {
     snprintf(msg, len, "the run's process reported nothing");
   }
+}
+
+int cli_child_run(void (*fn)(void *arg, void *buf), void *arg, void *buf, size_t len, char *msg,
+                  size_t msglen) {
+  cli_child ch;
+  int status = 0;
+  if (cli_child_start(&ch, fn, arg, buf, len, 0) != 0) {
+    snprintf(msg, msglen, "cannot start a process: %s", strerror(errno));
+    return -1;
+  }
+  if (cli_child_finish(&ch, buf, len, &status, NULL) != len) {
+    cli_child_why(status, 0, msg, msglen);
+    return -1;
+  }
+  return 0;
 }
 
 double cli_rss_now(void) {

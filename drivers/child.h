@@ -28,6 +28,12 @@ size_t cli_child_finish(cli_child *c, void *buf, size_t len, int *status, struct
  * run's process died (signal S)", or "the run's process reported nothing". */
 void cli_child_why(int status, double limit, char *msg, size_t len);
 
+/* fn(arg, buf) in a child, waited for without a time limit (the bench's checks of its inputs,
+ * the reference of bench dae --scale: work kept out of this process, whose heap the later runs
+ * would inherit): 0 when the child sent its len bytes; else -1 and why in msg. */
+int cli_child_run(void (*fn)(void *arg, void *buf), void *arg, void *buf, size_t len, char *msg,
+                  size_t msglen);
+
 /* This process's resident bytes now (/proc/self/statm; NaN unknown): in a child, what it
  * inherited, to subtract from its peak. */
 double cli_rss_now(void);

@@ -43,6 +43,14 @@ int cli_fail(const CHSError *err) {
   return cli_exit_status(err->code);
 }
 
+int cli_fail_code(int code, const char *msg) {
+  CHSError err;
+  CHSError_Clear(&err);
+  err.code = code;
+  snprintf(err.msg, sizeof err.msg, "%s", msg);
+  return cli_fail(&err);
+}
+
 int cli_utf8_seq_len(const char *s) {
   const unsigned char *u = (const unsigned char *)s;
   unsigned long cp, min;

@@ -785,14 +785,8 @@ static int ds_reference(const char *spec, long n, const ds_opts *o, const char *
   }
   out->z[0] = (double)n;
   ds_ref_job job = {spec, cache_dir, o->tf, o->quiet};
-  cli_child ch;
-  int status = 0;
-  if (cli_child_start(&ch, ds_ref_child, &job, out, len, 0) != 0) {
+  if (cli_child_run(ds_ref_child, &job, out, len, out->msg, sizeof out->msg) != 0) {
     out->rc = CHS_ERR_SOLVER;
-    snprintf(out->msg, sizeof out->msg, "cannot start a process: %s", strerror(errno));
-  } else if (cli_child_finish(&ch, out, len, &status, NULL) != len) {
-    out->rc = CHS_ERR_SOLVER;
-    cli_child_why(status, 0, out->msg, sizeof out->msg);
   }
   int rc = out->rc;
   if (rc == 0) {
@@ -918,20 +912,12 @@ int cmd_bench_dae_scale(const cli_options *c) {
   /* every problem spec is valid before any work, checked in a child (this process stays small) */
   ds_check_out chk;
   memset(&chk, 0, sizeof chk);
-  cli_child ch;
-  int status = 0;
-  if (cli_child_start(&ch, ds_check_child, &o, &chk, sizeof chk, 0) != 0 ||
-      cli_child_finish(&ch, &chk, sizeof chk, &status, NULL) != sizeof chk) {
-    memset(&chk, 0, sizeof chk);
-    chk.rc = CHS_ERR_SOLVER;
-    cli_child_why(status, 0, chk.msg, sizeof chk.msg);
+  char why[200];
+  if (cli_child_run(ds_check_child, &o, &chk, sizeof chk, why, sizeof why) != 0) {
+    return cli_fail_code(CHS_ERR_SOLVER, why);
   }
   if (chk.rc != 0) {
-    CHSError err;
-    CHSError_Clear(&err);
-    err.code = chk.rc;
-    snprintf(err.msg, sizeof err.msg, "%s", chk.msg);
-    return cli_fail(&err);
+    return cli_fail_code(chk.rc, chk.msg);
   }
   char cache_buf[4096];
   const char *cache_dir = o.no_cache ? NULL : o.cache_dir;

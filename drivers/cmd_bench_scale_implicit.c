@@ -332,21 +332,13 @@ int cmd_bench_scale_implicit(const cli_options *o) {
   }
   si_check chk = {rows, nrows, N};
   si_child out;
-  cli_child ch;
-  int status = 0;
-  if (cli_child_start(&ch, si_check_job, &chk, &out, sizeof out, 0) != 0 ||
-      cli_child_finish(&ch, &out, sizeof out, &status, NULL) != sizeof out) {
-    memset(&out, 0, sizeof out);
+  memset(&out, 0, sizeof out);
+  if (cli_child_run(si_check_job, &chk, &out, sizeof out, out.msg, sizeof out.msg) != 0) {
     out.rc = CHS_ERR_SOLVER;
-    cli_child_why(status, 0, out.msg, sizeof out.msg);
   }
   if (out.rc != 0) {
     free(rows);
-    CHSError err;
-    CHSError_Clear(&err);
-    err.code = out.rc;
-    snprintf(err.msg, sizeof err.msg, "%s", out.msg);
-    return cli_fail(&err);
+    return cli_fail_code(out.rc, out.msg);
   }
   if (o->dry_run) {
     free(rows);
