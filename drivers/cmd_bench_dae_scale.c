@@ -20,11 +20,11 @@
  *     checks of the sizes and the reference run in children too, so that every run starts as a
  *     `chs run` does; a run forked after a reference computed here inherited its freed heap, and
  *     at N = 10^5 rattle reported 147 MB of peak memory instead of 100 and 0.14 s of CPU instead
- *     of 0.19, with a third of the page faults); the child's peak resident set size (and its whole
- * CPU time) come from wait4's rusage, so neither depends on the runs before it; the CPU time of the
- *     integration itself (CLOCK_PROCESS_CPUTIME_ID around CHSRun, the formulation's and the
- *     integrator's set-up included, the problem's creation not) is the cost; a run exceeding
- *     --time-limit seconds is killed (and the sweep of that candidate stops);
+ *     of 0.19, with a third of the page faults); the child's peak resident set size (and its
+ *     whole CPU time) come from wait4's rusage, so neither depends on the runs before it; the CPU
+ *     time of the integration itself (CLOCK_PROCESS_CPUTIME_ID around CHSRun, the formulation's
+ *     and the integrator's set-up included, the problem's creation not) is the cost; a run
+ *     exceeding --time-limit seconds is killed (and the sweep of that candidate stops);
  *   - for each target error, the cheapest run (CPU time) at or below the target among the
  *     ODE candidates and among the DAE candidates (no interpolation: the chosen run's error is
  *     at most the target), with evaluations, Newton and Krylov iterations, CPU and wall time,
