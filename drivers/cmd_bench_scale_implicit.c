@@ -189,41 +189,44 @@ static int si_run(si_row *r, int s, long N, double limit) {
   return 0;
 }
 
+/* The median, least and largest of the per-round ratios b[k] / a[k]. */
+typedef struct {
+  double med, min, max;
+} si_range;
+
+static double si_median(const double *v, int n) {
+  double w[SI_MAX_ROUNDS];
+  memcpy(w, v, (size_t)n * sizeof *w);
+  return cli_median(w, n);
+}
+
+static si_range si_ratios(const double *a, const double *b, int n) {
+  double w[SI_MAX_ROUNDS];
+  si_range r = {0, INFINITY, 0};
+  for (int k = 0; k < n; k++) {
+    w[k] = b[k] / a[k];
+    r.min = fmin(r.min, w[k]);
+    r.max = fmax(r.max, w[k]);
+  }
+  r.med = cli_median(w, n);
+  return r;
+}
+
 typedef struct {
   double ps[2], bpa[2]; /* medians: s per step, peak bytes per atom */
-  double ratio[SI_MAX_ROUNDS], rmed, rmin, rmax;
-  double run_med, run_min, run_max; /* ratios of whole runs t(N)/t(N/10) */
+  si_range step, run;   /* ratios t(N)/t(N/10) per step and of whole runs */
   int linear;
 } si_stats;
 
 static void si_summarise(const si_row *r, const long N[2], double bound, si_stats *st) {
-  memset(st, 0, sizeof *st);
   int n = r->done;
-  double w[SI_MAX_ROUNDS];
   for (int s = 0; s < 2; s++) {
-    memcpy(w, r->ps[s], (size_t)n * sizeof *w);
-    st->ps[s] = cli_median(w, n);
-    memcpy(w, r->peak[s], (size_t)n * sizeof *w);
-    st->bpa[s] = cli_median(w, n) / (double)N[s];
+    st->ps[s] = si_median(r->ps[s], n);
+    st->bpa[s] = si_median(r->peak[s], n) / (double)N[s];
   }
-  st->rmin = INFINITY;
-  st->rmax = 0;
-  for (int k = 0; k < n; k++) {
-    st->ratio[k] = r->ps[1][k] / r->ps[0][k];
-    st->rmin = fmin(st->rmin, st->ratio[k]);
-    st->rmax = fmax(st->rmax, st->ratio[k]);
-  }
-  memcpy(w, st->ratio, (size_t)n * sizeof *w);
-  st->rmed = cli_median(w, n);
-  st->run_min = INFINITY;
-  st->run_max = 0;
-  for (int k = 0; k < n; k++) {
-    w[k] = r->cpu[1][k] / r->cpu[0][k];
-    st->run_min = fmin(st->run_min, w[k]);
-    st->run_max = fmax(st->run_max, w[k]);
-  }
-  st->run_med = cli_median(w, n);
-  st->linear = st->rmed <= bound;
+  st->step = si_ratios(r->ps[0], r->ps[1], n);
+  st->run = si_ratios(r->cpu[0], r->cpu[1], n);
+  st->linear = st->step.med <= bound;
 }
 
 static void si_counts(char *buf, size_t len, long a, long b) {
@@ -248,8 +251,8 @@ static void si_print_row(const si_row *r, const si_stats *st) {
   }
   printf("%-15s %-11s %-19s %7s %7s %10s %10.3g %10.3g %6.2f  %5.2f-%-5.2f %6.2f %8.0f %8.0f  %s\n",
          r->c->problem == 2 ? "pendulum-chain" : "chain (coil)", r->c->formulation, r->c->method,
-         steps, newton, lin, 1e3 * st->ps[0], 1e3 * st->ps[1], st->rmed, st->rmin, st->rmax,
-         st->run_med, st->bpa[0], st->bpa[1], st->linear ? "linear" : "NOT linear");
+         steps, newton, lin, 1e3 * st->ps[0], 1e3 * st->ps[1], st->step.med, st->step.min,
+         st->step.max, st->run.med, st->bpa[0], st->bpa[1], st->linear ? "linear" : "NOT linear");
 }
 
 static void si_json_row(const si_row *r, const si_stats *st, int first) {
@@ -287,8 +290,8 @@ static void si_json_row(const si_row *r, const si_stats *st, int first) {
   printf("],\n     \"cpu_per_step_median_s\": [%.6g, %.6g], \"ratio_per_step\": {\"median\": %.4g, "
          "\"min\": %.4g, \"max\": %.4g},\n     \"ratio_per_run\": {\"median\": %.4g, \"min\": "
          "%.4g, \"max\": %.4g},\n     \"peak_rss_bytes_per_atom\": [%.6g, %.6g], \"linear\": %s}",
-         st->ps[0], st->ps[1], st->rmed, st->rmin, st->rmax, st->run_med, st->run_min, st->run_max,
-         st->bpa[0], st->bpa[1], st->linear ? "true" : "false");
+         st->ps[0], st->ps[1], st->step.med, st->step.min, st->step.max, st->run.med, st->run.min,
+         st->run.max, st->bpa[0], st->bpa[1], st->linear ? "true" : "false");
 }
 
 int cmd_bench_scale_implicit(const cli_options *o) {
@@ -385,6 +388,7 @@ int cmd_bench_scale_implicit(const cli_options *o) {
   for (int i = 0; i < nrows; i++) {
     si_row *r = &rows[i];
     si_stats st;
+    memset(&st, 0, sizeof st); /* a failed row prints none of it */
     if (!r->failed) {
       si_summarise(r, N, bound, &st);
       all_linear = all_linear && st.linear;
