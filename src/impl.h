@@ -322,6 +322,9 @@ void chs_arkode_capture_error(int code, const char *module, const char *function
                               void *data);
 int chs_arkode_failure(CHSError *err, const char *who, char *flag_name, sunrealtype t,
                        CHSFormulation f, const char *arkode_msg);
+/* The stop time of the next step h (chosen by the error test) at t towards tout: tout, or the
+ * midpoint of [t, tout] when h < |tout - t| < (1 + window) |h| (src/integrator.c: why). */
+sunrealtype chs_split_stop(sunrealtype t, sunrealtype h, sunrealtype tout, sunrealtype window);
 
 /* The Butcher table of an erk method option ("rk4", "dp5", "VERNER_8_5_6", ...) of
  * src/integrate/erk.c (caller frees it); *embedded = 1 when it has an embedding (adaptive steps).

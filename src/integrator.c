@@ -1,4 +1,5 @@
 /* Integrator objects: "family:options" dispatched to one ops table per family. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,22 @@ int CHSIntegrator_RootInfo(CHSIntegrator it, int *dirs) {
 
 int CHSIntegrator_HasRootFinding(CHSIntegrator it) {
   return it->ops->root_init != NULL && it->ops->root_info != NULL;
+}
+
+/* A stop time of IDA (or CVODE) clips the step that would pass it: a step h chosen by the error
+ * test, then a cut step tout - t - h. BDF's Newton matrix holds the step (IDA's cj = alpha / h),
+ * and a cut to less than `window` times h (IDA: cj outside [0.6, 1.67] times the cj of the last
+ * set-up) costs a new Jacobian and factorisation for the last step alone. When the remainder holds
+ * more than h but less than (1 + window) h, it is split into two equal steps instead: as many
+ * steps, each no larger than h (no larger than the error test allows), and the set-up saved
+ * whenever the halves stay within the window. Used by IDA (src/integrate/ida.c); CVODE keeps its
+ * Jacobian through such a cut and only refactors. Returns the stop time for the next step: tout
+ * or the midpoint. */
+sunrealtype chs_split_stop(sunrealtype t, sunrealtype h, sunrealtype tout, sunrealtype window) {
+  sunrealtype r = fabs(tout - t), a = fabs(h);
+  /* a step already cut to reach tout (h = r (1 - 4 u), SUNDIALS' cut) is one step */
+  return a > 0 && r > a * (1 + 64 * DBL_EPSILON) && r < (1 + window) * a ? t + (tout - t) / 2
+                                                                         : tout;
 }
 
 void chs_arkode_capture_error(int code, const char *module, const char *function, char *msg,

@@ -1,7 +1,9 @@
 /* IDA on the DAE formulations: consistent initial values (the residual at t0 is at round-off),
  * convergence to the pendulum's reference as the tolerance decreases (error at 1e-8 at least
- * 100 times smaller than at 1e-4), an ODE formulation through IDA (y' - f), and refusal of DAE
- * formulations by ODE methods. */
+ * 100 times smaller than at 1e-4), an ODE formulation through IDA (y' - f), refusal of DAE
+ * formulations by ODE methods, the last steps before an output time (split in two equal ones
+ * when the remainder is between one and 1.6 steps) and the step bound of one evolve. */
+#include <ida/ida.h>
 #include <nvector/nvector_serial.h>
 #include "test_util.h"
 
@@ -81,11 +83,113 @@ static void test_ode_method_refuses_dae(void **state) {
   CHSProblem_Destroy(&prob);
 }
 
+/* IDA on a fresh pendulum-chain dae-ggl integrator (tolerance tol, step bound max_steps). */
+static CHSIntegrator ida_chain(double tol, long max_steps, N_Vector *y, CHSFormulation *f,
+                               CHSProblem *prob) {
+  *prob = new_problem("pendulum-chain:N=20");
+  *f = new_formulation("dae-ggl", *prob, test_context());
+  CHSError err;
+  assert_int_equal(CHSFormulation_NewInitialState(*f, y, &err), 0);
+  CHSStepControl ctl = {0, tol, tol, max_steps};
+  CHSIntegrator it = NULL;
+  assert_int_equal(CHSIntegrator_Create("ida:ls=klu", *f, *y, 0, &ctl, &it, &err), 0);
+  return it;
+}
+
+static long ida_fails(void *ida) {
+  long netf = 0, ncfn = 0;
+  assert_int_equal(IDAGetNumErrTestFails(ida, &netf), 0);
+  assert_int_equal(IDAGetNumNonlinSolvConvFails(ida, &ncfn), 0);
+  return netf + ncfn;
+}
+
+/* The steps towards each output time, one at a time: IDA's step h (chosen by its error test,
+ * IDAGetCurrentStep) is taken as chosen, cut to the output time when it would pass it, and
+ * replaced by half of the remainder r when h < r < 1.6 h (two equal last steps instead of h and
+ * a cut step whose new cj would cost a Jacobian). Output times are reached exactly. Over the
+ * grid the split must happen (the check could not fail otherwise). */
+static void test_split_last_steps(void **state) {
+  (void)state;
+  CHSProblem prob;
+  CHSFormulation f;
+  N_Vector y;
+  CHSIntegrator it = ida_chain(1e-6, 0, &y, &f, &prob);
+  void *ida = CHSIntegrator_GetSundialsMem(it);
+  CHSError err;
+  sunrealtype t = 0;
+  int splits = 0, steps = 0, failed = 0;
+  for (int k = 1; k <= 40; k++) {
+    sunrealtype tout = 0.0137 * k; /* no relation to the step sizes */
+    while (t < tout) {
+      sunrealtype h = 0, tret = 0;
+      long nst = 0, fails0 = ida_fails(ida);
+      assert_int_equal(IDAGetNumSteps(ida, &nst), 0);
+      assert_int_equal(IDAGetCurrentStep(ida, &h), 0);
+      sunrealtype r = tout - t;
+      assert_int_equal(CHSIntegrator_OneStep(it, tout, y, &tret, &err), 0);
+      if (ida_fails(ida) != fails0) { /* retried with a smaller step than the one chosen */
+        failed++;
+        t = tret;
+        continue;
+      }
+      int split = nst > 0 && r > h * (1 + 1e-12) && r < 1.6 * h;
+      sunrealtype want = nst == 0 ? tret : split ? t + r / 2 : (h < r ? t + h : tout);
+      CHECK_NEAR(tret, want, 1e-14 * tout);
+      splits += split;
+      steps++;
+      t = tret;
+    }
+    assert_true(t == tout);
+  }
+  print_message("%d steps to 40 output times, %d remainders split in two, %d retried steps\n",
+                steps, splits, failed);
+  CHECK_GT(splits, 0);
+  N_VDestroy(y);
+  CHSIntegrator_Destroy(&it);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
+/* The step bound of one evolve (CHSStepControl.max_steps, SUNDIALS' mxstep, counted by chs since
+ * it steps IDA one step at a time): a run that needs more stops with "mxstep" and the time it
+ * reached; the same bound is enough for each of shorter evolves. */
+static void test_step_bound_per_evolve(void **state) {
+  (void)state;
+  CHSProblem prob;
+  CHSFormulation f;
+  N_Vector y;
+  CHSIntegrator it = ida_chain(1e-8, 25, &y, &f, &prob);
+  CHSError err;
+  sunrealtype t = 0;
+  assert_int_equal(CHSIntegrator_Evolve(it, 10, y, &t, &err), CHS_ERR_SOLVER);
+  print_message("%s\n", err.msg);
+  assert_non_null(strstr(err.msg, "mxstep = 25 steps"));
+  CHECK_GT(t, 0);
+  CHSIntegratorStats st;
+  assert_int_equal(CHSIntegrator_GetStats(it, &st), 0);
+  assert_int_equal(st.steps, 25);
+  N_VDestroy(y);
+  CHSIntegrator_Destroy(&it);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+  it = ida_chain(1e-8, 25, &y, &f, &prob);
+  for (int k = 1; k <= 40; k++) {
+    assert_int_equal(CHSIntegrator_Evolve(it, 1e-4 * k, y, &t, &err), 0);
+    assert_true(t == 1e-4 * k);
+  }
+  assert_int_equal(CHSIntegrator_GetStats(it, &st), 0);
+  CHECK_GT(st.steps, 25); /* more in all than one evolve may take */
+  N_VDestroy(y);
+  CHSIntegrator_Destroy(&it);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_consistent_initial_values),
-      cmocka_unit_test(test_convergence),
-      cmocka_unit_test(test_ode_method_refuses_dae),
+      cmocka_unit_test(test_consistent_initial_values), cmocka_unit_test(test_convergence),
+      cmocka_unit_test(test_ode_method_refuses_dae),    cmocka_unit_test(test_split_last_steps),
+      cmocka_unit_test(test_step_bound_per_evolve),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

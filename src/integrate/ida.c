@@ -29,6 +29,7 @@ typedef struct {
   SUNLinearSolver LS;
   N_Vector yp, id;
   long base_steps, base_res, base_jac;
+  long mxstep; /* steps of one evolve to tout (SUNDIALS' mxstep, counted here: see ida_evolve) */
   char msg[CHS_ARKODE_MSG_LEN];
 } ida_mem;
 
@@ -155,7 +156,8 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
     rc = IDASetMaxStep(d->ida, lso.hmax);
   }
   if (rc == 0) {
-    rc = IDASetMaxNumSteps(d->ida, ctl->max_steps > 0 ? ctl->max_steps : 500000);
+    d->mxstep = ctl->max_steps > 0 ? ctl->max_steps : 500000;
+    rc = IDASetMaxNumSteps(d->ida, d->mxstep);
   }
   if (rc != 0) {
     ida_destroy(d);
@@ -165,19 +167,54 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   return CHS_SUCCESS;
 }
 
+/* The least cut of cj that makes IDA set up its Newton matrix anew: (1 - dcj) / (1 + dcj) with
+ * its default dcj = 0.25 (chs does not change it: docs/scale.md, session 15) */
+#define IDA_CJ_WINDOW 0.6
+
+/* IDA's stop time for its next step towards tout: tout, or the midpoint of [t, tout] when the
+ * step it chose would leave a shorter remainder (chs_split_stop: the Jacobian of a cut last
+ * step saved) */
+static sunrealtype ida_stop(ida_mem *d, sunrealtype tout) {
+  long nst = 0;
+  sunrealtype t = 0, h = 0;
+  if (IDAGetNumSteps(d->ida, &nst) != 0 || nst == 0 || IDAGetCurrentTime(d->ida, &t) != 0 ||
+      IDAGetCurrentStep(d->ida, &h) != 0) {
+    return tout; /* the first step: IDA chooses its size inside IDASolve */
+  }
+  return chs_split_stop(t, h, tout, IDA_CJ_WINDOW);
+}
+
+/* Steps to tout, one IDASolve (IDA_ONE_STEP) at a time, each towards ida_stop's time; the step
+ * bound of one evolve counted here as IDA counts it in IDA_NORMAL. */
 static int ida_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret, int one_step,
                       CHSError *err) {
   ida_mem *d = mem;
-  int rc = IDASetStopTime(d->ida, tout);
   sunrealtype tcur = 0;
-  if (rc == 0 && IDAGetCurrentTime(d->ida, &tcur) == 0) {
+  int rc = IDAGetCurrentTime(d->ida, &tcur);
+  if (rc == 0) {
     /* IDA has no lower bound on its step size: a residual that fails (recoverably) beyond some
      * state lets it creep towards that state with steps that no longer change t (5e6 steps at one
      * t). A step below 16 ulps of t is stopped, and the callback's own message says why. */
     rc = IDASetMinStep(d->ida, 16 * DBL_EPSILON * fmax(fabs(tcur), fabs(tout)));
   }
-  if (rc == 0) {
-    rc = IDASolve(d->ida, tout, tret, y, d->yp, one_step ? IDA_ONE_STEP : IDA_NORMAL);
+  int at_tout = 0;
+  for (long k = 0; rc == 0 && !at_tout; k++) {
+    if (k == d->mxstep) {
+      snprintf(d->msg, sizeof d->msg, "mxstep = %ld steps taken before reaching tout = %g",
+               d->mxstep, (double)tout);
+      rc = IDA_TOO_MUCH_WORK;
+      break;
+    }
+    sunrealtype stop = ida_stop(d, tout);
+    rc = IDASetStopTime(d->ida, stop);
+    if (rc == 0) {
+      rc = IDASolve(d->ida, stop, tret, y, d->yp, IDA_ONE_STEP);
+    }
+    at_tout = rc == IDA_TSTOP_RETURN && stop == tout;
+    rc = rc == IDA_TSTOP_RETURN ? IDA_SUCCESS : rc;
+    if (one_step) {
+      break;
+    }
   }
   long nst = 0;
   if (rc == IDA_ILL_INPUT && IDAGetNumSteps(d->ida, &nst) == 0 && nst == 0) {
