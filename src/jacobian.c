@@ -10,7 +10,8 @@
  *
  * The sparsity pattern (for KLU, and the band widths for the band solver) is found once, at
  * set-up, from the Jacobian itself at the initial state and two pseudo-random perturbations of
- * it (relative size 1e-3): entries nonzero at any of the three points, plus the diagonal. An
+ * it (relative size 1e-3; of t0 too for time-dependent problems): entries nonzero at any of the
+ * three points, plus the diagonal. An
  * entry that is structurally nonzero vanishes at three random points only on a set of measure
  * zero; a later evaluation with a nonzero outside the pattern is reported as a recoverable
  * failure naming the entry.
@@ -381,25 +382,36 @@ int chs_jac_work_create(CHSFormulation f, int mode, int residual, N_Vector y0, N
   N_Vector yr = N_VClone(y0), ypr = N_VClone(y0);
   int rc = w->J && w->mask && w->y1 && w->yp1 && w->r0 && w->r1 && yr && ypr ? 0 : CHS_ERR_MEM;
   /* Pattern: the initial state and two pseudo-random perturbations (a fixed linear congruential
-   * sequence: reproducible), cj = 1 so that dF/dy' shows. */
+   * sequence: reproducible), cj = 1 so that dF/dy' shows. A time-dependent problem's are also a
+   * little later than t0 (the time last set, the initial one): an entry with a factor that
+   * vanishes at t0 (car-axis: the anchor's xb(t) = 0 at t = 0 in G) is nonzero there. */
+  sunrealtype t0 = f->sys.time_bits ? f->prob->time : 0;
   unsigned long long lcg = 0x2545F4914F6CDD1DULL;
   for (int pt = 0; pt < 3 && rc == 0; pt++) {
     N_VScale(1, y0, yr);
     if (residual) {
       N_VScale(1, yp0, ypr);
     }
+    sunrealtype t = t0;
     if (pt > 0) {
       sunrealtype *a = N_VGetArrayPointer(yr);
-      for (sunindextype i = 0; i < N; i++) {
+      for (sunindextype i = 0; i < N + (f->sys.time_bits != 0); i++) {
         lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
         sunrealtype u = (sunrealtype)((lcg >> 11) * 0x1.0p-53) - 0.5;
-        a[i] += 2e-3 * u * (1 + fabs(a[i]));
+        if (i < N) {
+          a[i] += 2e-3 * u * (1 + fabs(a[i]));
+        } else {
+          t = t0 + 2e-3 * (1 + u) * (1 + fabs(t0)); /* after t0, where the run goes */
+        }
       }
     }
-    rc = chs_jac_eval(f, w, 0, 1, yr, ypr);
+    rc = chs_jac_eval(f, w, t, 1, yr, ypr);
     for (sunindextype k = 0; rc == 0 && k < N * N; k++) {
       w->mask[k] |= w->J[k] != 0;
     }
+  }
+  if (f->sys.time_bits && chs_system_set_time(&f->sys, t0) != 0 && rc == 0) {
+    rc = CHS_ERR_CALLBACK; /* t0 itself was accepted before */
   }
   if (yr) {
     N_VDestroy(yr);
