@@ -22,7 +22,7 @@ expect 2 "--problems is for bench scale --implicit" -- bench scale --problems ch
 expect 2 "not valid for chs bench scale" -- "${b[@]}" --sizes 100
 if "$chs" "${b[@]}" --max-n 1000 --dry-run >"$tmp/out" 2>&1 && has "would run bench scale --implicit" "$tmp/out"; then ok; else bad "--dry-run: $(head -c 200 "$tmp/out")"; fi
 
-"$chs" "${b[@]}" --max-n 1000 --rounds 3 --json --quiet >"$tmp/s.json" 2>"$tmp/s.err"
+"$chs" "${b[@]}" --max-n 1000 --rounds 9 --json --quiet >"$tmp/s.json" 2>"$tmp/s.err"
 st=$?
 if [[ $st -eq 0 ]]; then ok; else bad "bench scale --implicit --max-n 1000: exit $st $(head -c 300 "$tmp/s.err")"; fi
 # the rows' `chs run`s, at both sizes
@@ -41,11 +41,12 @@ if python3 - "$tmp/s.json" "$tmp" <<'EOF'; then ok; else bad "bench scale --impl
 import json, sys, statistics
 j = json.load(open(sys.argv[1]))
 d = sys.argv[2]
-ok = j["benchmark"] == "scale-implicit" and j["sizes"] == [100, 1000] and j["rounds"] == 3
+ok = j["benchmark"] == "scale-implicit" and j["sizes"] == [100, 1000] and j["rounds"] == 9
 ok = ok and j["bound"] == 12 and len(j["results"]) == 8
 def close(a, b):
     return abs(a - b) <= 1e-3 * abs(b)
 lin = True
+undecided = 0
 for r in j["results"]:
     for k in range(2):
         m = r["method"].replace(":", "_").replace("=", "_")
@@ -57,10 +58,17 @@ for r in j["results"]:
     a, b = r["cpu_per_step_s"]
     ratios = [y / x for x, y in zip(a, b)]
     rs = r["ratio_per_step"]
-    ok = ok and len(a) == len(b) == 3 and all(x > 0 for x in a + b)
+    ok = ok and len(a) == len(b) == 9 and all(x > 0 for x in a + b)
     ok = ok and close(r["cpu_per_step_median_s"][0], statistics.median(a)) and close(r["cpu_per_step_median_s"][1], statistics.median(b))
     ok = ok and close(rs["median"], statistics.median(ratios)) and close(rs["min"], min(ratios)) and close(rs["max"], max(ratios))
     ok = ok and r["linear"] == (rs["median"] <= 12)
+    # the median's interval: order statistics j and n + 1 - j, j the largest with coverage >= 95 %
+    # (9 rounds: j = 2, 1 - 2 (1 + 9) / 2^9); the verdict: undecided when the interval holds 12
+    s = sorted(ratios)
+    ok = ok and close(rs["median_ci"][0], s[1]) and close(rs["median_ci"][1], s[-2]) and close(rs["ci_coverage"], 1 - 20 / 512)
+    want = "undecided" if s[1] <= 12 < s[-2] else ("linear" if r["linear"] else "NOT linear")
+    ok = ok and r["verdict"] == want
+    undecided += want == "undecided"
     # whole runs: each round's CPU time is its per-step time times its steps; their ratios
     ca, cb = r["cpu_s"]
     ok = ok and all(close(c, p * r["steps"][0]) for c, p in zip(ca, a)) and all(close(c, p * r["steps"][1]) for c, p in zip(cb, b))
@@ -71,7 +79,7 @@ for r in j["results"]:
     # the Krylov rows iterate, the KLU rows evaluate Jacobians
     ok = ok and (r["krylov_iters"][1] > 0 if "spgmr" in r["method"] else r["jac_evals"][1] > 0)
     lin = lin and r["linear"]
-ok = ok and j["all_linear"] == lin
+ok = ok and j["all_linear"] == lin and j["undecided"] == undecided
 sys.exit(0 if ok else 1)
 EOF
 

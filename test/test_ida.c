@@ -84,16 +84,28 @@ static void test_ode_method_refuses_dae(void **state) {
 }
 
 /* IDA on a fresh pendulum-chain dae-ggl integrator (tolerance tol, step bound max_steps). */
-static CHSIntegrator ida_chain(double tol, long max_steps, N_Vector *y, CHSFormulation *f,
-                               CHSProblem *prob) {
-  *prob = new_problem("pendulum-chain:N=20");
-  *f = new_formulation("dae-ggl", *prob, test_context());
+typedef struct {
+  CHSProblem prob;
+  CHSFormulation f;
+  N_Vector y;
+  CHSIntegrator it;
+} ida_run;
+
+static ida_run ida_chain(double tol, long max_steps) {
+  ida_run r = {new_problem("pendulum-chain:N=20"), NULL, NULL, NULL};
+  r.f = new_formulation("dae-ggl", r.prob, test_context());
   CHSError err;
-  assert_int_equal(CHSFormulation_NewInitialState(*f, y, &err), 0);
+  assert_int_equal(CHSFormulation_NewInitialState(r.f, &r.y, &err), 0);
   CHSStepControl ctl = {0, tol, tol, max_steps};
-  CHSIntegrator it = NULL;
-  assert_int_equal(CHSIntegrator_Create("ida:ls=klu", *f, *y, 0, &ctl, &it, &err), 0);
-  return it;
+  assert_int_equal(CHSIntegrator_Create("ida:ls=klu", r.f, r.y, 0, &ctl, &r.it, &err), 0);
+  return r;
+}
+
+static void ida_run_free(ida_run *r) {
+  N_VDestroy(r->y);
+  CHSIntegrator_Destroy(&r->it);
+  CHSFormulation_Destroy(&r->f);
+  CHSProblem_Destroy(&r->prob);
 }
 
 static long ida_fails(void *ida) {
@@ -110,11 +122,8 @@ static long ida_fails(void *ida) {
  * grid the split must happen (the check could not fail otherwise). */
 static void test_split_last_steps(void **state) {
   (void)state;
-  CHSProblem prob;
-  CHSFormulation f;
-  N_Vector y;
-  CHSIntegrator it = ida_chain(1e-6, 0, &y, &f, &prob);
-  void *ida = CHSIntegrator_GetSundialsMem(it);
+  ida_run r = ida_chain(1e-6, 0);
+  void *ida = CHSIntegrator_GetSundialsMem(r.it);
   CHSError err;
   sunrealtype t = 0;
   int splits = 0, steps = 0, failed = 0;
@@ -125,15 +134,15 @@ static void test_split_last_steps(void **state) {
       long nst = 0, fails0 = ida_fails(ida);
       assert_int_equal(IDAGetNumSteps(ida, &nst), 0);
       assert_int_equal(IDAGetCurrentStep(ida, &h), 0);
-      sunrealtype r = tout - t;
-      assert_int_equal(CHSIntegrator_OneStep(it, tout, y, &tret, &err), 0);
+      sunrealtype rem = tout - t;
+      assert_int_equal(CHSIntegrator_OneStep(r.it, tout, r.y, &tret, &err), 0);
       if (ida_fails(ida) != fails0) { /* retried with a smaller step than the one chosen */
         failed++;
         t = tret;
         continue;
       }
-      int split = nst > 0 && r > h * (1 + 1e-12) && r < 1.6 * h;
-      sunrealtype want = nst == 0 ? tret : split ? t + r / 2 : (h < r ? t + h : tout);
+      int split = nst > 0 && rem > h * (1 + 1e-12) && rem < 1.6 * h;
+      sunrealtype want = nst == 0 ? tret : split ? t + rem / 2 : (h < rem ? t + h : tout);
       CHECK_NEAR(tret, want, 1e-14 * tout);
       splits += split;
       steps++;
@@ -144,10 +153,7 @@ static void test_split_last_steps(void **state) {
   print_message("%d steps to 40 output times, %d remainders split in two, %d retried steps\n",
                 steps, splits, failed);
   CHECK_GT(splits, 0);
-  N_VDestroy(y);
-  CHSIntegrator_Destroy(&it);
-  CHSFormulation_Destroy(&f);
-  CHSProblem_Destroy(&prob);
+  ida_run_free(&r);
 }
 
 /* The step bound of one evolve (CHSStepControl.max_steps, SUNDIALS' mxstep, counted by chs since
@@ -155,34 +161,25 @@ static void test_split_last_steps(void **state) {
  * reached; the same bound is enough for each of shorter evolves. */
 static void test_step_bound_per_evolve(void **state) {
   (void)state;
-  CHSProblem prob;
-  CHSFormulation f;
-  N_Vector y;
-  CHSIntegrator it = ida_chain(1e-8, 25, &y, &f, &prob);
+  ida_run r = ida_chain(1e-8, 25);
   CHSError err;
   sunrealtype t = 0;
-  assert_int_equal(CHSIntegrator_Evolve(it, 10, y, &t, &err), CHS_ERR_SOLVER);
+  assert_int_equal(CHSIntegrator_Evolve(r.it, 10, r.y, &t, &err), CHS_ERR_SOLVER);
   print_message("%s\n", err.msg);
   assert_non_null(strstr(err.msg, "mxstep = 25 steps"));
   CHECK_GT(t, 0);
   CHSIntegratorStats st;
-  assert_int_equal(CHSIntegrator_GetStats(it, &st), 0);
+  assert_int_equal(CHSIntegrator_GetStats(r.it, &st), 0);
   assert_int_equal(st.steps, 25);
-  N_VDestroy(y);
-  CHSIntegrator_Destroy(&it);
-  CHSFormulation_Destroy(&f);
-  CHSProblem_Destroy(&prob);
-  it = ida_chain(1e-8, 25, &y, &f, &prob);
+  ida_run_free(&r);
+  r = ida_chain(1e-8, 25);
   for (int k = 1; k <= 40; k++) {
-    assert_int_equal(CHSIntegrator_Evolve(it, 1e-4 * k, y, &t, &err), 0);
+    assert_int_equal(CHSIntegrator_Evolve(r.it, 1e-4 * k, r.y, &t, &err), 0);
     assert_true(t == 1e-4 * k);
   }
-  assert_int_equal(CHSIntegrator_GetStats(it, &st), 0);
+  assert_int_equal(CHSIntegrator_GetStats(r.it, &st), 0);
   CHECK_GT(st.steps, 25); /* more in all than one evolve may take */
-  N_VDestroy(y);
-  CHSIntegrator_Destroy(&it);
-  CHSFormulation_Destroy(&f);
-  CHSProblem_Destroy(&prob);
+  ida_run_free(&r);
 }
 
 int main(void) {
