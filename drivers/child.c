@@ -6,8 +6,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "chs/chs.h"
+#include "cli.h"
 
 int cli_child_start(cli_child *c, void (*fn)(void *arg, void *buf), void *arg, void *buf,
                     size_t len, unsigned alarm_s) {
@@ -99,6 +102,53 @@ int cli_child_run(void (*fn)(void *arg, void *buf), void *arg, void *buf, size_t
     return -1;
   }
   return 0;
+}
+
+typedef struct {
+  const char *const *specs;
+  int count;
+} cli_specs;
+
+typedef struct {
+  int rc;
+  char msg[CHS_ERROR_MSG_LEN];
+  long n[]; /* count */
+} cli_specs_out;
+
+static void cli_check_problems_child(void *arg, void *buf) {
+  const cli_specs *x = arg;
+  cli_specs_out *out = buf;
+  for (int k = 0; out->rc == 0 && k < x->count; k++) {
+    CHSProblem prob = NULL;
+    CHSError err;
+    CHSError_Clear(&err);
+    out->rc = CHSProblem_Create(x->specs[k], &prob, &err);
+    if (out->rc == 0) {
+      out->n[k] = CHSProblem_GetDims(prob)->n;
+    } else {
+      snprintf(out->msg, sizeof out->msg, "%s", err.msg);
+    }
+    CHSProblem_Destroy(&prob);
+  }
+}
+
+int cli_check_problems(const char *const *specs, int count, long *n) {
+  size_t len = sizeof(cli_specs_out) + (size_t)count * sizeof(long);
+  cli_specs_out *out = calloc(1, len);
+  if (!out) {
+    return cli_fail_code(CHS_ERR_MEM, "out of memory");
+  }
+  cli_specs x = {specs, count};
+  char why[200];
+  int rc = cli_child_run(cli_check_problems_child, &x, out, len, why, sizeof why) != 0
+               ? cli_fail_code(CHS_ERR_SOLVER, why)
+           : out->rc != 0 ? cli_fail_code(out->rc, out->msg)
+                          : 0;
+  if (rc == 0 && n) {
+    memcpy(n, out->n, (size_t)count * sizeof *n);
+  }
+  free(out);
+  return rc;
 }
 
 double cli_rss_now(void) {

@@ -34,6 +34,12 @@ void cli_child_why(int status, double limit, char *msg, size_t len);
 int cli_child_run(void (*fn)(void *arg, void *buf), void *arg, void *buf, size_t len, char *msg,
                   size_t msglen);
 
+/* Every problem spec of specs[0 .. count) created in a waited-for child (the benches check their
+ * inputs before any work, and this process, whose heap the runs forked later would inherit, stays
+ * small): 0, or the CLI's exit code of the first failure, reported (cli_fail_code). n[k], when n
+ * is not NULL, the number of coordinates of specs[k]. */
+int cli_check_problems(const char *const *specs, int count, long *n);
+
 /* This process's resident bytes now (/proc/self/statm; NaN unknown): in a child, what it
  * inherited, to subtract from its peak. */
 double cli_rss_now(void);

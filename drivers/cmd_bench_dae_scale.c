@@ -874,50 +874,31 @@ static int ds_problem(const char *problem, const char *fmt, long N, long n, cons
   return rc;
 }
 
-/* In a child: every problem at every size created (sizes within the problems' limits), its
- * number of coordinates into n[p - 1][s]; rc and the message of the first failure. */
-typedef struct {
-  int rc;
-  char msg[CHS_ERROR_MSG_LEN];
-  long n[2][DS_MAX_SIZES];
-} ds_check_out;
-
-static void ds_check_child(void *arg, void *buf) {
-  const ds_opts *o = arg;
-  ds_check_out *out = buf;
-  for (int p = 1; p <= 2 && out->rc == 0; p++) {
-    for (int s = 0; (o->problems & p) && s < o->nsizes && out->rc == 0; s++) {
-      char spec[160];
-      snprintf(spec, sizeof spec, p == 1 ? DS_CHAIN_SPEC : DS_PCHAIN_SPEC, o->sizes[s]);
-      CHSProblem prob = NULL;
-      CHSError err;
-      CHSError_Clear(&err);
-      out->rc = CHSProblem_Create(spec, &prob, &err);
-      if (out->rc == 0) {
-        out->n[p - 1][s] = CHSProblem_GetDims(prob)->n;
-      } else {
-        snprintf(out->msg, sizeof out->msg, "%s", err.msg);
-      }
-      CHSProblem_Destroy(&prob);
-    }
-  }
-}
-
 int cmd_bench_dae_scale(const cli_options *c) {
   ds_opts o;
   int rc = ds_parse(c, &o);
   if (rc != 0) {
     return rc;
   }
-  /* every problem spec is valid before any work, checked in a child (this process stays small) */
-  ds_check_out chk;
-  memset(&chk, 0, sizeof chk);
-  char why[200];
-  if (cli_child_run(ds_check_child, &o, &chk, sizeof chk, why, sizeof why) != 0) {
-    return cli_fail_code(CHS_ERR_SOLVER, why);
+  /* every problem spec valid before any work, checked in a child (this process stays small);
+   * n[p - 1][s]: the coordinates of problem p (1 chain, 2 pendulum chain) at size s */
+  char specs[2 * DS_MAX_SIZES][160];
+  const char *list[2 * DS_MAX_SIZES];
+  long n[2][DS_MAX_SIZES] = {{0}}, dims[2 * DS_MAX_SIZES], *slot[2 * DS_MAX_SIZES];
+  int count = 0;
+  for (int p = 1; p <= 2; p++) {
+    for (int s = 0; (o.problems & p) && s < o.nsizes; s++, count++) {
+      snprintf(specs[count], sizeof specs[0], p == 1 ? DS_CHAIN_SPEC : DS_PCHAIN_SPEC, o.sizes[s]);
+      list[count] = specs[count];
+      slot[count] = &n[p - 1][s];
+    }
   }
-  if (chk.rc != 0) {
-    return cli_fail_code(chk.rc, chk.msg);
+  rc = cli_check_problems(list, count, dims);
+  if (rc != 0) {
+    return rc;
+  }
+  for (int k = 0; k < count; k++) {
+    *slot[k] = dims[k];
   }
   char cache_buf[4096];
   const char *cache_dir = o.no_cache ? NULL : o.cache_dir;
@@ -957,11 +938,10 @@ int cmd_bench_dae_scale(const cli_options *c) {
   }
   for (int s = 0; s < o.nsizes && rc == 0; s++) {
     if (o.problems & 1) {
-      rc = ds_problem("chain", DS_CHAIN_SPEC, o.sizes[s], chk.n[0][s], &o, cache_dir, &out);
+      rc = ds_problem("chain", DS_CHAIN_SPEC, o.sizes[s], n[0][s], &o, cache_dir, &out);
     }
     if (rc == 0 && (o.problems & 2)) {
-      rc = ds_problem("pendulum-chain", DS_PCHAIN_SPEC, o.sizes[s], chk.n[1][s], &o, cache_dir,
-                      &out);
+      rc = ds_problem("pendulum-chain", DS_PCHAIN_SPEC, o.sizes[s], n[1][s], &o, cache_dir, &out);
     }
   }
   if (o.json) {

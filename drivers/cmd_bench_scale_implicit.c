@@ -131,33 +131,6 @@ typedef struct {
   char why[240];
 } si_row;
 
-typedef struct {
-  const si_row *rows;
-  int nrows;
-  const long *N;
-} si_check;
-
-/* In a child: every row's problem at both sizes created (rc and msg of the first failure). */
-static void si_check_job(void *arg, void *buf) {
-  const si_check *x = arg;
-  si_child *out = buf;
-  memset(out, 0, sizeof *out);
-  for (int i = 0; out->rc == 0 && i < x->nrows; i++) {
-    for (int s = 0; out->rc == 0 && s < 2; s++) {
-      char spec[160];
-      snprintf(spec, sizeof spec, x->rows[i].c->spec, x->N[s]);
-      CHSError err;
-      CHSError_Clear(&err);
-      CHSProblem prob = NULL;
-      out->rc = CHSProblem_Create(spec, &prob, &err);
-      if (out->rc != 0) {
-        snprintf(out->msg, sizeof out->msg, "%.190s", err.msg);
-      }
-      CHSProblem_Destroy(&prob);
-    }
-  }
-}
-
 /* One run in a child: 0, or -1 when the row failed (why set). */
 static int si_run(si_row *r, int s, long N, double limit) {
   char spec[160];
@@ -369,25 +342,22 @@ int cmd_bench_scale_implicit(const cli_options *o) {
   }
   /* every run's options and problem valid before any work; the problems created in a child, so
    * that this process stays small and its children start as `chs run` does, without its heap */
+  char specs[2 * SI_NCONFIGS][160];
+  const char *list[2 * SI_NCONFIGS];
   for (int i = 0; i < nrows; i++) {
     for (int s = 0; s < 2; s++) {
-      char spec[160];
       cli_options ro;
-      if (si_options(rows[i].c, N[s], spec, sizeof spec, &ro) != 0) {
+      list[2 * i + s] = specs[2 * i + s];
+      if (si_options(rows[i].c, N[s], specs[2 * i + s], sizeof specs[0], &ro) != 0) {
         free(rows);
         return CHS_EXIT_USAGE;
       }
     }
   }
-  si_check chk = {rows, nrows, N};
-  si_child out;
-  memset(&out, 0, sizeof out);
-  if (cli_child_run(si_check_job, &chk, &out, sizeof out, out.msg, sizeof out.msg) != 0) {
-    out.rc = CHS_ERR_SOLVER;
-  }
-  if (out.rc != 0) {
+  int rc = cli_check_problems(list, 2 * nrows, NULL);
+  if (rc != 0) {
     free(rows);
-    return cli_fail_code(out.rc, out.msg);
+    return rc;
   }
   if (o->dry_run) {
     free(rows);
