@@ -320,7 +320,7 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
   if (!ok) {
     chs_system_free(s);
     return chs_error_set(err, CHS_ERR_MEM, "out of memory for a system of size n=%ld, m=%ld",
-                         (long)s->n, (long)s->m);
+                         (long)d->n, (long)d->m); /* s was cleared by chs_system_free */
   }
   if (ctx) {
     rc = chs_gram_create(s, gram_kind, ctx, &s->gram, err);
