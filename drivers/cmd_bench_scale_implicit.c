@@ -194,18 +194,12 @@ static double si_median(const double *v, int n) {
   return cli_median(w, n);
 }
 
-static int si_cmp(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return (a > b) - (a < b);
-}
-
 static si_range si_ratios(const double *a, const double *b, int n) {
   double w[SI_MAX_ROUNDS];
   for (int k = 0; k < n; k++) {
     w[k] = b[k] / a[k];
   }
-  si_range r = {cli_median(w, n), 0, 0, 0, 0, 0};
-  qsort(w, (size_t)n, sizeof *w, si_cmp);
+  si_range r = {cli_median(w, n), 0, 0, 0, 0, 0}; /* which sorts w */
   int j = si_ci_rank(n, &r.coverage);
   r.min = w[0];
   r.max = w[n - 1];
