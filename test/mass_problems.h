@@ -12,7 +12,10 @@
  *   g_t = -(q - c) . c',  G_t = -c'^T,  g_tt = |c'|^2 - (q - c) . c''.
  *   Start at t = 0 (c = 0): q = (sin f0, -cos f0), v = c'(0) + fd0 (cos f0, sin f0).
  *   In the frame of the centre, rho = q - c = (sin f, -cos f) obeys f'' = -c''(t) . (cos f, sin f)
- *   (the pseudo-force of the accelerated frame): the independent model test_mass.c integrates. */
+ *   (the pseudo-force of the accelerated frame): the independent model test_mass.c integrates.
+ *
+ * Then runs of them observed against that truth (mass_observer), and three more problems for the
+ * symplectic methods and the formulations: offset-polar-pendulum, tilted-mass and mass-chain. */
 #ifndef CHS_TEST_MASS_PROBLEMS_H
 #define CHS_TEST_MASS_PROBLEMS_H
 
@@ -22,6 +25,7 @@
 #include <nvector/nvector_serial.h>
 #include "../src/compat.h"
 #include "chs/chs.h"
+#include "test_util.h"
 
 /* ------------------------------------------------------------------ polar pendulum */
 
@@ -248,27 +252,10 @@ static const CHSProblemOps moving_circle_ops = {
     .constraint_dt = mc_constraint_dt,
 };
 
-/* The largest distance (max norm) of the polar pendulum's state at rec, mapped to Cartesian
- * coordinates, from the built-in pendulum's reference cart at rec->t (test_mass.c,
- * test_mass_forms.c); -1 when the reference is not available. */
-static inline int pp_reference_distance(CHSProblem cart, const CHSRecord *rec, sunrealtype *dist) {
-  sunrealtype xc[4], qr[2], pr[2];
-  pp_to_cartesian(rec->q, rec->p, xc);
-  if (CHSProblem_Reference(cart, rec->t, qr, pr) != 0) {
-    return -1;
-  }
-  const sunrealtype ref[4] = {qr[0], qr[1], pr[0], pr[1]};
-  *dist = 0;
-  for (int i = 0; i < 4; i++) {
-    *dist = fmax(*dist, fabs(xc[i] - ref[i]));
-  }
-  return 0;
-}
-
 /* The moving circle's independent model (test_mass.c, test_mass_forms.c, symplectic_mass.h): in
- * the frame of the centre, f'' = -c''(t) . (cos f, sin f), integrated by the caller's ERKStep
- * `model` on a = (f, f'); mc_model_advance brings it to t, mc_model_physical maps it to the
- * physical state x = (q, p) of the moving circle (unit mass). */
+ * the frame of the centre, f'' = -c''(t) . (cos f, sin f), integrated by an ERKStep `model` on
+ * a = (f, f') (mc_model_start below); mc_model_advance brings it to t, mc_model_physical maps it
+ * to the physical state x = (q, p) of the moving circle (unit mass). */
 static inline int mc_model_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
   const mc_data *P = user_data;
   const sunrealtype *a = N_VGetArrayPointer(y);
@@ -297,6 +284,110 @@ static inline void mc_model_physical(const mc_data *P, sunrealtype t, N_Vector m
   x[1] = -cos(a[0]);
   x[2] = cd + a[1] * cos(a[0]);
   x[3] = a[1] * sin(a[0]);
+}
+
+/* ------------------------------------------------------------------ observed runs
+ * Runs of the polar pendulums and the moving circle measured against independent truth
+ * (test_mass.c, test_mass_forms.c, symplectic_mass.h): a mass_observer is the ctx of
+ *   - observe_polar: polar-pendulum (pivot (0, 0)) or offset-polar-pendulum (its pivot), mapped
+ *     to Cartesian coordinates relative to the pivot, against the built-in pendulum's reference;
+ *   - observe_circle: the moving circle against its moving-frame model (mc_model_start);
+ * both keep the largest distance (max norm) in err, the range of the energy over the records in
+ * H_range and count the records. */
+typedef struct {
+  CHSProblem cart;      /* polar pendulums: the built-in pendulum (its reference) */
+  sunrealtype pivot[2]; /* polar pendulums: the pivot */
+  const mc_data *P;     /* moving circle: its parameters */
+  void *model;          /* moving circle: ERKStep on (f, f') */
+  N_Vector my;          /* (f, f') */
+  sunrealtype t_model;  /* time of my */
+  double err, H_range[2];
+  long records;
+} mass_observer;
+
+static inline int mass_observed(mass_observer *o, const CHSRecord *rec, double dist) {
+  o->err = fmax(o->err, dist);
+  o->H_range[0] = o->records ? fmin(o->H_range[0], rec->energy) : rec->energy;
+  o->H_range[1] = o->records ? fmax(o->H_range[1], rec->energy) : rec->energy;
+  o->records++;
+  return 0;
+}
+
+static inline int observe_polar(const CHSRecord *rec, void *ctx) {
+  mass_observer *o = ctx;
+  sunrealtype xc[4], qr[2], pr[2];
+  pp_to_cartesian(rec->q, rec->p, xc);
+  xc[0] -= o->pivot[0];
+  xc[1] -= o->pivot[1];
+  if (CHSProblem_Reference(o->cart, rec->t, qr, pr) != 0) {
+    return -1;
+  }
+  const sunrealtype ref[4] = {qr[0], qr[1], pr[0], pr[1]};
+  return mass_observed(o, rec, diff_inf(xc, ref, 4));
+}
+
+static inline int observe_circle(const CHSRecord *rec, void *ctx) {
+  mass_observer *o = ctx;
+  sunrealtype x[4];
+  if (mc_model_advance(o->model, o->my, &o->t_model, rec->t) != 0) {
+    return -1;
+  }
+  mc_model_physical(o->P, rec->t, o->my, x);
+  return mass_observed(o, rec, fmax(diff_inf(x, rec->q, 2), diff_inf(x + 2, rec->p, 2)));
+}
+
+/* The moving-frame model of the moving circle o->P from its start (f, f') = (f0, fd0) at t = 0:
+ * ERKStep at tolerance 1e-13; mc_model_free frees it. */
+static inline void mc_model_start(mass_observer *o) {
+  o->my = N_VNew_Serial(2, test_context());
+  sunrealtype *a = N_VGetArrayPointer(o->my);
+  a[0] = o->P->f0;
+  a[1] = o->P->fd0;
+  o->model = ERKStepCreate(mc_model_rhs, 0, o->my, test_context());
+  assert_non_null(o->model);
+  chs_erk_sstolerances(o->model, 1e-13, 1e-13);
+  chs_erk_set_user_data(o->model, (void *)o->P);
+  chs_erk_set_max_num_steps(o->model, 1000000);
+  o->t_model = 0;
+}
+static inline void mc_model_free(mass_observer *o) {
+  chs_erk_free(&o->model);
+  N_VDestroy(o->my);
+  o->my = NULL;
+}
+
+/* A run of form on prob with the options opt, observed by observe_circle when o->P is set (from
+ * a fresh moving-frame model), else by observe_polar; o's err and records are cleared first. */
+static inline CHSRunSummary mass_run(CHSProblem prob, const char *form, const CHSRunOptions *opt,
+                                     mass_observer *o) {
+  int circle = o->P != NULL;
+  if (circle) {
+    mc_model_start(o);
+  }
+  o->err = 0;
+  o->records = 0;
+  CHSFormulation f = new_formulation(form, prob, test_context());
+  CHSRunSummary s = run_monitored_ok(f, opt, circle ? observe_circle : observe_polar, o);
+  CHSFormulation_Destroy(&f);
+  if (circle) {
+    mc_model_free(o);
+  }
+  return s;
+}
+
+/* mass_run of form with method (adaptive, rtol = atol = tol) to tf: the largest distance from
+ * the truth within agree. */
+static inline CHSRunSummary mass_run_within(CHSProblem prob, const char *form, const char *method,
+                                            double tol, double tf, double agree, mass_observer *o) {
+  CHSRunOptions opt = run_options(method, 0, tf);
+  opt.ctl.rtol = opt.ctl.atol = tol;
+  CHSRunSummary s = mass_run(prob, form, &opt, o);
+  if (o->err > agree) {
+    print_error("%s %s: |%s| = %.3e\n", form, method,
+                o->P ? "state - moving-frame model" : "polar - Cartesian reference", o->err);
+  }
+  CHECK_LE(o->err, agree);
+  return s;
 }
 
 /* ------------------------------------------------------------------ offset polar pendulum

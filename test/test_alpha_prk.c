@@ -216,7 +216,7 @@ static void test_mass_matrix(void **state) {
   }
   CHECK_NEAR(log2(e[1] / e[2]), 4, 0.3);
   CHSError err;
-  CHSProblem prob = sm_make(&moving_circle_ops, "");
+  CHSProblem prob = new_problem_from_ops(&moving_circle_ops, "");
   CHSFormulation f = new_formulation("standard", prob, test_context());
   CHSRunOptions o = run_options("alpha-prk:3", 0.1, 1);
   CHSRunSummary sum;

@@ -138,23 +138,11 @@ static int nqs_jacobian_dot(void *data, const double *q, const double *u, double
   return 0;
 }
 
-static CHSProblem from_ops(const CHSProblemOps *ops) {
-  CHSProblem prob = NULL;
-  CHSError err;
-  CHSError_Clear(&err);
-  int rc = CHSProblem_CreateFromOps(ops, NULL, &prob, &err);
-  if (rc != 0) {
-    print_error("CHSProblem_CreateFromOps(%s): %s\n", ops->name, err.msg);
-  }
-  assert_int_equal(rc, 0);
-  return prob;
-}
-
 static void test_user_ops(void **state) {
   (void)state;
   CHSCheckReport rep;
   /* the correct non-quadratic problem passes, with both optional derivatives compared */
-  CHSProblem prob = from_ops(&nq_ops);
+  CHSProblem prob = new_problem_from_ops(&nq_ops, NULL);
   check_prob(prob, "nonquadratic", &rep);
   print_failures("nonquadratic", &rep);
   assert_int_equal(rep.n_fail, 0);
@@ -168,7 +156,7 @@ static void test_user_ops(void **state) {
   ops.hessian_potential = NULL;
   ops.constraint_third = NULL;
   nq_declares = CHS_DECLARE_LINEAR_POTENTIAL | CHS_DECLARE_QUADRATIC_CONSTRAINTS;
-  prob = from_ops(&ops);
+  prob = new_problem_from_ops(&ops, NULL);
   check_prob(prob, "nonquadratic, false declarations", &rep);
   assert_int_equal(row_named(&rep, "declared linear potential")->verdict, CHS_CHECK_FAIL);
   assert_int_equal(row_named(&rep, "declared quadratic constraints")->verdict, CHS_CHECK_FAIL);
@@ -181,7 +169,7 @@ static void test_user_ops(void **state) {
   ops.constraint_third = NULL;
   ops.create = nq_create_declaring;
   nq_declares = 0;
-  prob = from_ops(&ops);
+  prob = new_problem_from_ops(&ops, NULL);
   check_prob(prob, "nonquadratic without optional derivatives", &rep);
   assert_int_equal(rep.n_fail, 0); /* missing is not wrong: skipped, and the reason given */
   assert_int_equal(row_named(&rep, "hessian_potential")->verdict, CHS_CHECK_SKIP);
@@ -194,7 +182,7 @@ static void test_user_ops(void **state) {
   ops.jacobian = nqs_jacobian;
   ops.jacobian_dot = nqs_jacobian_dot;
   ops.constraint_third = NULL;
-  prob = from_ops(&ops);
+  prob = new_problem_from_ops(&ops, NULL);
   check_prob(prob, "nonquadratic, incomplete pattern", &rep);
   const CHSCheckRow *pat = row_named(&rep, "jacobian pattern");
   assert_int_equal(pat->verdict, CHS_CHECK_FAIL);
@@ -238,7 +226,7 @@ static CHSProblem pendulum_declaring(unsigned declares, CHSProblemOps *ops) {
   *ops = *pendulum_ops;
   ops->create = pend_create;
   pend_declares = declares;
-  return from_ops(ops);
+  return new_problem_from_ops(ops, NULL);
 }
 
 static void expect_refused(const char *form, CHSProblem prob, const char *callback) {
@@ -286,12 +274,12 @@ static void test_refusal_without_declaration(void **state) {
   /* nq supplies both; without either, extended and total refuse it */
   CHSProblemOps nops = nq_ops;
   nops.hessian_potential = NULL;
-  prob = from_ops(&nops);
+  prob = new_problem_from_ops(&nops, NULL);
   expect_refused("total", prob, "hessian_potential");
   CHSProblem_Destroy(&prob);
   nops = nq_ops;
   nops.constraint_third = NULL;
-  prob = from_ops(&nops);
+  prob = new_problem_from_ops(&nops, NULL);
   expect_refused("extended", prob, "constraint_third");
   CHSProblem_Destroy(&prob);
 }
@@ -301,11 +289,11 @@ static void test_refusal_without_declaration(void **state) {
 static void test_analytic_jacobians(void **state) {
   (void)state;
   CHSProblemOps hops = nq_ops, tops = nq_ops; /* a problem keeps a pointer to its table */
-  CHSProblem full = from_ops(&nq_ops);
+  CHSProblem full = new_problem_from_ops(&nq_ops, NULL);
   hops.hessian_potential = NULL;
-  CHSProblem noH = from_ops(&hops);
+  CHSProblem noH = new_problem_from_ops(&hops, NULL);
   tops.constraint_third = NULL;
-  CHSProblem noT = from_ops(&tops);
+  CHSProblem noT = new_problem_from_ops(&tops, NULL);
   const struct {
     const char *form;
     int full, noH, noT;
@@ -347,7 +335,7 @@ static void test_methods(void **state) {
   (void)state;
   CHSProblemOps nops = nq_ops;
   nops.hessian_potential = NULL;
-  CHSProblem noH = from_ops(&nops), full = from_ops(&nq_ops);
+  CHSProblem noH = new_problem_from_ops(&nops, NULL), full = new_problem_from_ops(&nq_ops, NULL);
   CHSFormulation f = new_formulation("standard", noH, test_context());
   N_Vector y = NULL;
   CHSError err;

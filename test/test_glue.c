@@ -118,24 +118,19 @@ static void test_projfn_without_projector_fails(void **state) {
 static void test_ida_tolerances(void **state) {
   (void)state;
   SUNContext ctx = test_context();
-  CHSProblem prob = new_problem("pendulum");
-  CHSFormulation f = new_formulation("dae-ggl", prob, ctx);
-  N_Vector y, yp;
-  assert_int_equal(CHSFormulation_NewInitialState(f, &y, NULL), 0);
-  yp = N_VClone(y);
-  N_Vector atol = N_VClone(y), id = N_VClone(y);
-  assert_int_equal(CHSFormulation_IDATolerances(f, 1e-9, atol), 0);
-  CHSFormulation_ComponentIds(f, id);
-  sunindextype N = N_VGetLength(y);
+  own_ida u = own_ida_new("pendulum", "dae-ggl");
+  assert_int_equal(CHSFormulation_IDATolerances(u.f, 1e-9, u.atol), 0);
+  CHSFormulation_ComponentIds(u.f, u.id);
+  sunindextype N = N_VGetLength(u.y);
   int algebraic = 0;
   for (sunindextype i = 0; i < N; i++) {
-    double a = N_VGetArrayPointer(atol)[i], k = N_VGetArrayPointer(id)[i];
+    double a = N_VGetArrayPointer(u.atol)[i], k = N_VGetArrayPointer(u.id)[i];
     assert_true(k > 0 ? a == 1e-9 : a == CHS_IDA_ALGEBRAIC_ATOL);
     algebraic += k == 0;
   }
   assert_int_equal(algebraic, 2); /* GGL: lambda and mu of the one constraint */
   /* the index-3 form: its momenta are algebraic too, with the momentum floor */
-  CHSFormulation f3 = new_formulation("dae-index3", prob, ctx);
+  CHSFormulation f3 = new_formulation("dae-index3", u.prob, ctx);
   N_Vector y3, a3, id3;
   assert_int_equal(CHSFormulation_NewInitialState(f3, &y3, NULL), 0);
   a3 = N_VClone(y3);
@@ -156,34 +151,20 @@ static void test_ida_tolerances(void **state) {
   N_VDestroy(id3);
   CHSFormulation_Destroy(&f3);
   N_Vector shortv = N_VNew_Serial(N - 1, ctx);
-  assert_int_equal(CHSFormulation_IDATolerances(f, 1e-9, shortv), CHS_ERR_ARG);
-  assert_int_equal(CHSFormulation_IDATolerances(f, 0, atol), CHS_ERR_ARG);
+  assert_int_equal(CHSFormulation_IDATolerances(u.f, 1e-9, shortv), CHS_ERR_ARG);
+  assert_int_equal(CHSFormulation_IDATolerances(u.f, 0, u.atol), CHS_ERR_ARG);
   N_VDestroy(shortv);
   /* the caller's own IDA with these tolerances reaches the reference */
-  assert_int_equal(CHSFormulation_InitialDerivative(f, y, yp), 0);
-  void *ida = IDACreate(ctx);
-  SUNMatrix A = SUNDenseMatrix(N, N, ctx);
-  SUNLinearSolver LS = SUNLinSol_Dense(y, A, ctx);
-  assert_int_equal(IDAInit(ida, CHSFormulation_Residual, 0, y, yp), 0);
-  assert_int_equal(IDASetUserData(ida, f), 0);
-  assert_int_equal(IDASVtolerances(ida, 1e-9, atol), 0);
-  assert_int_equal(IDASetId(ida, id), 0);
-  assert_int_equal(IDASetLinearSolver(ida, LS, A), 0);
-  assert_int_equal(IDASetMaxNumSteps(ida, 100000), 0);
+  assert_int_equal(CHSFormulation_InitialDerivative(u.f, u.y, u.yp), 0);
+  u.A = SUNDenseMatrix(N, N, ctx);
+  u.LS = SUNLinSol_Dense(u.y, u.A, ctx);
+  own_ida_start(&u, 1e-9);
   sunrealtype t, q[2], p[2], qr[2], pr[2];
-  assert_true(IDASolve(ida, 5, &t, y, yp, IDA_NORMAL) >= 0);
-  CHSFormulation_ToPhysical(f, y, q, p);
-  assert_int_equal(CHSProblem_Reference(prob, 5, qr, pr), 0);
+  assert_true(IDASolve(u.mem, 5, &t, u.y, u.yp, IDA_NORMAL) >= 0);
+  CHSFormulation_ToPhysical(u.f, u.y, q, p);
+  assert_int_equal(CHSProblem_Reference(u.prob, 5, qr, pr), 0);
   CHECK_LE(fabs(q[0] - qr[0]) + fabs(q[1] - qr[1]), 1e-6);
-  IDAFree(&ida);
-  SUNLinSolFree(LS);
-  SUNMatDestroy(A);
-  N_VDestroy(y);
-  N_VDestroy(yp);
-  N_VDestroy(atol);
-  N_VDestroy(id);
-  CHSFormulation_Destroy(&f);
-  CHSProblem_Destroy(&prob);
+  own_ida_free(&u);
 }
 
 /* The user's own ERKStep with classical RK4 at fixed h on the Hamilton-Dirac pendulum: final

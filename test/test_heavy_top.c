@@ -18,16 +18,6 @@
 
 #define N 4
 
-typedef struct {
-  const CHSProblemOps *ops;
-  void *data;
-} cb;
-
-static cb callbacks(CHSProblem prob) {
-  cb c = {CHSProblem_GetOps(prob), CHSProblem_GetData(prob)};
-  return c;
-}
-
 /* Quaternion product a * b, scalar first. */
 static void qmul(const double *a, const double *b, double *c) {
   c[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];

@@ -259,49 +259,29 @@ static void test_cvode_own_jacobian(void **state) {
 static void test_ida_klu(void **state) {
   (void)state;
   SUNContext ctx = test_context();
-  CHSProblem prob = new_problem("pendulum");
-  CHSFormulation f = new_formulation("dae-ggl", prob, ctx);
-  N_Vector y, yp, atol, id;
-  assert_int_equal(CHSFormulation_NewInitialState(f, &y, NULL), 0);
-  yp = N_VClone(y);
-  atol = N_VClone(y);
-  id = N_VClone(y);
-  assert_int_equal(CHSFormulation_InitialDerivative(f, y, yp), 0);
-  assert_int_equal(CHSFormulation_IDATolerances(f, 1e-10, atol), 0);
-  CHSFormulation_ComponentIds(f, id);
-  sunindextype N = N_VGetLength(y), nnz;
-  assert_int_equal(CHSFormulation_JacobianSetup(f, 1, y, yp, &nnz, NULL, NULL, NULL), 0);
+  own_ida u = own_ida_new("pendulum", "dae-ggl");
+  assert_int_equal(CHSFormulation_InitialDerivative(u.f, u.y, u.yp), 0);
+  assert_int_equal(CHSFormulation_IDATolerances(u.f, 1e-10, u.atol), 0);
+  CHSFormulation_ComponentIds(u.f, u.id);
+  sunindextype N = N_VGetLength(u.y), nnz;
+  assert_int_equal(CHSFormulation_JacobianSetup(u.f, 1, u.y, u.yp, &nnz, NULL, NULL, NULL), 0);
   assert_true(nnz < N * N); /* a sparse pattern */
-  SUNMatrix A = SUNSparseMatrix(N, N, nnz, CSC_MAT, ctx);
-  SUNLinearSolver LS = SUNLinSol_KLU(y, A, ctx);
-  void *ida = IDACreate(ctx);
-  assert_int_equal(IDAInit(ida, CHSFormulation_Residual, 0, y, yp), 0);
-  assert_int_equal(IDASetUserData(ida, f), 0);
-  assert_int_equal(IDASVtolerances(ida, 1e-10, atol), 0);
-  assert_int_equal(IDASetId(ida, id), 0);
-  assert_int_equal(IDASetLinearSolver(ida, LS, A), 0);
-  assert_int_equal(IDASetJacFn(ida, CHSFormulation_ResidualJacFn), 0);
-  assert_int_equal(IDASetMaxNumSteps(ida, 100000), 0);
+  u.A = SUNSparseMatrix(N, N, nnz, CSC_MAT, ctx);
+  u.LS = SUNLinSol_KLU(u.y, u.A, ctx);
+  own_ida_start(&u, 1e-10);
+  assert_int_equal(IDASetJacFn(u.mem, CHSFormulation_ResidualJacFn), 0);
   sunrealtype t, q[2], p[2], qr[2], pr[2];
-  assert_true(IDASolve(ida, 1, &t, y, yp, IDA_NORMAL) >= 0);
+  assert_true(IDASolve(u.mem, 1, &t, u.y, u.yp, IDA_NORMAL) >= 0);
   long nje = 0, nreLS = 0;
-  IDAGetNumJacEvals(ida, &nje);
-  IDAGetNumLinResEvals(ida, &nreLS);
+  IDAGetNumJacEvals(u.mem, &nje);
+  IDAGetNumLinResEvals(u.mem, &nreLS);
   assert_true(nje > 0);
   assert_int_equal(nreLS, 0);
-  CHSFormulation_ToPhysical(f, y, q, p);
-  assert_int_equal(CHSProblem_Reference(prob, t, qr, pr), 0);
+  CHSFormulation_ToPhysical(u.f, u.y, q, p);
+  assert_int_equal(CHSProblem_Reference(u.prob, t, qr, pr), 0);
   double e = hypot(hypot(q[0] - qr[0], q[1] - qr[1]), hypot(p[0] - pr[0], p[1] - pr[1]));
   CHECK_LE(e, 1e-6);
-  IDAFree(&ida);
-  SUNLinSolFree(LS);
-  SUNMatDestroy(A);
-  N_VDestroy(y);
-  N_VDestroy(yp);
-  N_VDestroy(atol);
-  N_VDestroy(id);
-  CHSFormulation_Destroy(&f);
-  CHSProblem_Destroy(&prob);
+  own_ida_free(&u);
 }
 
 int main(void) {

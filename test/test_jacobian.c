@@ -42,10 +42,7 @@ static void fd_jacobian(CHSFormulation f, int residual, double cj, N_Vector y, N
 /* max |J_analytic - J_fd| / max(1, max |J_fd|) over points: the initial state, then random. */
 static double jacobian_mismatch(CHSProblem prob, const char *form, int residual) {
   CHSFormulation f = new_formulation(form, prob, test_context());
-  N_Vector y, yp;
-  CHSError err;
-  assert_int_equal(CHSFormulation_NewInitialState(f, &y, &err), 0);
-  yp = N_VClone(y);
+  N_Vector y = new_initial_state(f), yp = N_VClone(y);
   long N = N_VGetLength(y);
   double *Ja = malloc((size_t)(N * N) * sizeof *Ja), *Jf = malloc((size_t)(N * N) * sizeof *Jf);
   double worst = 0;
@@ -60,12 +57,7 @@ static double jacobian_mismatch(CHSProblem prob, const char *form, int residual)
       N_VConst(0, yp);
     }
     if (pt > 0) { /* inconsistent: random y (near y0, inside the domain), y', cj */
-      double *a = N_VGetArrayPointer(y), *ap = N_VGetArrayPointer(yp);
-      for (long i = 0; i < N; i++) {
-        a[i] += rng_uniform(-0.2, 0.2);
-        ap[i] = rng_uniform(-1, 1);
-      }
-      cj = rng_uniform(0.5, 100);
+      cj = random_inconsistent_point(y, yp, 0.2, 100);
     }
     int rc = residual ? CHSFormulation_ResidualJacobian(f, 0, cj, y, yp, Ja)
                       : CHSFormulation_RhsJacobian(f, 0, y, Ja);

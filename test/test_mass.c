@@ -3,52 +3,17 @@
  * circle whose centre moves against an independent model in the moving frame, the Hamilton-Dirac
  * first integrals from off-manifold starts, the derivative identities along the fields, the
  * projections' minimality, the energy balance and the refusals. */
-#include <arkode/arkode_erkstep.h>
 #include "test_util.h"
 #include "mass_problems.h"
 
-static CHSProblem make(const CHSProblemOps *ops, const char *params) {
-  CHSProblem prob = NULL;
-  CHSError err;
-  CHSError_Clear(&err);
-  int rc = CHSProblem_CreateFromOps(ops, params, &prob, &err);
-  if (rc != 0) {
-    print_error("CHSProblem_CreateFromOps(%s): %s\n", ops->name, err.msg);
-  }
-  assert_int_equal(rc, 0);
-  return prob;
-}
-
 /* ------------------------------------------------------------------ a skew M(q) for projections
- * M(q) = [[2, s], [s, 1 + q0^2]], s = sin(q1) / 2;  g = q0 + q1^2 / 2 - 1,  G = (1, q1). */
+ * M(q) = [[2, s], [s, 1 + q0^2]], s = sin(q1) / 2;  g = q0 + q1^2 / 2 - 1,  G = (1, q1); the
+ * dimensions, V = q1 and F = -grad V of tilted-mass (mass_problems.h). */
 static void sk_M(const sunrealtype *q, sunrealtype *M) {
   sunrealtype s = sin(q[1]) / 2;
   M[0] = 2;
   M[1] = M[2] = s;
   M[3] = 1 + q[0] * q[0];
-}
-static int sk_create(CHSParams params, void **data, CHSProblemDims *d, CHSError *err) {
-  (void)params;
-  (void)err;
-  *data = NULL;
-  d->n = 2;
-  d->m = 1;
-  d->mass_kind = CHS_MASS_CONFIG;
-  d->jac_kind = CHS_JAC_DENSE;
-  d->declares = CHS_DECLARE_LINEAR_POTENTIAL | CHS_DECLARE_QUADRATIC_CONSTRAINTS;
-  return 0;
-}
-static int sk_potential(void *data, const sunrealtype *q, sunrealtype *V) {
-  (void)data;
-  *V = q[1];
-  return 0;
-}
-static int sk_force(void *data, const sunrealtype *q, sunrealtype *F) {
-  (void)data;
-  (void)q;
-  F[0] = 0;
-  F[1] = -1;
-  return 0;
 }
 static int sk_constraint(void *data, const sunrealtype *q, sunrealtype *g) {
   (void)data;
@@ -102,10 +67,10 @@ static const CHSProblemOps skew_ops = {
     .name = "skew-mass",
     .summary = "a non-diagonal M(q)",
     .params_doc = "",
-    .create = sk_create,
+    .create = tm_create,
     .destroy = pp_destroy,
-    .potential = sk_potential,
-    .force = sk_force,
+    .potential = tm_potential,
+    .force = tm_force,
     .constraint = sk_constraint,
     .jacobian = sk_jacobian,
     .jacobian_dot = sk_jacobian_dot,
@@ -215,7 +180,7 @@ static void test_callbacks_by_differences(void **state) {
  * the manifold. */
 static void field_derivatives(const CHSProblemOps *ops, const char *params, const char *form,
                               sunrealtype *worst) {
-  CHSProblem prob = make(ops, params);
+  CHSProblem prob = new_problem_from_ops(ops, params);
   CHSFormulation f = new_formulation(form, prob, test_context());
   mc_data *P = ops == &moving_circle_ops ? CHSProblem_GetData(prob) : NULL;
   rng_seed(7);
@@ -274,31 +239,10 @@ static void test_kinematics_along_the_flow(void **state) {
 
 /* ------------------------------------------------------------------ (a) polar vs Cartesian */
 
-typedef struct {
-  CHSProblem cart;     /* the built-in pendulum (its reference) */
-  const mc_data *P;    /* moving circle: the model below */
-  void *model;         /* ERKStep on the moving-frame angle */
-  N_Vector my;         /* (f, f') */
-  sunrealtype t_model; /* time of my */
-  double err, H_range[2];
-  long records;
-} observer;
-
-static int observe_polar(const CHSRecord *rec, void *ctx) {
-  observer *o = ctx;
-  sunrealtype d;
-  if (pp_reference_distance(o->cart, rec, &d) != 0) {
-    return -1;
-  }
-  o->err = fmax(o->err, d);
-  o->records++;
-  return 0;
-}
-
 static void test_polar_pendulum_against_reference(void **state) {
   (void)state;
-  CHSProblem prob = make(&polar_pendulum_ops, "");
-  observer o = {.cart = new_problem("pendulum")};
+  CHSProblem prob = new_problem_from_ops(&polar_pendulum_ops, "");
+  mass_observer o = {.cart = new_problem("pendulum")};
   const struct {
     const char *form, *method;
     double tol, agree;
@@ -307,22 +251,12 @@ static void test_polar_pendulum_against_reference(void **state) {
              {"dae-ggl", "ida", 1e-10, 2e-5},       {"dae-index1", "ida", 1e-10, 2e-5},
              {"dae-index3", "ida", 1e-10, 2e-4}};
   for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
-    CHSFormulation f = new_formulation(cfg[c].form, prob, test_context());
-    CHSRunOptions opt = run_options(cfg[c].method, 0, 10);
-    opt.ctl.rtol = opt.ctl.atol = cfg[c].tol;
-    o.err = 0;
-    o.records = 0;
-    CHSRunSummary s = run_monitored_ok(f, &opt, observe_polar, &o);
+    CHSRunSummary s =
+        mass_run_within(prob, cfg[c].form, cfg[c].method, cfg[c].tol, 10, cfg[c].agree, &o);
     assert_true(o.records > 20);
-    if (o.err > cfg[c].agree) {
-      print_error("%s %s: |polar - Cartesian reference| = %.3e\n", cfg[c].form, cfg[c].method,
-                  o.err);
-    }
-    CHECK_LE(o.err, cfg[c].agree);
     CHECK_LE(s.diag.energy_err_max, 100 * cfg[c].agree); /* H is conserved: M(q) is in it */
     assert_int_equal(s.diag.energy_invariant, 1);
     assert_int_equal(s.diag.balance_tracked, 0);
-    CHSFormulation_Destroy(&f);
   }
   CHSProblem_Destroy(&o.cart);
   CHSProblem_Destroy(&prob);
@@ -331,7 +265,7 @@ static void test_polar_pendulum_against_reference(void **state) {
 /* ------------------------------------------------------------------ (b) Dirac first integrals */
 
 static void dirac_invariants_from(const CHSProblemOps *ops, const sunrealtype *z0, double tol) {
-  CHSProblem prob = make(ops, "");
+  CHSProblem prob = new_problem_from_ops(ops, "");
   mc_data *P = ops == &moving_circle_ops ? CHSProblem_GetData(prob) : NULL;
   const char *forms[] = {"dirac", "standard"};
   for (int k = 0; k < 2; k++) {
@@ -381,25 +315,10 @@ static void test_dirac_keeps_g_and_psi(void **state) {
 
 /* ------------------------------------------------------------------ (c) moving circle */
 
-static int observe_circle(const CHSRecord *rec, void *ctx) {
-  observer *o = ctx;
-  sunrealtype x[4];
-  if (mc_model_advance(o->model, o->my, &o->t_model, rec->t) != 0) {
-    return -1;
-  }
-  mc_model_physical(o->P, rec->t, o->my, x);
-  o->err = fmax(o->err, fmax(diff_inf(x, rec->q, 2), diff_inf(x + 2, rec->p, 2)));
-  o->H_range[0] = o->records ? fmin(o->H_range[0], rec->energy) : rec->energy;
-  o->H_range[1] = o->records ? fmax(o->H_range[1], rec->energy) : rec->energy;
-  o->records++;
-  return 0;
-}
-
 static void test_moving_circle_against_moving_frame(void **state) {
   (void)state;
-  CHSProblem prob = make(&moving_circle_ops, "a=0.3,w=2,f0=0.4,fd0=0.7");
-  observer o = {.P = CHSProblem_GetData(prob)};
-  o.my = N_VNew_Serial(2, test_context());
+  CHSProblem prob = new_problem_from_ops(&moving_circle_ops, "a=0.3,w=2,f0=0.4,fd0=0.7");
+  mass_observer o = {.P = CHSProblem_GetData(prob)};
   const struct {
     const char *form, *method;
     double tol, agree, balance;
@@ -413,26 +332,8 @@ static void test_moving_circle_against_moving_frame(void **state) {
               * the same bound as on the polar pendulum */
              {"dae-index3", "ida", 1e-10, 2e-4, 2e-3}};
   for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
-    sunrealtype *a = N_VGetArrayPointer(o.my);
-    a[0] = 0.4;
-    a[1] = 0.7;
-    o.model = ERKStepCreate(mc_model_rhs, 0, o.my, test_context());
-    assert_non_null(o.model);
-    chs_erk_sstolerances(o.model, 1e-13, 1e-13);
-    chs_erk_set_user_data(o.model, (void *)o.P);
-    chs_erk_set_max_num_steps(o.model, 1000000);
-    o.t_model = 0;
-    o.err = 0;
-    o.records = 0;
-    CHSFormulation f = new_formulation(cfg[c].form, prob, test_context());
-    CHSRunOptions opt = run_options(cfg[c].method, 0, 8);
-    opt.ctl.rtol = opt.ctl.atol = cfg[c].tol;
-    CHSRunSummary s = run_monitored_ok(f, &opt, observe_circle, &o);
-    if (o.err > cfg[c].agree) {
-      print_error("%s %s: |state - moving-frame model| = %.3e\n", cfg[c].form, cfg[c].method,
-                  o.err);
-    }
-    CHECK_LE(o.err, cfg[c].agree);
+    CHSRunSummary s =
+        mass_run_within(prob, cfg[c].form, cfg[c].method, cfg[c].tol, 8, cfg[c].agree, &o);
     CHECK_GT(o.H_range[1] - o.H_range[0], 0.05); /* the moving constraint does work */
     assert_int_equal(s.diag.energy_invariant, 0);
     assert_int_equal(s.diag.energy_is_balance, 1);
@@ -443,10 +344,7 @@ static void test_moving_circle_against_moving_frame(void **state) {
                   s.diag.balance_err_max, o.records);
     }
     CHECK_LE(s.diag.balance_err_max, cfg[c].balance);
-    CHSFormulation_Destroy(&f);
-    chs_erk_free(&o.model);
   }
-  N_VDestroy(o.my);
   CHSProblem_Destroy(&prob);
 }
 
@@ -455,7 +353,7 @@ static void test_moving_circle_against_moving_frame(void **state) {
  * balance error by 4 (a wrong power lambda^T g_t would leave an O(1) remainder). */
 static void test_energy_balance_converges(void **state) {
   (void)state;
-  CHSProblem prob = make(&moving_circle_ops, "");
+  CHSProblem prob = new_problem_from_ops(&moving_circle_ops, "");
   const char *forms[] = {"standard", "dirac"};
   for (int k = 0; k < 2; k++) {
     double bal[2];
@@ -481,18 +379,11 @@ static void test_refusals(void **state) {
   const CHSProblemOps *ops[] = {&polar_pendulum_ops, &moving_circle_ops};
   const char *needle[] = {"M(q)", "time"};
   for (int k = 0; k < 2; k++) {
-    CHSProblem prob = make(ops[k], "");
+    CHSProblem prob = new_problem_from_ops(ops[k], "");
     /* M(q): all formulations; g(q, t): extended and total refuse (test_mass_forms.c) */
     const char *forms[] = {"extended", "total"};
     for (size_t i = 0; k == 1 && i < sizeof forms / sizeof forms[0]; i++) {
-      CHSFormulation f = NULL;
-      CHSError err;
-      CHSError_Clear(&err);
-      assert_int_equal(CHSFormulation_Create(forms[i], prob, test_context(), &f, &err),
-                       CHS_ERR_UNSUPPORTED);
-      assert_null(f);
-      assert_non_null(strstr(err.msg, forms[i]));
-      assert_non_null(strstr(err.msg, needle[k]));
+      formulation_refused(forms[i], prob, needle[k]);
     }
     CHSFormulation f = new_formulation("standard", prob, test_context());
     N_Vector y0 = NULL;
@@ -547,7 +438,7 @@ static void test_refusals(void **state) {
 
 static void test_projections_with_mass(void **state) {
   (void)state;
-  CHSProblem prob = make(&skew_ops, "");
+  CHSProblem prob = new_problem_from_ops(&skew_ops, "");
   CHSFormulation f = new_formulation("standard", prob, test_context());
   CHSProjector pr = NULL;
   CHSError err;
@@ -579,7 +470,7 @@ static void test_projections_with_mass(void **state) {
   CHSProblem_Destroy(&prob);
 
   /* a moving constraint: psi = G M^{-1} p + g_t = 0 at the projection's time */
-  prob = make(&moving_circle_ops, "");
+  prob = new_problem_from_ops(&moving_circle_ops, "");
   f = new_formulation("dirac", prob, test_context());
   assert_int_equal(CHSProjector_Create(f, CHS_PROJECT_BOTH, 0, &pr, &err), 0);
   const mc_data *P = CHSProblem_GetData(prob);

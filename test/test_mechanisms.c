@@ -19,16 +19,6 @@
 #define CN 4
 #define CM 2
 
-typedef struct {
-  const CHSProblemOps *ops;
-  void *data;
-} cb;
-
-static cb callbacks(CHSProblem prob) {
-  cb c = {CHSProblem_GetOps(prob), CHSProblem_GetData(prob)};
-  return c;
-}
-
 /* Relative error of x against a reference: max_i |x_i - r_i| / max_i |r_i|. */
 static double rel_err(const double *x, const double *r, int n) {
   return diff_inf(x, r, n) / norm_inf(r, n);

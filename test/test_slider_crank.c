@@ -14,16 +14,6 @@
 #define N 9
 #define M 8
 
-typedef struct {
-  const CHSProblemOps *ops;
-  void *data;
-} cb;
-
-static cb callbacks(CHSProblem prob) {
-  cb c = {CHSProblem_GetOps(prob), CHSProblem_GetData(prob)};
-  return c;
-}
-
 /* A point off the manifold near the initial state, and a direction. */
 static void random_point(CHSProblem prob, double *q, double *u) {
   double p[N];

@@ -21,10 +21,7 @@ static const char *const dae_forms[3] = {"dae-index3", "dae-ggl", "dae-index1"};
 /* max |J_sparse - J_dense| / max(1, max |J_dense|) over the initial state and 3 random points. */
 static double sparse_mismatch(CHSProblem prob, const char *form) {
   CHSFormulation f = new_formulation(form, prob, test_context());
-  N_Vector y, yp;
-  CHSError err;
-  assert_int_equal(CHSFormulation_NewInitialState(f, &y, &err), 0);
-  yp = N_VClone(y);
+  N_Vector y = new_initial_state(f), yp = N_VClone(y);
   long N = N_VGetLength(y);
   double *Jd = malloc((size_t)(N * N) * sizeof *Jd), *Js = malloc((size_t)(N * N) * sizeof *Js);
   double worst = 0;
@@ -32,12 +29,7 @@ static double sparse_mismatch(CHSProblem prob, const char *form) {
     double cj = 1;
     assert_int_equal(CHSFormulation_InitialDerivative(f, y, yp), 0);
     if (pt > 0) {
-      double *a = N_VGetArrayPointer(y), *ap = N_VGetArrayPointer(yp);
-      for (long i = 0; i < N; i++) {
-        a[i] += rng_uniform(-0.05, 0.05);
-        ap[i] = rng_uniform(-1, 1);
-      }
-      cj = rng_uniform(0.5, 1000);
+      cj = random_inconsistent_point(y, yp, 0.05, 1000);
     }
     assert_int_equal(CHSFormulation_ResidualJacobian(f, 0, cj, y, yp, Jd), 0);
     cs_dl *S = NULL;

@@ -147,21 +147,7 @@ static void test_constraints(void **state) {
   (void)state;
   const char *methods[] = {"sprk:ARKODE_SPRK_MCLACHLAN_4_4", "sprk:yoshida_6_8"};
   for (int k = 0; k < 2; k++) {
-    CHSProblem prob = new_problem("double-pendulum:m1=1,m2=3");
-    CHSFormulation f = new_formulation("standard", prob, test_context());
-    CHSRunOptions o;
-    CHSRunOptions_Default(&o);
-    o.method = methods[k];
-    o.ctl.h = 0.01;
-    o.tf = 100;
-    CHSRunSummary s = run_ok(f, &o);
-    print_message("%s, double pendulum, 10^4 steps: max |g| %.2e, max |psi| %.2e, energy %.2e\n",
-                  methods[k], s.diag.pos_res_max, s.diag.mom_res_max, s.diag.energy_err_max);
-    assert_int_equal(s.stats.steps, 10000);
-    CHECK_LE(s.diag.pos_res_max, 1e-13);
-    CHECK_LE(s.diag.mom_res_max, 1e-13);
-    CHSFormulation_Destroy(&f);
-    CHSProblem_Destroy(&prob);
+    check_constraints_at_roundoff(methods[k]);
   }
 }
 

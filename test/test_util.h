@@ -6,10 +6,15 @@
  *   - rng_seed / rng_uniform: reproducible random numbers (splitmix64);
  *   - norm_inf, norm2, diff_inf, diff2: norms of vectors and of their differences;
  *   - group_setup / group_teardown / test_context: one SUNDIALS context per test group;
- *   - new_problem / new_formulation: creation that reports the library's message on failure;
+ *   - new_problem / new_problem_from_ops / new_formulation / new_initial_state: creation that
+ *     reports the library's message on failure; formulation_refused: a creation that must fail;
+ *   - cb / callbacks: a problem's callback table and data, to call the callbacks directly;
+ *   - random_inconsistent_point: a random (y, y', cj) for residual Jacobians;
  *   - run_options: default run options with a method, a step and a final time;
  *   - run_ok / run_monitored_ok: CHSRun (without / with a monitor) that must succeed, reporting
  *     the library's message otherwise;
+ *   - check_constraints_at_roundoff: g and psi over 10^4 steps of a method that keeps them;
+ *   - own_ida: a DAE formulation in the caller's own IDA (vectors, start, free);
  *   - final_record / final_record_monitor: the last record's positions and momenta. */
 #ifndef CHS_TEST_UTIL_H
 #define CHS_TEST_UTIL_H
@@ -23,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <ida/ida.h>
 #include <nvector/nvector_serial.h>
 
 #include "../src/compat.h"
@@ -152,6 +158,30 @@ static inline CHSProblem new_problem(const char *spec) {
   return prob;
 }
 
+/* CHSProblem_CreateFromOps(ops, params): a problem defined by a test's own callback table. */
+static inline CHSProblem new_problem_from_ops(const CHSProblemOps *ops, const char *params) {
+  CHSProblem prob = NULL;
+  CHSError err;
+  CHSError_Clear(&err);
+  int rc = CHSProblem_CreateFromOps(ops, params, &prob, &err);
+  if (rc != 0) {
+    print_error("CHSProblem_CreateFromOps(%s): %s\n", ops->name, err.msg);
+  }
+  assert_int_equal(rc, 0);
+  return prob;
+}
+
+/* A problem's callback table and the data its callbacks take, to call them directly. */
+typedef struct {
+  const CHSProblemOps *ops;
+  void *data;
+} cb;
+
+static inline cb callbacks(CHSProblem prob) {
+  cb c = {CHSProblem_GetOps(prob), CHSProblem_GetData(prob)};
+  return c;
+}
+
 static inline CHSFormulation new_formulation(const char *name, CHSProblem prob, SUNContext sunctx) {
   CHSFormulation f = NULL;
   CHSError err;
@@ -163,6 +193,44 @@ static inline CHSFormulation new_formulation(const char *name, CHSProblem prob, 
   assert_int_equal(rc, 0);
   assert_non_null(f);
   return f;
+}
+
+/* CHSFormulation_Create(name) on prob is refused (CHS_ERR_UNSUPPORTED, no formulation) with a
+ * message that names the formulation and says why (a fragment of it); returns the error. */
+static inline CHSError formulation_refused(const char *name, CHSProblem prob, const char *why) {
+  CHSFormulation f = NULL;
+  CHSError err;
+  CHSError_Clear(&err);
+  assert_int_equal(CHSFormulation_Create(name, prob, test_context(), &f, &err),
+                   CHS_ERR_UNSUPPORTED);
+  assert_null(f);
+  assert_non_null(strstr(err.msg, name));
+  assert_non_null(strstr(err.msg, why));
+  return err;
+}
+
+/* f's initial state (CHSFormulation_NewInitialState); must succeed. */
+static inline N_Vector new_initial_state(CHSFormulation f) {
+  N_Vector y = NULL;
+  CHSError err;
+  CHSError_Clear(&err);
+  int rc = CHSFormulation_NewInitialState(f, &y, &err);
+  if (rc != 0) {
+    print_error("CHSFormulation_NewInitialState: %s\n", err.msg);
+  }
+  assert_int_equal(rc, 0);
+  return y;
+}
+
+/* A random point near (y, y') where a residual is not consistent: y_i += U(-dy, dy) and
+ * y'_i = U(-1, 1), component by component; returns a random cj, U(0.5, cj_max). */
+static inline double random_inconsistent_point(N_Vector y, N_Vector yp, double dy, double cj_max) {
+  double *a = N_VGetArrayPointer(y), *ap = N_VGetArrayPointer(yp);
+  for (long i = 0; i < (long)N_VGetLength(y); i++) {
+    a[i] += rng_uniform(-dy, dy);
+    ap[i] = rng_uniform(-1, 1);
+  }
+  return rng_uniform(0.5, cj_max);
 }
 
 /* out = f(z), the formulation's right-hand side at the state z (length len); must succeed. */
@@ -204,6 +272,75 @@ static inline CHSRunSummary run_monitored_ok(CHSFormulation f, const CHSRunOptio
 /* CHSRun(f, o) without monitor; fails the test with the library's message unless it succeeds. */
 static inline CHSRunSummary run_ok(CHSFormulation f, const CHSRunOptions *o) {
   return run_monitored_ok(f, o, NULL, NULL);
+}
+
+/* The constraints over a long run of a method that keeps them (test_rattle.c, test_lobatto.c,
+ * test_sprk.c): method (standard formulation, fixed step 0.01, to t = 100) on the double pendulum
+ * with unequal masses takes 10^4 steps, and g and psi stay at round-off (1e-13). */
+static inline void check_constraints_at_roundoff(const char *method) {
+  CHSProblem prob = new_problem("double-pendulum:m1=1,m2=3");
+  CHSFormulation f = new_formulation("standard", prob, test_context());
+  CHSRunOptions o = run_options(method, 0.01, 100);
+  CHSRunSummary s = run_ok(f, &o);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+  print_message("%s, double pendulum, 10^4 steps: max |g| %.2e, max |psi| %.2e, energy %.2e, %.2f "
+                "force evaluations per step\n",
+                method, s.diag.pos_res_max, s.diag.mom_res_max, s.diag.energy_err_max,
+                (double)s.rhs_evals / (double)s.stats.steps);
+  assert_int_equal(s.stats.steps, 10000);
+  CHECK_LE(s.diag.pos_res_max, 1e-13);
+  CHECK_LE(s.diag.mom_res_max, 1e-13);
+}
+
+/* ------------------------------------------------------------------ a caller's own IDA */
+
+/* A DAE formulation in the caller's own IDA, as a program with its own solver sets it up
+ * (test_glue.c, test_jac_adapters.c): own_ida_new gives the problem, its formulation, the
+ * formulation's initial state y and three vectors like it (y', the absolute tolerances, the
+ * component ids: the caller fills them); the caller makes A and LS, own_ida_start creates IDA on
+ * them all, own_ida_free frees it all. */
+typedef struct {
+  CHSProblem prob;
+  CHSFormulation f;
+  N_Vector y, yp, atol, id;
+  SUNMatrix A;
+  SUNLinearSolver LS;
+  void *mem;
+} own_ida;
+
+static inline own_ida own_ida_new(const char *problem, const char *form) {
+  own_ida u = {.prob = new_problem(problem)};
+  u.f = new_formulation(form, u.prob, test_context());
+  u.y = new_initial_state(u.f);
+  u.yp = N_VClone(u.y);
+  u.atol = N_VClone(u.y);
+  u.id = N_VClone(u.y);
+  return u;
+}
+
+/* IDA on CHSFormulation_Residual (user_data f) from (y, y') at t = 0 with the tolerances rtol and
+ * atol, the component ids, the linear solver LS on A and at most 100000 steps. */
+static inline void own_ida_start(own_ida *u, double rtol) {
+  u->mem = IDACreate(test_context());
+  assert_int_equal(IDAInit(u->mem, CHSFormulation_Residual, 0, u->y, u->yp), 0);
+  assert_int_equal(IDASetUserData(u->mem, u->f), 0);
+  assert_int_equal(IDASVtolerances(u->mem, rtol, u->atol), 0);
+  assert_int_equal(IDASetId(u->mem, u->id), 0);
+  assert_int_equal(IDASetLinearSolver(u->mem, u->LS, u->A), 0);
+  assert_int_equal(IDASetMaxNumSteps(u->mem, 100000), 0);
+}
+
+static inline void own_ida_free(own_ida *u) {
+  IDAFree(&u->mem);
+  SUNLinSolFree(u->LS);
+  SUNMatDestroy(u->A);
+  N_VDestroy(u->y);
+  N_VDestroy(u->yp);
+  N_VDestroy(u->atol);
+  N_VDestroy(u->id);
+  CHSFormulation_Destroy(&u->f);
+  CHSProblem_Destroy(&u->prob);
 }
 
 /* The state of the last record: n positions into q and n momenta into p (the caller's arrays; p

@@ -270,7 +270,7 @@ static void test_tangent_vs_differences(void **state) {
  * exact tangent maps would need second derivatives of M) while erk:rk4 does not. */
 static CHSWedgeSummary wedge_ops(const CHSProblemOps *ops, const char *method, double h,
                                  double tf) {
-  CHSProblem prob = sm_make(ops, "");
+  CHSProblem prob = new_problem_from_ops(ops, "");
   CHSFormulation f = new_formulation("standard", prob, test_context());
   CHSRunOptions o = run_options(method, h, tf);
   CHSWedgeSummary s;
@@ -292,7 +292,7 @@ static CHSWedgeSummary wedge_ops(const CHSProblemOps *ops, const char *method, d
 
 static void test_mass_matrix(void **state) {
   (void)state;
-  CHSProblem prob = sm_make(&offset_polar_pendulum_ops, "");
+  CHSProblem prob = new_problem_from_ops(&offset_polar_pendulum_ops, "");
   CHSFormulation f = new_formulation("standard", prob, test_context());
   const CHSProblemOps *ops = &offset_polar_pendulum_ops;
   void *data = CHSProblem_GetData(prob);
