@@ -135,6 +135,46 @@ int cli_parse_long(const char *opt, const char *s, long *x) {
   return cli_parse_long_range(opt, s, LONG_MIN, LONG_MAX, x);
 }
 
+/* A comma-separated list of at most max values, none twice: integers in [lo, hi] (real 0) or reals
+ * in (lo, hi) (real 1). Returns 0, or CHS_EXIT_USAGE with the message printed. */
+int cli_parse_list(const char *opt, const char *text, int max, int real, double lo, double hi,
+                   double *vals, int *count) {
+  char buf[512];
+  if (strlen(text) >= sizeof buf || !*text) {
+    return cli_usage_error("bad value for %s: '%.200s' (a comma-separated list)", opt, text);
+  }
+  snprintf(buf, sizeof buf, "%s", text);
+  *count = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (*count == max) {
+      return cli_usage_error("bad value for %s: more than %d entries", opt, max);
+    }
+    double x;
+    if (real) {
+      if (cli_parse_real(opt, tok, &x) != 0) {
+        return CHS_EXIT_USAGE;
+      }
+      if (!(x > lo && x < hi)) {
+        return cli_usage_error("bad value for %s: '%.200s' (each in (%g, %g))", opt, tok, lo, hi);
+      }
+    } else {
+      long v;
+      if (cli_parse_long_range(opt, tok, (long)lo, (long)hi, &v) != 0) {
+        return CHS_EXIT_USAGE;
+      }
+      x = (double)v;
+    }
+    for (int i = 0; i < *count; i++) {
+      if (vals[i] == x) {
+        return cli_usage_error("bad value for %s: '%.200s' given twice", opt, tok);
+      }
+    }
+    vals[(*count)++] = x;
+  }
+  return *count ? 0 : cli_usage_error("bad value for %s: '%.200s' (empty)", opt, text);
+}
+
 int cli_parse_real_above(const char *opt, const char *s, double lo, double *x) {
   int rc = cli_parse_real(opt, s, x);
   return rc != 0 || *x > lo ? rc

@@ -64,7 +64,8 @@ typedef struct {
   int nproblems;
   const char *baseline;
   long evals, max_n;
-  int implicit; /* bench scale --implicit (drivers/cmd_bench_scale_implicit.c) */
+  int have_max_n; /* --max-n given (bench scale) */
+  int implicit;   /* bench scale --implicit (drivers/cmd_bench_scale_implicit.c) */
   long rounds;
   int have_rounds;
   /* check */
@@ -122,6 +123,8 @@ int cli_parse_real_above(const char *opt, const char *s, double lo, double *x);
 int cli_parse_long_min(const char *opt, const char *s, long lo, long *x);
 /* An integer in [lo, hi] (no overflow, no trailing junk); message naming the option and value. */
 int cli_parse_long_range(const char *opt, const char *s, long lo, long hi, long *x);
+int cli_parse_list(const char *opt, const char *text, int max, int real, double lo, double hi,
+                   double *vals, int *count);
 /* A tolerance sweep "HI:LO:COUNT": HI >= LO > 0 finite, COUNT in [1, max_count]. */
 int cli_parse_tol_sweep(const char *opt, const char *text, int max_count, double *hi, double *lo,
                         int *count);

@@ -129,12 +129,14 @@ static const cli_option options[] = {
    .help = "time P in the same rounds: column vs-baseline (needs --problem)"},
   {"evals", CLI_LONG, "N", M(CLI_BENCH_RHS), 0, F(evals), 0, .lo = 1, .hi = 1e7, .def = "200000",
    .help = "evaluations per round"},
-  {"max-n", CLI_LONG, "N", M(CLI_BENCH_SCALE), 0, F(max_n), 0, .lo = 10, .hi = 1e6, .def = "100000",
+  {"max-n", CLI_LONG, "N", M(CLI_BENCH_SCALE), 0, F(max_n), F(have_max_n), .lo = 10, .hi = 1e6, .def = "100000",
    .help = "the largest chain (a power of ten)"},
   {"implicit", CLI_FLAG, NULL, M(CLI_BENCH_SCALE), 0, F(implicit), 0,
    .help = "instead: the implicit solvers (IDA + KLU, IDA and CVODE + GMRES) at N/10 and N, time per step and memory per atom (docs/scale.md)"},
   {"rounds", CLI_LONG, "R", M(CLI_BENCH_SCALE), 0, F(rounds), F(have_rounds), .lo = 1, .hi = 99, .def = "5",
    .help = "(--implicit) interleaved rounds: every run at both sizes once per round"},
+  {"sizes", CLI_STR, "N,...", M(CLI_BENCH_SCALE), 0, F(sizes), 0, .max = 512,
+   .help = "(--implicit) instead of N/10 and N: the cost per atom and step at each size, each 10 .. 1000000, 2 .. 8 of them"},
   {"problems", CLI_STR, "LIST", M(CLI_BENCH_SCALE), 0, F(scale_problems), 0, .max = 128,
    .help = "(--implicit) chain, pendulum-chain or both (default both)"},
   {"time-limit", CLI_REAL, "S", M(CLI_BENCH_SCALE), 0, F(time_limit), F(have_time_limit), .lo = 0.1,
@@ -240,7 +242,10 @@ static const cli_command_spec commands[CLI_NCOMMANDS] = {
          "--implicit, instead: IDA + KLU on the pendulum chain, IDA and CVODE BDF + "
          "GMRES on the coil, each `chs run ... --rtol 1e-6 --atol 1e-6 --tf 0.1` at "
          "N/10 and N in R interleaved rounds (forked runs): CPU time per step, "
-         "peak memory per atom, t(N)/t(N/10) per step (linear: median <= 12)."},
+         "peak memory per atom, t(N)/t(N/10) per step (linear: median <= 12). With "
+         "--implicit --sizes, at each of the sizes instead: CPU time per step and per "
+         "atom and step, and how the cost per atom and step grew from the size before "
+         "(1: linear)."},
     [CLI_BENCH_MPI] = {"bench mpi", NULL, NULL,
                        "strong and weak scaling of the distributed chains over MPI ranks",
                        "Launches MPIRUN -np K of this chs (argv, no shell) for every K of --ranks: "

@@ -110,45 +110,6 @@ static int cmp_desc(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
-/* A comma-separated list of at most max values, each through parse. */
-static int ds_list(const char *opt, const char *text, int max, int real, double lo, double hi,
-                   double *vals, int *count) {
-  char buf[512];
-  if (strlen(text) >= sizeof buf || !*text) {
-    return cli_usage_error("bad value for %s: '%.200s' (a comma-separated list)", opt, text);
-  }
-  snprintf(buf, sizeof buf, "%s", text);
-  *count = 0;
-  char *save = NULL;
-  for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    if (*count == max) {
-      return cli_usage_error("bad value for %s: more than %d entries", opt, max);
-    }
-    double x;
-    if (real) {
-      if (cli_parse_real(opt, tok, &x) != 0) {
-        return CHS_EXIT_USAGE;
-      }
-      if (!(x > lo && x < hi)) {
-        return cli_usage_error("bad value for %s: '%.200s' (each in (%g, %g))", opt, tok, lo, hi);
-      }
-    } else {
-      long v;
-      if (cli_parse_long_range(opt, tok, (long)lo, (long)hi, &v) != 0) {
-        return CHS_EXIT_USAGE;
-      }
-      x = (double)v;
-    }
-    for (int i = 0; i < *count; i++) {
-      if (vals[i] == x) {
-        return cli_usage_error("bad value for %s: '%.200s' given twice", opt, tok);
-      }
-    }
-    vals[(*count)++] = x;
-  }
-  return *count ? 0 : cli_usage_error("bad value for %s: '%.200s' (empty)", opt, text);
-}
-
 /* The options of `chs bench dae --scale` (parsed and range-checked by the option table,
  * drivers/cli_options.c): the lists, the defaults. */
 static int ds_parse(const cli_options *c, ds_opts *o) {
@@ -169,15 +130,15 @@ static int ds_parse(const cli_options *c, ds_opts *o) {
   o->csv = c->csv;
   if (c->sizes) {
     double s[DS_MAX_SIZES];
-    if (ds_list("--sizes", c->sizes, DS_MAX_SIZES, 0, 2, 1000000, s, &o->nsizes) != 0) {
+    if (cli_parse_list("--sizes", c->sizes, DS_MAX_SIZES, 0, 2, 1000000, s, &o->nsizes) != 0) {
       return CHS_EXIT_USAGE;
     }
     for (int k = 0; k < o->nsizes; k++) {
       o->sizes[k] = (long)s[k];
     }
   }
-  if (c->targets &&
-      ds_list("--targets", c->targets, DS_MAX_TARGETS, 1, 0, 1, o->targets, &o->ntargets) != 0) {
+  if (c->targets && cli_parse_list("--targets", c->targets, DS_MAX_TARGETS, 1, 0, 1, o->targets,
+                                   &o->ntargets) != 0) {
     return CHS_EXIT_USAGE;
   }
   if (!(o->problems = cli_scale_problems(c->scale_problems))) {

@@ -226,9 +226,10 @@ int cmd_bench_scale(int argc, char **argv) {
   if (o.implicit) {
     return cmd_bench_scale_implicit(&o); /* drivers/cmd_bench_scale_implicit.c */
   }
-  if (o.have_rounds || o.scale_problems || o.have_time_limit) {
+  if (o.have_rounds || o.scale_problems || o.have_time_limit || o.sizes) {
     return cli_usage_error("--%s is for bench scale --implicit", o.have_rounds      ? "rounds"
                                                                  : o.scale_problems ? "problems"
+                                                                 : o.sizes          ? "sizes"
                                                                                     : "time-limit");
   }
   if (o.dry_run) {

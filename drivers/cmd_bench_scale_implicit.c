@@ -33,6 +33,7 @@
 #include "progress.h"
 
 #define SI_MAX_ROUNDS 99
+#define SI_MAX_SIZES 8
 #define SI_RTOL "1e-6"
 #define SI_TF "0.1"
 
@@ -122,11 +123,11 @@ static int si_options(const si_config *c, long N, char *spec, size_t len, cli_op
 
 typedef struct {
   const si_config *c;
-  double ps[2][SI_MAX_ROUNDS];   /* CPU s per step, at N/10 and N */
-  double cpu[2][SI_MAX_ROUNDS];  /* CPU s of the whole run */
-  double peak[2][SI_MAX_ROUNDS]; /* peak bytes above the start */
-  si_child last[2];              /* the last run at each size (the counts) */
-  int done;                      /* rounds completed */
+  double ps[SI_MAX_SIZES][SI_MAX_ROUNDS];   /* CPU s per step, at each size (N/10 and N) */
+  double cpu[SI_MAX_SIZES][SI_MAX_ROUNDS];  /* CPU s of the whole run */
+  double peak[SI_MAX_SIZES][SI_MAX_ROUNDS]; /* peak bytes above the start */
+  si_child last[SI_MAX_SIZES];              /* the last run at each size (the counts) */
+  int done;                                 /* rounds completed */
   int failed;
   char why[240];
 } si_row;
@@ -240,6 +241,10 @@ static void si_counts(char *buf, size_t len, long a, long b) {
   }
 }
 
+static const char *si_problem_label(const si_row *r) {
+  return r->c->problem == 2 ? "pendulum-chain" : "chain (coil)";
+}
+
 static void si_print_row(const si_row *r, const si_stats *st) {
   const si_child *a = &r->last[0], *b = &r->last[1];
   char steps[32], newton[32], lin[40];
@@ -253,9 +258,9 @@ static void si_print_row(const si_row *r, const si_stats *st) {
     strcat(lin, " Kry");
   }
   printf("%-15s %-11s %-19s %7s %7s %10s %10.3g %10.3g %6.2f  %5.2f-%-5.2f %6.2f %8.0f %8.0f  %s\n",
-         r->c->problem == 2 ? "pendulum-chain" : "chain (coil)", r->c->formulation, r->c->method,
-         steps, newton, lin, 1e3 * st->ps[0], 1e3 * st->ps[1], st->step.med, st->step.lo,
-         st->step.hi, st->run.med, st->bpa[0], st->bpa[1], si_verdict(st));
+         si_problem_label(r), r->c->formulation, r->c->method, steps, newton, lin, 1e3 * st->ps[0],
+         1e3 * st->ps[1], st->step.med, st->step.lo, st->step.hi, st->run.med, st->bpa[0],
+         st->bpa[1], si_verdict(st));
 }
 
 static void si_json_range(const si_range *g) {
@@ -264,7 +269,8 @@ static void si_json_range(const si_range *g) {
          g->med, g->min, g->max, g->lo, g->hi, g->coverage);
 }
 
-static void si_json_row(const si_row *r, const si_stats *st, int first) {
+/* A row's name in JSON; with its error when it failed (returns 1: nothing more to print). */
+static int si_json_head(const si_row *r, int first) {
   printf("%s\n    {\"problem\": ", first ? "" : ",");
   json_string(stdout, r->c->name);
   printf(", \"formulation\": ");
@@ -275,6 +281,20 @@ static void si_json_row(const si_row *r, const si_stats *st, int first) {
     printf(", \"error\": ");
     json_string(stdout, r->why);
     printf("}");
+  }
+  return r->failed;
+}
+
+static void si_json_rounds(const double *v, int n) {
+  printf("[");
+  for (int k = 0; k < n; k++) {
+    printf("%s%.6g", k ? ", " : "", v[k]);
+  }
+  printf("]");
+}
+
+static void si_json_row(const si_row *r, const si_stats *st, int first) {
+  if (si_json_head(r, first)) {
     return;
   }
   const si_child *a = &r->last[0], *b = &r->last[1];
@@ -282,19 +302,13 @@ static void si_json_row(const si_row *r, const si_stats *st, int first) {
          "\"krylov_iters\": [%ld, %ld],\n     \"cpu_per_step_s\": [",
          a->steps, b->steps, a->newton, b->newton, a->jac, b->jac, a->krylov, b->krylov);
   for (int s = 0; s < 2; s++) {
-    printf("%s[", s ? ", " : "");
-    for (int k = 0; k < r->done; k++) {
-      printf("%s%.6g", k ? ", " : "", r->ps[s][k]);
-    }
-    printf("]");
+    printf("%s", s ? ", " : "");
+    si_json_rounds(r->ps[s], r->done);
   }
   printf("],\n     \"cpu_s\": [");
   for (int s = 0; s < 2; s++) {
-    printf("%s[", s ? ", " : "");
-    for (int k = 0; k < r->done; k++) {
-      printf("%s%.6g", k ? ", " : "", r->cpu[s][k]);
-    }
-    printf("]");
+    printf("%s", s ? ", " : "");
+    si_json_rounds(r->cpu[s], r->done);
   }
   printf("],\n     \"cpu_per_step_median_s\": [%.6g, %.6g], \"ratio_per_step\": ", st->ps[0],
          st->ps[1]);
@@ -307,9 +321,212 @@ static void si_json_row(const si_row *r, const si_stats *st, int first) {
   printf("}");
 }
 
+static void si_report_failure(const si_row *r) {
+  progress_interrupt();
+  fprintf(stderr, "chs: bench scale --implicit: %s, %s, %s: ", r->c->name, r->c->formulation,
+          r->c->method);
+  cli_fputs_safe(stderr, r->why);
+  fprintf(stderr, "\n");
+}
+
+/* The report of N/10 and N (--max-n): per configuration the ratios and the verdict. Returns the
+ * number of failed rows. */
+static int si_report_pair(int json, const si_row *rows, int nrows, const long *N, int rounds) {
+  double bound = 1.2 * (double)N[1] / (double)N[0];
+  int failed = 0, all_linear = 1, undecided = 0;
+  if (json) {
+    printf(
+        "{\n  \"benchmark\": \"scale-implicit\",\n  \"sizes\": [%ld, %ld],\n  \"rounds\": %d,\n"
+        "  \"run\": \"chs run --rtol %s --atol %s --tf %s\",\n  \"bound\": %g,\n  \"results\": [",
+        N[0], N[1], rounds, SI_RTOL, SI_RTOL, SI_TF, bound);
+  } else {
+    double coverage = 0;
+    si_ci_rank(rounds, &coverage);
+    printf(
+        "implicit solvers at N = %ld and %ld: chs run --problem P --formulation F --method M "
+        "--rtol %s --atol %s --tf %s\n%d interleaved rounds; ms/step: CPU time of the "
+        "integration (set-up included) per step, median; ratio: t(%ld)/t(%ld) per step, median "
+        "and the median's %.0f %% confidence interval (order statistics);\nrun: t(%ld)/t(%ld) of "
+        "the whole runs, median; B/atom: peak resident bytes above the process's start per "
+        "atom, median;\nverdict: linear when the median ratio per step is <= %g, NOT linear "
+        "when above, undecided when the interval holds %g (or covers less than 95 %%)\n\n",
+        N[0], N[1], SI_RTOL, SI_RTOL, SI_TF, rounds, N[1], N[0], 100 * coverage, N[1], N[0], bound,
+        bound);
+    printf("%-15s %-11s %-19s %7s %7s %10s %10s %10s %6s  %-11s %6s %8s %8s  %s\n", "problem",
+           "formulation", "method", "steps", "Newton", "Jac/Krylov", "ms/step", "ms/step", "ratio",
+           "interval", "run", "B/atom", "B/atom", "verdict");
+    printf("%-15s %-11s %-19s %7s %7s %10s %10ld %10ld %6s  %-11s %6s %8ld %8ld\n", "", "", "", "",
+           "", "", N[0], N[1], "", "", "", N[0], N[1]);
+  }
+  for (int i = 0; i < nrows; i++) {
+    const si_row *r = &rows[i];
+    si_stats st;
+    memset(&st, 0, sizeof st); /* a failed row prints none of it */
+    if (!r->failed) {
+      si_summarise(r, N, bound, &st);
+      all_linear = all_linear && st.linear;
+      undecided += !st.decided;
+    } else {
+      si_report_failure(r);
+    }
+    failed += r->failed;
+    if (json) {
+      si_json_row(r, &st, i == 0);
+    } else if (r->failed) {
+      printf("%-15s %-11s %-19s FAILED: %s\n", si_problem_label(r), r->c->formulation, r->c->method,
+             r->why);
+    } else {
+      si_print_row(r, &st);
+    }
+  }
+  if (json) {
+    printf("\n  ],\n  \"all_linear\": %s,\n  \"undecided\": %d\n}\n",
+           !failed && all_linear ? "true" : "false", undecided);
+  } else {
+    printf("\n%s", failed       ? "some runs failed"
+                   : all_linear ? "every configuration linear by its median"
+                                : "NOT every configuration linear by its median");
+    printf(undecided ? "; %d undecided (the median's interval holds the bound)\n" : "\n",
+           undecided);
+  }
+  return failed;
+}
+
+/* --sizes: each round's cost per atom and step at size s (pa: r->done values). */
+static void si_per_atom(const si_row *r, const long *N, int s, double *pa) {
+  for (int k = 0; k < r->done; k++) {
+    pa[k] = r->ps[s][k] / (double)N[s];
+  }
+}
+
+/* The growth of the cost per atom and step from size s - 1 to s: the per-round ratios (1:
+ * linear), their median and its confidence interval. */
+static si_range si_growth(const si_row *r, const long *N, int s) {
+  double a[SI_MAX_ROUNDS], b[SI_MAX_ROUNDS];
+  si_per_atom(r, N, s - 1, a);
+  si_per_atom(r, N, s, b);
+  return si_ratios(a, b, r->done);
+}
+
+/* The report of --sizes: per configuration and size the counts, the CPU time per step and per
+ * atom and step, its growth from the size before, memory per atom. Returns the number of failed
+ * rows. */
+static int si_report_sizes(int json, const si_row *rows, int nrows, const long *N, int nsizes,
+                           int rounds) {
+  int failed = 0;
+  if (json) {
+    printf("{\n  \"benchmark\": \"scale-implicit-sizes\",\n  \"sizes\": [");
+    for (int s = 0; s < nsizes; s++) {
+      printf("%s%ld", s ? ", " : "", N[s]);
+    }
+    printf("],\n  \"rounds\": %d,\n  \"run\": \"chs run --rtol %s --atol %s --tf %s\",\n"
+           "  \"results\": [",
+           rounds, SI_RTOL, SI_RTOL, SI_TF);
+  } else {
+    double coverage = 0;
+    si_ci_rank(rounds, &coverage);
+    printf("implicit solvers by size: chs run --problem P --formulation F --method M --rtol %s "
+           "--atol %s --tf %s\n%d interleaved rounds; ms/step: CPU time of the integration "
+           "(set-up included) per step, median; us/atom: the same per atom;\nvs before: the cost "
+           "per atom and step over that at the size before, median of the rounds (1: linear) and "
+           "the median's %.0f %% confidence interval;\nB/atom: peak resident bytes above the "
+           "process's start per atom, median\n\n",
+           SI_RTOL, SI_RTOL, SI_TF, rounds, 100 * coverage);
+    printf("%-15s %-11s %-19s %8s %6s %7s %10s %9s %8s  %-18s %8s\n", "problem", "formulation",
+           "method", "N", "steps", "Newton", "Jac/Krylov", "ms/step", "us/atom", "vs before",
+           "B/atom");
+  }
+  for (int i = 0; i < nrows; i++) {
+    const si_row *r = &rows[i];
+    failed += r->failed;
+    if (r->failed) {
+      si_report_failure(r);
+    }
+    if (json) {
+      if (si_json_head(r, i == 0)) {
+        continue;
+      }
+      printf(",\n     \"per_size\": [");
+    } else if (r->failed) {
+      printf("%-15s %-11s %-19s FAILED: %s\n", si_problem_label(r), r->c->formulation, r->c->method,
+             r->why);
+      continue;
+    }
+    for (int s = 0; s < nsizes; s++) {
+      const si_child *c = &r->last[s];
+      double ps = si_median(r->ps[s], r->done), bpa = si_median(r->peak[s], r->done) / (double)N[s];
+      si_range g = s > 0 ? si_growth(r, N, s) : (si_range){0, 0, 0, 0, 0, 0};
+      if (json) {
+        printf("%s\n      {\"n\": %ld, \"steps\": %ld, \"newton_iters\": %ld, \"jac_evals\": %ld, "
+               "\"krylov_iters\": %ld,\n       \"cpu_per_step_s\": ",
+               s ? "," : "", N[s], c->steps, c->newton, c->jac, c->krylov);
+        si_json_rounds(r->ps[s], r->done);
+        printf(", \"cpu_per_step_median_s\": %.6g, \"cpu_per_atom_step_median_s\": %.6g,\n"
+               "       \"peak_rss_bytes_per_atom\": %.6g, \"per_atom_vs_before\": ",
+               ps, ps / (double)N[s], bpa);
+        if (s > 0) {
+          si_json_range(&g);
+        } else {
+          printf("null");
+        }
+        printf("}");
+        continue;
+      }
+      char lin[40], vs[40] = "-";
+      snprintf(lin, sizeof lin, "%ld %s", c->jac > 0 ? c->jac : c->krylov,
+               c->jac > 0 ? "Jac" : "Kry");
+      if (s > 0) {
+        snprintf(vs, sizeof vs, "%.2f (%.2f-%.2f)", g.med, g.lo, g.hi);
+      }
+      printf("%-15s %-11s %-19s %8ld %6ld %7ld %10s %9.3g %8.3g  %-18s %8.0f\n",
+             s ? "" : si_problem_label(r), s ? "" : r->c->formulation, s ? "" : r->c->method, N[s],
+             c->steps, c->newton, lin, 1e3 * ps, 1e6 * ps / (double)N[s], vs, bpa);
+    }
+    if (json) {
+      printf("]}");
+    }
+  }
+  if (json) {
+    printf("\n  ]\n}\n");
+  } else if (failed) {
+    printf("\nsome runs failed\n");
+  }
+  return failed;
+}
+
+/* --sizes: the list, ascending (2 .. SI_MAX_SIZES sizes, each 10 .. 10^6). Returns 0 or the exit
+ * status of a usage error. */
+static int si_sizes(const cli_options *o, long *N, int *nsizes) {
+  if (o->have_max_n) {
+    return cli_usage_error("--sizes and --max-n: give one of them (--max-n N runs N/10 and N)");
+  }
+  double v[SI_MAX_SIZES];
+  if (cli_parse_list("--sizes", o->sizes, SI_MAX_SIZES, 0, 10, 1000000, v, nsizes) != 0) {
+    return CHS_EXIT_USAGE;
+  }
+  if (*nsizes < 2) {
+    return cli_usage_error("bad value for --sizes: '%.200s' (at least two sizes)", o->sizes);
+  }
+  for (int s = 0; s < *nsizes; s++) { /* insertion sort: at most 8 */
+    long x = (long)v[s];
+    int t = s;
+    for (; t > 0 && N[t - 1] > x; t--) {
+      N[t] = N[t - 1];
+    }
+    N[t] = x;
+  }
+  return 0;
+}
+
 int cmd_bench_scale_implicit(const cli_options *o) {
-  long N[2] = {o->max_n / 10, o->max_n};
-  if (N[0] < 10) {
+  long N[SI_MAX_SIZES] = {o->max_n / 10, o->max_n};
+  int nsizes = 2;
+  if (o->sizes) {
+    int rc = si_sizes(o, N, &nsizes);
+    if (rc != 0) {
+      return rc;
+    }
+  } else if (N[0] < 10) {
     return cli_usage_error("bad value for --max-n: '%ld' (with --implicit at least 100: the "
                            "sizes are N/10 and N)",
                            o->max_n);
@@ -336,19 +553,20 @@ int cmd_bench_scale_implicit(const cli_options *o) {
   }
   /* every run's options and problem valid before any work; the problems created in a child, so
    * that this process stays small and its children start as `chs run` does, without its heap */
-  char specs[2 * SI_NCONFIGS][160];
-  const char *list[2 * SI_NCONFIGS];
+  char specs[SI_MAX_SIZES * SI_NCONFIGS][160];
+  const char *list[SI_MAX_SIZES * SI_NCONFIGS];
   for (int i = 0; i < nrows; i++) {
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < nsizes; s++) {
       cli_options ro;
-      list[2 * i + s] = specs[2 * i + s];
-      if (si_options(rows[i].c, N[s], specs[2 * i + s], sizeof specs[0], &ro) != 0) {
+      int at = nsizes * i + s;
+      list[at] = specs[at];
+      if (si_options(rows[i].c, N[s], specs[at], sizeof specs[0], &ro) != 0) {
         free(rows);
         return CHS_EXIT_USAGE;
       }
     }
   }
-  int rc = cli_check_problems(list, 2 * nrows, NULL);
+  int rc = cli_check_problems(list, nsizes * nrows, NULL);
   if (rc != 0) {
     free(rows);
     return rc;
@@ -358,12 +576,13 @@ int cmd_bench_scale_implicit(const cli_options *o) {
     return cli_dry_run_done("bench scale --implicit");
   }
   progress prog;
-  progress_start(&prog, o->quiet, 1, "bench scale --implicit", 0, (double)(2 * rounds * nrows));
+  progress_start(&prog, o->quiet, 1, "bench scale --implicit", 0,
+                 (double)(nsizes * rounds * nrows));
   int runs = 0;
   for (int k = 0; k < rounds; k++) {
     for (int i = 0; i < nrows; i++) {
       si_row *r = &rows[i];
-      for (int s = 0; s < 2 && !r->failed; s++) {
+      for (int s = 0; s < nsizes && !r->failed; s++) {
         char detail[64];
         snprintf(detail, sizeof detail, "%s N=%ld, round %d", r->c->formulation, N[s], k + 1);
         progress_detail(&prog, detail);
@@ -375,69 +594,8 @@ int cmd_bench_scale_implicit(const cli_options *o) {
     }
   }
   progress_end(&prog);
-  double bound = 1.2 * (double)N[1] / (double)N[0];
-  int failed = 0, all_linear = 1, undecided = 0;
-  if (o->json) {
-    printf(
-        "{\n  \"benchmark\": \"scale-implicit\",\n  \"sizes\": [%ld, %ld],\n  \"rounds\": %d,\n"
-        "  \"run\": \"chs run --rtol %s --atol %s --tf %s\",\n  \"bound\": %g,\n  \"results\": [",
-        N[0], N[1], rounds, SI_RTOL, SI_RTOL, SI_TF, bound);
-  } else {
-    double coverage = 0;
-    si_ci_rank(rounds, &coverage);
-    printf(
-        "implicit solvers at N = %ld and %ld: chs run --problem P --formulation F --method M "
-        "--rtol %s --atol %s --tf %s\n%d interleaved rounds; ms/step: CPU time of the "
-        "integration (set-up included) per step, median; ratio: t(%ld)/t(%ld) per step, median "
-        "and the median's %.0f %% confidence interval (order statistics);\nrun: t(%ld)/t(%ld) of "
-        "the whole runs, median; B/atom: peak resident bytes above the process's start per "
-        "atom, median;\nverdict: linear when the median ratio per step is <= %g, NOT linear "
-        "when above, undecided when the interval holds %g (or covers less than 95 %%)\n\n",
-        N[0], N[1], SI_RTOL, SI_RTOL, SI_TF, rounds, N[1], N[0], 100 * coverage, N[1], N[0], bound,
-        bound);
-    printf("%-15s %-11s %-19s %7s %7s %10s %10s %10s %6s  %-11s %6s %8s %8s  %s\n", "problem",
-           "formulation", "method", "steps", "Newton", "Jac/Krylov", "ms/step", "ms/step", "ratio",
-           "interval", "run", "B/atom", "B/atom", "verdict");
-    printf("%-15s %-11s %-19s %7s %7s %10s %10ld %10ld %6s  %-11s %6s %8ld %8ld\n", "", "", "", "",
-           "", "", N[0], N[1], "", "", "", N[0], N[1]);
-  }
-  for (int i = 0; i < nrows; i++) {
-    si_row *r = &rows[i];
-    si_stats st;
-    memset(&st, 0, sizeof st); /* a failed row prints none of it */
-    if (!r->failed) {
-      si_summarise(r, N, bound, &st);
-      all_linear = all_linear && st.linear;
-      undecided += !st.decided;
-    }
-    failed += r->failed;
-    if (r->failed) {
-      progress_interrupt();
-      fprintf(stderr, "chs: bench scale --implicit: %s, %s, %s: ", r->c->name, r->c->formulation,
-              r->c->method);
-      cli_fputs_safe(stderr, r->why);
-      fprintf(stderr, "\n");
-    }
-    if (o->json) {
-      si_json_row(r, &st, i == 0);
-    } else if (r->failed) {
-      printf("%-15s %-11s %-19s FAILED: %s\n",
-             r->c->problem == 2 ? "pendulum-chain" : "chain (coil)", r->c->formulation,
-             r->c->method, r->why);
-    } else {
-      si_print_row(r, &st);
-    }
-  }
-  if (o->json) {
-    printf("\n  ],\n  \"all_linear\": %s,\n  \"undecided\": %d\n}\n",
-           !failed && all_linear ? "true" : "false", undecided);
-  } else {
-    printf("\n%s", failed       ? "some runs failed"
-                   : all_linear ? "every configuration linear by its median"
-                                : "NOT every configuration linear by its median");
-    printf(undecided ? "; %d undecided (the median's interval holds the bound)\n" : "\n",
-           undecided);
-  }
+  int failed = o->sizes ? si_report_sizes(o->json, rows, nrows, N, nsizes, rounds)
+                        : si_report_pair(o->json, rows, nrows, N, rounds);
   free(rows);
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, "chs: could not write the standard output\n");

@@ -2,7 +2,9 @@
 # `chs bench scale --implicit` (issue 15): bad options exit 2 before any work; at N = 100 and
 # 1000, every row's counts (steps, Newton iterations, Jacobians) are those of the `chs run` it
 # stands for, its medians, ratios (per step and per run) and verdict follow from its own per-round
-# times, its memory per atom is positive; a run over the time limit is killed and reported (exit 3).
+# times, its memory per atom is positive; with --sizes, the same counts at each size and the cost per
+# atom and step and its growth from the size before follow from the rounds; a run over the time
+# limit is killed and reported (exit 3).
 # usage: bench_scale_implicit_test.sh PATH_TO_CHS
 set -uo pipefail
 chs=$1
@@ -19,7 +21,12 @@ expect 2 "--time-limit" -- "${b[@]}" --time-limit 0
 expect 2 "--time-limit" -- "${b[@]}" --time-limit 1e6
 expect 2 "--rounds is for bench scale --implicit" -- bench scale --rounds 3
 expect 2 "--problems is for bench scale --implicit" -- bench scale --problems chain
-expect 2 "not valid for chs bench scale" -- "${b[@]}" --sizes 100
+expect 2 "at least two sizes" -- "${b[@]}" --sizes 100
+expect 2 "given twice" -- "${b[@]}" --sizes 100,100
+expect 2 "--sizes" -- "${b[@]}" --sizes 5,100
+expect 2 "--sizes" -- "${b[@]}" --sizes 100,1000,abc
+expect 2 "--sizes and --max-n" -- "${b[@]}" --sizes 100,1000 --max-n 1000
+expect 2 "--sizes is for bench scale --implicit" -- bench scale --sizes 100,1000
 if "$chs" "${b[@]}" --max-n 1000 --dry-run >"$tmp/out" 2>&1 && has "would run bench scale --implicit" "$tmp/out"; then ok; else bad "--dry-run: $(head -c 200 "$tmp/out")"; fi
 
 "$chs" "${b[@]}" --max-n 1000 --rounds 9 --json --quiet >"$tmp/s.json" 2>"$tmp/s.err"
@@ -80,6 +87,49 @@ for r in j["results"]:
     ok = ok and (r["krylov_iters"][1] > 0 if "spgmr" in r["method"] else r["jac_evals"][1] > 0)
     lin = lin and r["linear"]
 ok = ok and j["all_linear"] == lin and j["undecided"] == undecided
+sys.exit(0 if ok else 1)
+EOF
+
+# --sizes: the cost per atom and step at each size (sorted), its growth from the size before
+"$chs" "${b[@]}" --problems pendulum-chain --sizes 1000,100,300 --rounds 3 --json --quiet >"$tmp/z.json" 2>"$tmp/z.err"
+st=$?
+if [[ $st -eq 0 ]]; then ok; else bad "bench scale --implicit --sizes: exit $st $(head -c 300 "$tmp/z.err")"; fi
+for n in 100 300 1000; do
+  for f in dae-index3 dae-ggl dae-index1; do
+    "$chs" run --problem "pendulum-chain:N=$n" --formulation "$f" --method ida:ls=klu --rtol 1e-6 \
+      --atol 1e-6 --tf 0.1 --json >"$tmp/zrun_${f}_$n.json" 2>/dev/null || bad "chs run $f N=$n"
+  done
+done
+if python3 - "$tmp/z.json" "$tmp" <<'EOF'; then ok; else bad "bench scale --implicit --sizes JSON: $(head -c 400 "$tmp/z.json")"; fi
+import json, sys, statistics
+j = json.load(open(sys.argv[1]))
+d = sys.argv[2]
+ok = j["benchmark"] == "scale-implicit-sizes" and j["sizes"] == [100, 300, 1000] and j["rounds"] == 3
+ok = ok and [r["formulation"] for r in j["results"]] == ["dae-index3", "dae-ggl", "dae-index1"]
+def close(a, b):
+    return abs(a - b) <= 1e-3 * abs(b)
+for r in j["results"]:
+    ps = r["per_size"]
+    ok = ok and [p["n"] for p in ps] == j["sizes"]
+    for k, p in enumerate(ps):
+        run = json.load(open("%s/zrun_%s_%d.json" % (d, r["formulation"], p["n"])))
+        same = (p["steps"], p["newton_iters"], p["jac_evals"]) == (run["steps"], run["nonlin_iters"], run["jac_evals"])
+        if not same:
+            print("counts differ from chs run:", r["formulation"], p["n"], p, run["steps"], run["nonlin_iters"], run["jac_evals"])
+        ok = ok and same and len(p["cpu_per_step_s"]) == 3 and all(x > 0 for x in p["cpu_per_step_s"])
+        m = statistics.median(p["cpu_per_step_s"])
+        ok = ok and close(p["cpu_per_step_median_s"], m) and close(p["cpu_per_atom_step_median_s"], m / p["n"])
+        ok = ok and p["peak_rss_bytes_per_atom"] > 0
+        g = p["per_atom_vs_before"]
+        if k == 0:
+            ok = ok and g is None
+            continue
+        q = ps[k - 1]
+        # each round's cost per atom and step over the same round's at the size before; with 3
+        # rounds the interval is the least and largest (coverage 1 - 2 / 2^3)
+        w = sorted((b / p["n"]) / (a / q["n"]) for a, b in zip(q["cpu_per_step_s"], p["cpu_per_step_s"]))
+        ok = ok and close(g["median"], statistics.median(w)) and close(g["min"], w[0]) and close(g["max"], w[-1])
+        ok = ok and close(g["median_ci"][0], w[0]) and close(g["median_ci"][1], w[-1]) and close(g["ci_coverage"], 0.75)
 sys.exit(0 if ok else 1)
 EOF
 
