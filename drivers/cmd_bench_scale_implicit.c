@@ -328,12 +328,17 @@ static void si_json_row(const si_row *r, const si_stats *st, int first) {
   printf("}");
 }
 
-static void si_report_failure(const si_row *r) {
+/* A failed row: its message on stderr and, in the text report, its FAILED line. */
+static void si_report_failure(const si_row *r, int json) {
   progress_interrupt();
   fprintf(stderr, "chs: bench scale --implicit: %s, %s, %s: ", r->c->name, r->c->formulation,
           r->c->method);
   cli_fputs_safe(stderr, r->why);
   fprintf(stderr, "\n");
+  if (!json) {
+    printf("%-15s %-11s %-19s FAILED: %s\n", si_problem_label(r), r->c->formulation, r->c->method,
+           r->why);
+  }
 }
 
 /* The report of N/10 and N (--max-n): per configuration the ratios and the verdict. Returns the
@@ -374,15 +379,12 @@ static int si_report_pair(int json, const si_row *rows, int nrows, const long *N
       all_linear = all_linear && st.linear;
       undecided += !st.decided;
     } else {
-      si_report_failure(r);
+      si_report_failure(r, json);
     }
     failed += r->failed;
     if (json) {
       si_json_row(r, &st, i == 0);
-    } else if (r->failed) {
-      printf("%-15s %-11s %-19s FAILED: %s\n", si_problem_label(r), r->c->formulation, r->c->method,
-             r->why);
-    } else {
+    } else if (!r->failed) {
       si_print_row(r, &st);
     }
   }
@@ -447,7 +449,7 @@ static int si_report_sizes(int json, const si_row *rows, int nrows, const long *
     const si_row *r = &rows[i];
     failed += r->failed;
     if (r->failed) {
-      si_report_failure(r);
+      si_report_failure(r, json);
     }
     if (json) {
       if (si_json_head(r, i == 0)) {
@@ -455,8 +457,6 @@ static int si_report_sizes(int json, const si_row *rows, int nrows, const long *
       }
       printf(",\n     \"per_size\": [");
     } else if (r->failed) {
-      printf("%-15s %-11s %-19s FAILED: %s\n", si_problem_label(r), r->c->formulation, r->c->method,
-             r->why);
       continue;
     }
     for (int s = 0; s < nsizes; s++) {
