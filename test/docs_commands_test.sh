@@ -13,6 +13,8 @@
 #                          prefix); skipped without python3 + SymPy, cmake or a C compiler;
 #   <!-- skip: REASON -->  not run (a synopsis with placeholders); the reason is printed.
 # Commands are split into words like a shell would (shlex) and run without a shell.
+# This test checks exit status only; the numbers quoted from the commands' output are checked by
+# tools/docs-numbers (ctest docs_numbers; its markers are HTML comments this test ignores).
 # usage: docs_commands_test.sh SOURCE_DIR PATH_TO_CHS PLUGIN_DIR BUILD_DIR
 set -euo pipefail
 src=$1
