@@ -2,9 +2,12 @@
  *
  * For every K of --ranks, this chs binary is launched as `MPIRUN [--oversubscribe] -np K CHS run
  * --problem SPEC --formulation dirac --method erk:rk4 --h 0.001 --tf S*0.001 --json` with an argv
- * array (posix_spawnp, no shell), its standard output read through a pipe and its standard error
- * kept in a temporary file (the first line of it names a failed launch); a launch running longer
- * than --time-limit is killed (SIGTERM, then SIGKILL) and its row marked. From the run's JSON
+ * array (posix_spawnp, no shell) in a process group of its own, its standard input /dev/null, its
+ * standard output read through a pipe and its standard error kept in a temporary file (the first
+ * line of it names a failed launch); a launch running longer than --time-limit is ended with its
+ * whole process group (SIGTERM, a grace period, then SIGKILL: children that outlive the launcher
+ * too) and its row marked; so is the running launch when chs itself gets SIGINT, SIGTERM or SIGHUP
+ * (then chs ends by that signal). From the run's JSON
  * ("mpi": ranks, wall_s, comm_s, rhs_evals, written by cmd_run_mpi): wall and communication time
  * per right-hand side, the communication share, and against the smallest K of the list (base
  * K0, time per RHS T0):
@@ -16,6 +19,7 @@
  * chain:N,cutoff=2.5 (its forces local in space, but gathered on every rank: docs/mpi.md). K
  * greater than the cores online is oversubscribed: --oversubscribe (Open MPI's flag) is added and
  * the row says so. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -24,6 +28,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -37,6 +42,7 @@ extern char **environ;
 #define BM_MAX_RANKS 8
 #define BM_H 0.001
 #define BM_OUT_MAX ((size_t)1 << 31) /* a run's JSON holds q_final and p_final: ~70 B per atom */
+#define BM_GRACE_S 5.0               /* from SIGTERM to SIGKILL of a launch's process group */
 
 #ifndef CHS_MPIEXEC
 #define CHS_MPIEXEC "mpirun"
@@ -102,8 +108,130 @@ static int bm_json_number(const char *text, const char *key, double *x) {
   return end != p + strlen(pat) && isfinite(*x) ? 0 : -1;
 }
 
-/* One launch: argv through posix_spawnp, stdout into out (NUL-terminated), stderr into a
- * temporary file whose first line goes to row->msg on failure. */
+/* The signal that interrupted chs during the launches (0: none). A handler may only set a flag:
+ * bm_launch ends the running launch's process group when it sees it, cmd_bench_mpi then launches
+ * no more and raises the signal again with its default action. */
+static volatile sig_atomic_t bm_signal_ = 0;
+static const int bm_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+static void bm_on_signal(int sig) {
+  bm_signal_ = sig;
+}
+
+/* The handlers, for the signals not ignored when chs started (nohup, or a script's background job
+ * with SIGINT ignored, keep them ignored); old: the dispositions to restore. */
+static void bm_catch_signals(struct sigaction old[3]) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = bm_on_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int i = 0; i < 3; i++) {
+    sigaction(bm_signals[i], NULL, &old[i]);
+    if (old[i].sa_handler != SIG_IGN) {
+      sigaction(bm_signals[i], &sa, NULL);
+    }
+  }
+}
+
+static void bm_restore_signals(const struct sigaction old[3]) {
+  for (int i = 0; i < 3; i++) {
+    sigaction(bm_signals[i], &old[i], NULL);
+  }
+}
+
+static void bm_sleep(double s) {
+  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  nanosleep(&ts, NULL);
+}
+
+/* Whether a process of group pgid other than a zombie exists (from /proc/PID/stat: the state and
+ * the group follow the command's closing parenthesis). The launcher, the group's leader, stays an
+ * unreaped zombie while this is asked, so that the group's id is not reused. Without /proc: 1. */
+static int bm_group_alive(pid_t pgid) {
+  DIR *d = opendir("/proc");
+  if (!d) {
+    return 1;
+  }
+  int alive = 0;
+  for (struct dirent *e; !alive && (e = readdir(d));) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') {
+      continue;
+    }
+    char path[300], buf[512];
+    snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+      continue; /* gone meanwhile */
+    }
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *rp = strrchr(buf, ')');
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    if (rp && sscanf(rp + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3) {
+      alive = pgrp == (long)pgid && state != 'Z' && state != 'X';
+    }
+  }
+  closedir(d);
+  return alive;
+}
+
+/* Ends the process group of the launcher pid (its leader): SIGTERM to the group (mpirun passes it
+ * to the ranks), up to BM_GRACE_S for every process of it to end, then SIGKILL to what is left (a
+ * child that ignores SIGTERM, or outlived its launcher); then the launcher is reaped (its status
+ * into *status). */
+static void bm_end_group(pid_t pid, int *status) {
+  kill(-pid, SIGTERM);
+  double t0 = bm_now();
+  while (bm_group_alive(pid) && bm_now() - t0 < BM_GRACE_S) {
+    bm_sleep(0.05);
+  }
+  if (bm_group_alive(pid)) {
+    kill(-pid, SIGKILL);
+    for (int i = 0; i < 100 && bm_group_alive(pid); i++) {
+      bm_sleep(0.01); /* until the kernel has ended them: none is left when chs returns */
+    }
+  }
+  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+/* The launcher (--mpirun or the built-in one) is an executable regular file: a name with '/' as it
+ * is, else the first one on PATH, as posix_spawnp looks. Exit status 2 and a message if not. */
+static int bm_check_launcher(const char *name) {
+  struct stat st;
+  if (name[0] == '\0') {
+    return cli_usage_error("bad value for --mpirun: '' (empty)");
+  }
+  if (strchr(name, '/')) {
+    if (stat(name, &st) != 0) {
+      return cli_usage_error("bad value for --mpirun: '%.300s' (%s)", name, strerror(errno));
+    }
+    if (!S_ISREG(st.st_mode) || access(name, X_OK) != 0) {
+      return cli_usage_error("bad value for --mpirun: '%.300s' (not an executable file)", name);
+    }
+    return 0;
+  }
+  const char *path = getenv("PATH");
+  path = path && path[0] ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (const char *p = path; *p;) {
+    size_t len = strcspn(p, ":");
+    char full[4096];
+    int w = snprintf(full, sizeof full, "%.*s%s%s", (int)len, p, len ? "/" : "", name);
+    if (w > 0 && (size_t)w < sizeof full && stat(full, &st) == 0 && S_ISREG(st.st_mode) &&
+        access(full, X_OK) == 0) {
+      return 0;
+    }
+    p += len + (p[len] == ':');
+  }
+  return cli_usage_error("bad value for --mpirun: '%.300s' (no executable of that name on PATH)",
+                         name);
+}
+
+/* One launch: argv through posix_spawnp in a new process group, stdin from /dev/null (a launcher
+ * outside the terminal's foreground group must not read it), stdout into out (NUL-terminated),
+ * stderr into a temporary file whose first line goes to row->msg on failure. */
 static void bm_launch(char *const *argv, double limit, bm_row *row) {
   int fd[2];
   FILE *errf = tmpfile();
@@ -120,11 +248,17 @@ static void bm_launch(char *const *argv, double limit, bm_row *row) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addclose(&fa, fd[0]);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
   posix_spawn_file_actions_adddup2(&fa, fileno(errf), 2);
   posix_spawn_file_actions_addclose(&fa, fd[1]);
+  posix_spawnattr_t at;
+  posix_spawnattr_init(&at);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP); /* setpgid(0, 0) before exec */
+  posix_spawnattr_setpgroup(&at, 0);
   pid_t pid;
-  int src = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  int src = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+  posix_spawnattr_destroy(&at);
   posix_spawn_file_actions_destroy(&fa);
   close(fd[1]);
   if (src != 0) {
@@ -139,6 +273,9 @@ static void bm_launch(char *const *argv, double limit, bm_row *row) {
   int killed = 0;
   for (;;) {
     double left = limit - (bm_now() - t0);
+    if (bm_signal_) {
+      break;
+    }
     if (left <= 0) {
       killed = 1;
       break;
@@ -172,20 +309,20 @@ static void bm_launch(char *const *argv, double limit, bm_row *row) {
   }
   out[got] = '\0';
   close(fd[0]);
-  int status = 0;
-  if (killed) {
-    kill(pid, SIGTERM); /* mpirun passes it to the ranks */
-    for (int i = 0; i < 50 && waitpid(pid, &status, WNOHANG) == 0; i++) {
-      struct timespec ts = {0, 100000000L};
-      nanosleep(&ts, NULL);
+  int status = 0, reaped = 0;
+  while (!killed && !reaped && !bm_signal_) { /* the output ended: the launcher's exit */
+    reaped = waitpid(pid, &status, 0) == pid;
+    if (!reaped && errno != EINTR) {
+      break;
     }
-    if (waitpid(pid, &status, WNOHANG) == 0) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-    }
-    snprintf(row->msg, sizeof row->msg, "killed at the time limit (%g s)", limit);
-  } else {
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!reaped) { /* the time limit, or chs stopped by a signal */
+    bm_end_group(pid, &status);
+    killed = 1;
+    if (bm_signal_) {
+      snprintf(row->msg, sizeof row->msg, "ended: chs got signal %d", (int)bm_signal_);
+    } else {
+      snprintf(row->msg, sizeof row->msg, "killed at the time limit (%g s)", limit);
     }
   }
   double evals = 0;
@@ -329,10 +466,16 @@ int cmd_bench_mpi(int argc, char **argv) {
   if (o.csv && cli_check_output_file("--csv", o.csv) != 0) {
     return CHS_EXIT_USAGE;
   }
+  if (o.mpirun && bm_check_launcher(o.mpirun) != 0) {
+    return CHS_EXIT_USAGE;
+  }
   if (!bm_have_mpi) {
     return cli_usage_error("this chs was built without MPI (CHS_MPI): chs bench mpi needs it");
   }
   const char *mpirun = o.mpirun ? o.mpirun : CHS_MPIEXEC;
+  if (!o.mpirun && bm_check_launcher(mpirun) != 0) {
+    return CHS_EXIT_USAGE;
+  }
   char self[4096];
   ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
   if (sl <= 0 || (size_t)sl >= sizeof self - 1) {
@@ -352,12 +495,14 @@ int cmd_bench_mpi(int argc, char **argv) {
     fprintf(stderr, "chs: out of memory\n");
     return CHS_EXIT_NUMERIC;
   }
+  struct sigaction old_sig[3];
+  bm_catch_signals(old_sig);
   progress prog;
   progress_start(&prog, o.quiet, 1, "chs bench mpi", 0, nrows);
   char tf[32], h[32];
   snprintf(tf, sizeof tf, "%.17g", BM_H * (double)o.steps);
   snprintf(h, sizeof h, "%.17g", BM_H);
-  for (int i = 0; i < nrows; i++) {
+  for (int i = 0; i < nrows && !bm_signal_; i++) {
     bm_row *r = &rows[i];
     int p = i / (2 * nranks), k = i % nranks;
     r->problem = problems[p];
@@ -394,6 +539,14 @@ int cmd_bench_mpi(int argc, char **argv) {
     }
   }
   progress_end(&prog);
+  bm_restore_signals(old_sig);
+  if (bm_signal_) { /* the running launch's group is ended: chs ends by the signal, no report */
+    free(rows);
+    fprintf(stderr, "chs: bench mpi: stopped by signal %d, the running launch ended\n",
+            (int)bm_signal_);
+    raise(bm_signal_);
+    return CHS_EXIT_NUMERIC; /* only if its restored disposition does not end the process */
+  }
   int failed = 0;
   for (int i = 0; i < nrows; i++) { /* speed-up against the first K of the same series */
     bm_row *r = &rows[i], *b = &rows[i - i % nranks];

@@ -1,5 +1,7 @@
 /* The chs command on MPI (mpi_cli.h, docs/mpi.md). */
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mpi_cli.h"
@@ -27,6 +29,57 @@ static void cli_mpi_finalize(void) {
   }
 }
 
+/* 64-bit FNV-1a of the arguments after the program's name, each with its terminating NUL (so
+ * that "ab" "c" and "a" "bc" differ). */
+static uint64_t mpi_args_hash(int argc, char **argv) {
+  uint64_t h = 14695981039346656037ULL;
+  for (int i = 1; i < argc; i++) {
+    const unsigned char *c = (const unsigned char *)argv[i];
+    do {
+      h = (h ^ *c) * 1099511628211ULL;
+    } while (*c++);
+  }
+  return h;
+}
+
+/* Every rank parses its own arguments and computes its share from them, so they must be the same
+ * on every rank (an MPMD launch, `mpirun -np 1 chs A : -np 1 chs B`, would otherwise run different
+ * problems, or sizes that make the ranks' messages disagree, MPI_ERR_TRUNCATE). Rank 0's hash of
+ * its arguments is broadcast and compared; on a mismatch rank 0 names the lowest rank that differs
+ * and shows its arguments, and every rank exits 2 before any work. */
+static void mpi_check_args(int argc, char **argv) {
+  uint64_t mine = mpi_args_hash(argc, argv), root = mine;
+  MPI_Bcast(&root, 1, MPI_UINT64_T, 0, agree_comm_);
+  int differ[2] = {root != mine ? mpi_rank_ : mpi_size_, root != mine}, low[2];
+  MPI_Allreduce(&differ[0], &low[0], 1, MPI_INT, MPI_MIN, agree_comm_);
+  MPI_Allreduce(&differ[1], &low[1], 1, MPI_INT, MPI_SUM, agree_comm_);
+  if (low[0] == mpi_size_) {
+    return;
+  }
+  char text[512] = "";
+  if (mpi_rank_ == low[0]) { /* its arguments, shortened, for rank 0's message */
+    size_t at = 0;
+    for (int i = 1; i < argc && at + 1 < sizeof text; i++) {
+      int w = snprintf(text + at, sizeof text - at, "%s%s", i > 1 ? " " : "", argv[i]);
+      at = w < 0 ? at : at + (size_t)w < sizeof text ? at + (size_t)w : sizeof text - 1;
+    }
+  }
+  MPI_Bcast(text, (int)sizeof text, MPI_CHAR, low[0], agree_comm_);
+  text[sizeof text - 1] = '\0';
+  if (mpi_rank_ == 0) {
+    char others[64] = "";
+    if (low[1] > 1) {
+      snprintf(others, sizeof others, " (and of %d other rank%s)", low[1] - 1,
+               low[1] > 2 ? "s" : "");
+    }
+    cli_usage_error("the arguments of rank %d of %d%s differ from rank 0's: every rank must run "
+                    "the same chs command line (an MPMD launch with ':' is refused); rank %d's: "
+                    "'%s'",
+                    low[0], mpi_size_, others, low[0], text);
+  }
+  exit(CHS_EXIT_USAGE); /* on every rank: MPI_Finalize at exit */
+}
+
 void cli_mpi_init(int *argc, char ***argv) {
   if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK")) {
     return; /* not started by an MPI launcher: serial, MPI never initialised */
@@ -46,6 +99,7 @@ void cli_mpi_init(int *argc, char ***argv) {
       MPI_Abort(MPI_COMM_WORLD, CHS_EXIT_NUMERIC);
     }
   }
+  mpi_check_args(*argc, *argv);
 }
 
 /* This rank's standard error since the last agreement (at most len - 1 bytes, the first ones). */
