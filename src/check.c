@@ -25,6 +25,13 @@
 #define CHK_UR SUN_UNIT_ROUNDOFF
 #define CHK_MAX_LEVELS 8
 #define CHK_NCAND 3
+/* noise estimate: 2 CHK_NOISE_HALF + 1 values at spacing CHK_NOISE_STEP (relative), differences
+ * of orders 3 .. 2 CHK_NOISE_HALF */
+#define CHK_NOISE_HALF 3
+#define CHK_NOISE_PTS (2 * CHK_NOISE_HALF + 1)
+#define CHK_NOISE_STEP 1e-6
+/* a rounding error bound from the RMS noise estimate */
+#define CHK_NOISE_BOUND 4
 
 extern void dposv_(const char *uplo, const int *n, const int *nrhs, double *a, const int *lda,
                    double *b, const int *ldb, int *info);
@@ -70,7 +77,7 @@ struct chk {
   /* directions and coefficient vectors of the current comparison */
   sunrealtype *u, *z, *a, *b, *w;
   /* scratch */
-  sunrealtype *xs, *R, *R2, *fp, *fm, *D, *an, *G, *Gd, *Gd2, *M, *vn, *vm;
+  sunrealtype *xs, *R, *R2, *NZ, *fp, *fm, *D, *an, *G, *Gd, *Gd2, *M, *vn, *vm;
   sunindextype *colptr, *rowidx, *pos; /* CSC index of G's pattern (dense checks) */
   sunindextype *mark;
   int last_point[CHS_CHECK_MAX_ROWS];
@@ -329,18 +336,99 @@ static int fn_sigma(chk *c, const sunrealtype *q, sunrealtype t, sunrealtype *ou
 
 /* ------------------------------------------------------------------ finite differences */
 
+/* f(q + s dir, t) (dir != NULL) or f(q, t + s) (dir == NULL) into out (k values): 0, > 0
+ * outside the domain or not finite (a singularity nearby), < 0 on a callback failure. */
+static int chk_eval_at(chk *c, chk_fn fn, sunindextype k, const sunrealtype *dir, sunrealtype s,
+                       sunrealtype *out) {
+  int rc;
+  if (dir) {
+    for (sunindextype i = 0; i < c->n; i++) {
+      c->xs[i] = c->q[i] + s * dir[i];
+    }
+    rc = fn(c, c->xs, c->t, out);
+  } else {
+    rc = fn(c, c->q, c->t + s, out);
+  }
+  if (rc == 0 && !chs_all_finite(out, k)) {
+    rc = 1;
+  }
+  return rc;
+}
+
+/* The rounding noise of f along the line (max over the k outputs), after Moré and Wild,
+ * "Estimating computational noise" (SIAM J. Sci. Comput. 33, 2011): at CHK_NOISE_PTS values
+ * f(s_j), s_j = j eta, the differences of order r >= 3 of the smooth part are O(eta^r f^(r)),
+ * far below the rounding at eta = 1e-6 of the step scale, while independent errors of RMS sigma
+ * give E[(Delta^r f)^2] = C(2r, r) sigma^2. The largest of these estimates over r = 3 .. 6.
+ * The rounding of f is that of the terms f sums, which can be far larger than |f| (the pendulum's
+ * g = (x^2 + y^2 - L^2)/2 near the circle, a^T M b with random signs): |f| alone cannot bound
+ * it. 0, > 0 when a value is outside the domain, < 0 on a callback failure. */
+static int chk_noise(chk *c, chk_fn fn, sunindextype k, const sunrealtype *dir, sunrealtype eta,
+                     sunrealtype *noise) {
+  sunrealtype *V = c->NZ;
+  for (int j = 0; j < CHK_NOISE_PTS; j++) {
+    int rc = chk_eval_at(c, fn, k, dir, (j - CHK_NOISE_HALF) * eta, V + (size_t)j * (size_t)k);
+    if (rc != 0) {
+      return rc;
+    }
+  }
+  sunrealtype worst = 0;
+  for (sunindextype i = 0; i < k; i++) {
+    sunrealtype d[CHK_NOISE_PTS];
+    for (int j = 0; j < CHK_NOISE_PTS; j++) {
+      d[j] = V[(size_t)j * (size_t)k + (size_t)i];
+    }
+    sunrealtype binom = 2; /* C(2r, r) for r = 1 */
+    for (int r = 1; r < CHK_NOISE_PTS; r++) {
+      sunrealtype ss = 0;
+      for (int j = 0; j < CHK_NOISE_PTS - r; j++) {
+        d[j] = d[j + 1] - d[j];
+        ss += d[j] * d[j];
+      }
+      if (r > 1) {
+        binom *= (sunrealtype)(2 * r) * (2 * r - 1) / ((sunrealtype)r * r);
+      }
+      if (r >= 3) {
+        worst = fmax(worst, ss / ((CHK_NOISE_PTS - r) * binom));
+      }
+    }
+  }
+  *noise = sqrt(worst);
+  return 0;
+}
+
+/* sum_l |c_l| h_min / h_l for the Richardson weights c_l of D_L = sum_l c_l D(h_l): an error of
+ * at most e in each value of f gives at most this times e / h_min in D_L. */
+static sunrealtype chk_amplification(int L) {
+  sunrealtype W[CHK_MAX_LEVELS * CHK_MAX_LEVELS] = {0};
+  for (int l = 0; l < L; l++) {
+    W[l * L + l] = 1;
+  }
+  chs_richardson_central(W, L, L);
+  sunrealtype a = 0;
+  for (int l = 0; l < L; l++) {
+    a += fabs(W[(L - 1) * L + l]) * ldexp(1, l - (L - 1));
+  }
+  return a;
+}
+
 /* D = d/ds f(q + s dir, t) (dir != NULL) or d/ds f(q, t + s) (dir == NULL) at s = 0 into c->D
  * (k values), by central differences at h, h/2, ..., extrapolated; the best of CHK_NCAND
  * starting steps. *est: the error estimate (max-norm): the difference of the last two
- * extrapolation levels plus the rounding error of the differences. 0, > 0 when no step could be
- * evaluated (outside the domain), < 0 on a callback failure. */
+ * extrapolation levels (truncation) plus a bound of the rounding error of the differences, from
+ * the measured noise of f and from |f| and the rounding of the perturbed point. 0, > 0 when no
+ * step could be evaluated (outside the domain), < 0 on a callback failure. */
 static int chk_fd(chk *c, chk_fn fn, sunindextype k, const sunrealtype *dir, sunrealtype *est) {
   int L = c->o->levels;
-  sunindextype n = c->n;
-  sunrealtype dmax = dir ? chk_maxabs(dir, n) : 1;
-  sunrealtype xabs = dir ? chk_maxabs(c->q, n) : fabs(c->t);
+  sunrealtype dmax = dir ? chk_maxabs(dir, c->n) : 1;
+  sunrealtype xabs = dir ? chk_maxabs(c->q, c->n) : fabs(c->t);
   sunrealtype base = dir ? c->qscale / (dmax > 0 ? dmax : 1) : fmax(1, fabs(c->t));
   static const sunrealtype cand[CHK_NCAND] = {1e-2, 1e-3, 1e-4};
+  sunrealtype noise = 0, amp = chk_amplification(L);
+  int nrc = chk_noise(c, fn, k, dir, base * CHK_NOISE_STEP, &noise);
+  if (nrc != 0) {
+    return nrc;
+  }
   sunrealtype best = INFINITY;
   int last_rc = 1;
   for (int ci = 0; ci < CHK_NCAND; ci++) {
@@ -348,18 +436,8 @@ static int chk_fd(chk *c, chk_fn fn, sunindextype k, const sunrealtype *dir, sun
     int rc = 0;
     for (int l = 0; l < L && rc == 0; l++, h /= 2) {
       for (int sgn = 0; sgn < 2 && rc == 0; sgn++) {
-        sunrealtype s = sgn ? -h : h, *out = sgn ? c->fm : c->fp;
-        if (dir) {
-          for (sunindextype i = 0; i < n; i++) {
-            c->xs[i] = c->q[i] + s * dir[i];
-          }
-          rc = fn(c, c->xs, c->t, out);
-        } else {
-          rc = fn(c, c->q, c->t + s, out);
-        }
-        if (rc == 0 && !chs_all_finite(out, k)) {
-          rc = 1; /* a singularity nearby: another step */
-        }
+        sunrealtype *out = sgn ? c->fm : c->fp;
+        rc = chk_eval_at(c, fn, k, dir, sgn ? -h : h, out);
         if (rc == 0) {
           fscale = fmax(fscale, chk_maxabs(out, k));
         }
@@ -386,7 +464,7 @@ static int chk_fd(chk *c, chk_fn fn, sunindextype k, const sunrealtype *dir, sun
     for (sunindextype i = 0; i < k; i++) {
       trunc = fmax(trunc, fabs(DL[i] - DL1[i]));
     }
-    sunrealtype round = 8 * CHK_UR * (fscale + xabs * dn) / h;
+    sunrealtype round = (8 * CHK_UR * (fscale + xabs * dn) + amp * CHK_NOISE_BOUND * noise) / h;
     sunrealtype e = trunc + round;
     if (e == e && e < best) {
       best = e;
@@ -912,7 +990,7 @@ int chs_hessian_v(const CHSSystem *s, const sunrealtype *q, const sunrealtype *u
 /* ------------------------------------------------------------------ driver */
 
 static void chk_free(chk *c) {
-  sunrealtype *bufs[] = {c->q,  c->u, c->xs, c->R,   c->R2, c->fp, c->fm, c->D,
+  sunrealtype *bufs[] = {c->q,  c->u, c->xs, c->R,   c->R2, c->NZ, c->fp, c->fm, c->D,
                          c->an, c->G, c->Gd, c->Gd2, c->M,  c->vn, c->vm, c->w};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
     free(bufs[i]);
@@ -930,6 +1008,7 @@ static int chk_alloc(chk *c) {
   c->xs = calloc((size_t)n, sz);
   c->R = calloc((size_t)L * (size_t)K, sz);
   c->R2 = calloc((size_t)L * (size_t)K, sz);
+  c->NZ = calloc(CHK_NOISE_PTS * (size_t)K, sz);
   c->fp = calloc((size_t)K, sz);
   c->fm = calloc((size_t)K, sz);
   c->D = calloc((size_t)K, sz);
@@ -942,8 +1021,8 @@ static int chk_alloc(chk *c) {
   c->vm = calloc((size_t)m, sz);
   c->w = calloc((size_t)m, sz);
   c->mark = calloc((size_t)m, sizeof *c->mark);
-  if (!c->q || !c->u || !c->xs || !c->R || !c->R2 || !c->fp || !c->fm || !c->D || !c->an || !c->G ||
-      !c->Gd || !c->Gd2 || !c->M || !c->vn || !c->vm || !c->w || !c->mark) {
+  if (!c->q || !c->u || !c->xs || !c->R || !c->R2 || !c->NZ || !c->fp || !c->fm || !c->D ||
+      !c->an || !c->G || !c->Gd || !c->Gd2 || !c->M || !c->vn || !c->vm || !c->w || !c->mark) {
     return CHS_ERR_MEM;
   }
   c->p = c->q + n;

@@ -258,11 +258,13 @@ static int chs_events_parse(chs_events *ev, CHSProblem prob, const char *list, C
                          pname);
   }
   const char *s = list;
+  int given = 0; /* a name (or all) selected twice is a mistake in the list, not a no-op */
   for (;;) {
     const char *end = strchr(s, ',');
     size_t len = end ? (size_t)(end - s) : strlen(s);
-    int found = -1;
+    int found = -1, twice = 0;
     if (len == 3 && strncmp(s, "all", 3) == 0) {
+      twice = given;
       for (int k = 0; k < ev->nev; k++) {
         ev->stop[k] = 1;
       }
@@ -270,10 +272,18 @@ static int chs_events_parse(chs_events *ev, CHSProblem prob, const char *list, C
     }
     for (int k = 0; k < ev->nev && found < 0; k++) {
       if (strlen(ops->event_names[k]) == len && strncmp(ops->event_names[k], s, len) == 0) {
+        twice = ev->stop[k];
         ev->stop[k] = 1;
         found = k;
       }
     }
+    if (twice) {
+      return chs_error_set(err, CHS_ERR_ARG,
+                           "event '%.*s' is given twice in the events to stop at '%.100s' (all "
+                           "includes every event)",
+                           (int)(len > 100 ? 100 : len), s, list);
+    }
+    given = given || found >= 0;
     if (found < 0 && len == 0) {
       return chs_error_set(err, CHS_ERR_ARG,
                            "empty event name in the events to stop at '%.100s' (problem %s has "

@@ -275,6 +275,20 @@ P.mass_matrix(sp.eye(2) * (1 + P.time**2))
 P.constraints([x**2 + y**2 - 1])
 $tail"
 gen_refuses "exactly one Problem" "x = 1"
+# event names chs run --stop-at could not select, a NUL byte in a string
+gen_refuses "event name 'all'" "$head
+P.kinetic_energy(vx**2 + vy**2)
+P.constraints([x**2 + y**2 - 1])
+P.events({'all': x})
+$tail"
+gen_refuses "event name 'a,b'" "$head
+P.kinetic_energy(vx**2 + vy**2)
+P.constraints([x**2 + y**2 - 1])
+P.events({'a,b': x})
+$tail"
+gen_refuses "NUL byte" 'P = Problem("bad", "nul \0 here")'
+# hostile strings compile under -Werror and -pedantic and read back unchanged:
+# test/fuzz/gen_escape_fuzz.py (ctest chs_gen_escape)
 rc=0
 "$gen" "$tmp/does-not-exist.py" -o "$tmp/bad" >"$tmp/bad.out" 2>&1 || rc=$?
 [[ $rc == 2 ]] && grep -q "cannot read the description" "$tmp/bad.out" ||

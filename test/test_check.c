@@ -101,6 +101,214 @@ static void test_wrong_derivatives_fail(void **state) {
   expect_only_failure(CHS_CHECK_PLUGIN_THIRD, "constraint_third");
 }
 
+/* Every built-in problem passes at 1000 points: the tolerance bounds the rounding of the
+ * differences wherever they are taken (the terms of g and a^T M b cancel near the manifold and for
+ * random a, b: |f| alone underestimated it at a few points in a thousand). */
+static void test_builtin_problems_pass_many_points(void **state) {
+  (void)state;
+  CHSCheckOptions opt;
+  CHSCheckOptions_Default(&opt);
+  opt.points = 1000;
+  for (int i = 0; i < CHSProblemRegistry_Count(); i++) {
+    const char *spec = CHSProblemRegistry_Get(i)->name;
+    CHSProblem prob = new_problem(spec);
+    CHSCheckReport rep;
+    CHSError err;
+    CHSError_Clear(&err);
+    assert_int_equal(CHSProblem_Check(prob, &opt, &rep, &err), 0);
+    print_failures(spec, &rep);
+    assert_int_equal(rep.n_fail, 0);
+    assert_int_equal(rep.points, 1001);
+    CHSProblem_Destroy(&prob);
+  }
+}
+
+/* ---------------------------------------------------------------- 1 % errors */
+
+/* A built-in problem's table with the output of one callback multiplied by 1.01. */
+enum {
+  MUT_FORCE,
+  MUT_JACOBIAN,
+  MUT_GDOT,
+  MUT_HESSIAN,
+  MUT_THIRD,
+  MUT_KSCALE,
+  MUT_MASS_DIR,
+  MUT_MASS_GRAD,
+  MUT_GT,
+  MUT_GTIME,
+  MUT_GTT,
+  MUT_VT,
+  MUT_COUNT
+};
+static const char *const mut_row[MUT_COUNT] = {
+    "force",         "jacobian",    "jacobian_dot", "hessian_potential", "constraint_third",
+    "kinetic_scale", "mass_dir",    "mass_grad",    "constraint_dt",     "constraint_dt",
+    "constraint_dt", "potential_dt"};
+static const CHSProblemOps *mut_base;
+static CHSProblemDims mut_dims;
+static int mut_which;
+
+static void mut_scale(int which, sunrealtype *x, sunindextype k) {
+  for (sunindextype i = 0; x && which == mut_which && i < k; i++) {
+    x[i] *= 1.01;
+  }
+}
+static sunindextype mut_gsize(void) {
+  return mut_dims.jac_kind == CHS_JAC_CSR ? mut_dims.nnz : mut_dims.n * mut_dims.m;
+}
+static int mut_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError *err) {
+  int rc = mut_base->create(kv, data, d, err);
+  mut_dims = *d;
+  return rc;
+}
+static int mut_force(void *data, const sunrealtype *q, sunrealtype *F) {
+  int rc = mut_base->force(data, q, F);
+  mut_scale(MUT_FORCE, F, mut_dims.n);
+  return rc;
+}
+static int mut_jacobian(void *data, const sunrealtype *q, sunrealtype *G) {
+  int rc = mut_base->jacobian(data, q, G);
+  mut_scale(MUT_JACOBIAN, G, mut_gsize());
+  return rc;
+}
+static int mut_gdot(void *data, const sunrealtype *q, const sunrealtype *u, sunrealtype *Gd) {
+  int rc = mut_base->jacobian_dot(data, q, u, Gd);
+  mut_scale(MUT_GDOT, Gd, mut_gsize());
+  return rc;
+}
+static int mut_hessian(void *data, const sunrealtype *q, const sunrealtype *u, sunrealtype *Hu) {
+  int rc = mut_base->hessian_potential(data, q, u, Hu);
+  mut_scale(MUT_HESSIAN, Hu, mut_dims.n);
+  return rc;
+}
+static int mut_third(void *data, const sunrealtype *q, const sunrealtype *u, const sunrealtype *w,
+                     sunrealtype *out) {
+  int rc = mut_base->constraint_third(data, q, u, w, out);
+  mut_scale(MUT_THIRD, out, mut_dims.n);
+  return rc;
+}
+static int mut_kscale(void *data, const sunrealtype *q, sunrealtype *sigma, sunrealtype *grad) {
+  int rc = mut_base->kinetic_scale(data, q, sigma, grad);
+  mut_scale(MUT_KSCALE, grad, mut_dims.n);
+  return rc;
+}
+static int mut_mass_dir(void *data, const sunrealtype *q, const sunrealtype *u,
+                        const sunrealtype *b, sunrealtype *out) {
+  int rc = mut_base->mass_dir(data, q, u, b, out);
+  mut_scale(MUT_MASS_DIR, out, mut_dims.n);
+  return rc;
+}
+static int mut_mass_grad(void *data, const sunrealtype *q, const sunrealtype *a,
+                         const sunrealtype *b, sunrealtype *out) {
+  int rc = mut_base->mass_grad(data, q, a, b, out);
+  mut_scale(MUT_MASS_GRAD, out, mut_dims.n);
+  return rc;
+}
+static int mut_constraint_dt(void *data, const sunrealtype *q, sunrealtype *gt, sunrealtype *Gt,
+                             sunrealtype *gtt) {
+  int rc = mut_base->constraint_dt(data, q, gt, Gt, gtt);
+  mut_scale(MUT_GT, gt, mut_dims.m);
+  mut_scale(MUT_GTIME, Gt, mut_gsize());
+  mut_scale(MUT_GTT, gtt, mut_dims.m);
+  return rc;
+}
+static int mut_potential_dt(void *data, const sunrealtype *q, sunrealtype *Vt) {
+  int rc = mut_base->potential_dt(data, q, Vt);
+  mut_scale(MUT_VT, Vt, 1);
+  return rc;
+}
+
+/* The callback a mutation changes is supplied (and compared) by the table. */
+static int mut_applies(const CHSProblemOps *o, const CHSProblemDims *d, int which) {
+  switch (which) {
+  case MUT_HESSIAN:
+    return o->hessian_potential != NULL;
+  case MUT_THIRD:
+    return o->constraint_third != NULL;
+  case MUT_KSCALE:
+    return o->kinetic_scale != NULL && d->kinetic_scaled;
+  case MUT_MASS_DIR:
+  case MUT_MASS_GRAD:
+    return d->mass_kind == CHS_MASS_CONFIG && o->mass_dir && o->mass_grad;
+  case MUT_GT:
+  case MUT_GTIME:
+  case MUT_GTT:
+    return o->constraint_dt != NULL && (d->time_dependent & CHS_TIME_CONSTRAINTS);
+  case MUT_VT:
+    return o->potential_dt != NULL && (d->time_dependent & CHS_TIME_POTENTIAL);
+  default:
+    return 1;
+  }
+}
+
+/* Each checked callback of every built-in problem, 1 % wrong, fails its row at every seed. */
+static void test_one_percent_errors_fail(void **state) {
+  (void)state;
+  const char *specs[] = {"pendulum", "double-pendulum", "pendulum-chain",
+                         "chain",    "slider-crank",    "andrews",
+                         "car-axis", "heavy-top",       "pendulum:hamiltonian=modified"};
+  assert_int_equal(CHSProblemRegistry_Count(), 8); /* a new built-in joins the list above */
+  int tried[MUT_COUNT] = {0};
+  for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+    char name[64];
+    snprintf(name, sizeof name, "%s", specs[s]);
+    char *colon = strchr(name, ':');
+    if (colon) {
+      *colon = '\0';
+    }
+    mut_base = CHSProblemRegistry_Find(name);
+    assert_non_null(mut_base);
+    CHSProblemOps ops = *mut_base;
+    ops.create = mut_create;
+    ops.force = mut_force;
+    ops.jacobian = mut_jacobian;
+    ops.jacobian_dot = mut_gdot;
+    ops.hessian_potential = mut_base->hessian_potential ? mut_hessian : NULL;
+    ops.constraint_third = mut_base->constraint_third ? mut_third : NULL;
+    ops.kinetic_scale = mut_base->kinetic_scale ? mut_kscale : NULL;
+    ops.mass_dir = mut_base->mass_dir ? mut_mass_dir : NULL;
+    ops.mass_grad = mut_base->mass_grad ? mut_mass_grad : NULL;
+    ops.constraint_dt = mut_base->constraint_dt ? mut_constraint_dt : NULL;
+    ops.potential_dt = mut_base->potential_dt ? mut_potential_dt : NULL;
+    mut_which = -1;
+    CHSProblem prob = new_problem_from_ops(&ops, colon ? colon + 1 : NULL);
+    CHSCheckReport rep;
+    check_prob(prob, specs[s], &rep); /* unchanged: the wrappers themselves are right */
+    print_failures(specs[s], &rep);
+    assert_int_equal(rep.n_fail, 0);
+    for (int w = 0; w < MUT_COUNT; w++) {
+      if (!mut_applies(mut_base, &mut_dims, w)) {
+        continue;
+      }
+      mut_which = w;
+      for (int seed = 1; seed <= 3; seed++) {
+        CHSCheckOptions opt;
+        CHSCheckOptions_Default(&opt);
+        opt.seed = (unsigned long long)seed;
+        CHSError err;
+        CHSError_Clear(&err);
+        assert_int_equal(CHSProblem_Check(prob, &opt, &rep, &err), 0);
+        const CHSCheckRow *r = row_named(&rep, mut_row[w]);
+        if (r->verdict != CHS_CHECK_FAIL) {
+          print_error("%s: %s 1 %% wrong, seed %d: row %s %s (%s)\n", specs[s], mut_row[w], seed,
+                      r->name, CHSCheckVerdict_Name(r->verdict), r->detail);
+          fail();
+        }
+      }
+      tried[w]++;
+      mut_which = -1;
+    }
+    CHSProblem_Destroy(&prob);
+  }
+  for (int w = 0; w < MUT_COUNT; w++) { /* each mutation met a problem that supplies it */
+    if (tried[w] == 0) {
+      print_error("no built-in problem supplies %s (mutation %d)\n", mut_row[w], w);
+      fail();
+    }
+  }
+}
+
 /* ---------------------------------------------------------------- test ops tables */
 
 static unsigned nq_declares; /* set before creating the variants below */
@@ -376,6 +584,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_builtin_problems_pass),
       cmocka_unit_test(test_wrong_derivatives_fail),
+      cmocka_unit_test(test_builtin_problems_pass_many_points),
+      cmocka_unit_test(test_one_percent_errors_fail),
       cmocka_unit_test(test_user_ops),
       cmocka_unit_test(test_options),
       cmocka_unit_test(test_refusal_without_declaration),

@@ -2,6 +2,7 @@
 # Runs each libFuzzer harness of test/fuzz for a bounded time, starting from its committed seed
 # corpus (copied: new inputs go to a scratch corpus, not into the repository).
 # usage: run_fuzz.sh BUILD_DIR [SECONDS_PER_HARNESS] [HARNESS...]
+# (gen_escape: test/fuzz/gen_escape_fuzz.py, chs-gen's string escaping, with the same budget)
 # Fails on any finding (crash, sanitizer report, leak, timeout, out of memory); the reproducer is
 # left in BUILD_DIR/fuzz-findings/. Prints the executions per harness.
 set -uo pipefail
@@ -9,12 +10,26 @@ build=$1
 secs=${2:-60}
 shift $(($# > 1 ? 2 : 1))
 harnesses=("$@")
-((${#harnesses[@]})) || harnesses=(fuzz_spec fuzz_cli fuzz_integrate)
+((${#harnesses[@]})) || harnesses=(fuzz_spec fuzz_cli fuzz_integrate gen_escape)
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 findings=$build/fuzz-findings
 mkdir -p "$findings"
 status=0
 for h in "${harnesses[@]}"; do
+  if [[ $h == gen_escape ]]; then # chs-gen (Python): its escaping of user strings into C
+    python3 "$src/gen_escape_fuzz.py" "$src/../.." "$secs" >"$build/$h.log" 2>&1
+    rc=$?
+    if ((rc == 0)); then
+      echo "fuzz: $h: $(tail -n 1 "$build/$h.log" | sed 's/^gen_escape_fuzz: //')"
+    elif ((rc == 77)); then
+      echo "fuzz: $h: skipped ($(tail -n 1 "$build/$h.log"))"
+    else
+      echo "fuzz: $h FAILED (exit $rc); log $build/$h.log:" >&2
+      tail -n 20 "$build/$h.log" >&2
+      status=1
+    fi
+    continue
+  fi
   exe=$build/test/fuzz/$h
   [[ -x $exe ]] || {
     echo "fuzz: $exe not built" >&2
