@@ -367,6 +367,24 @@ int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn mo
   return res->rc;
 }
 
+int cli_check_setup(const cli_options *o, const char *formulation, CHSProblem prob,
+                    const char *label) {
+  cli_options z = *o;
+  z.tf = 0;
+  cli_result res;
+  if (cli_integrate(&z, formulation, NULL, NULL, prob, &res) == 0) {
+    return 0;
+  }
+  fputs("chs: ", stderr);
+  if (label) {
+    cli_fputs_safe(stderr, label);
+    fputs(": ", stderr);
+  }
+  cli_fputs_safe(stderr, res.err.msg[0] ? res.err.msg : CHSError_Name(res.err.code));
+  fputc('\n', stderr);
+  return cli_exit_status(res.err.code);
+}
+
 int cli_is_alpha_prk(const char *method) {
   return method && strncmp(method, "alpha-prk", 9) == 0 && (method[9] == '\0' || method[9] == ':');
 }
