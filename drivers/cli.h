@@ -34,6 +34,13 @@ typedef enum {
   CLI_NCOMMANDS
 } cli_command_id;
 #define CLI_MAX_PROBLEMS 16 /* bench rhs: --problem repeated at most this often */
+/* The shortest time interval --tf T (from t = 0) other than 0. SUNDIALS' integrators start with
+ * steps down to about 100 u T (u the unit round-off, 1.1e-16) and compare products of two times,
+ * (tstop - t) h; the problems' references do likewise. These products must be normal doubles
+ * (>= 2.2e-308; runs flush subnormals to zero by default): T >= sqrt(2.2e-308 / (100 u)), about
+ * 1e-147. Measured: T = 1e-147 failed ("tstop is behind current t", "reference solution failed"),
+ * 1e-140 ran; 1e-100 leaves 40 decades for the problems' own arithmetic in t. */
+#define CLI_TF_MIN 1e-100
 /* Longest value of a command-line option (bytes). */
 #define CLI_MAX_VALUE_LEN 4096
 
@@ -169,6 +176,12 @@ typedef struct {
 } cli_result;
 int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor, void *ctx,
                   CHSProblem prob, cli_result *res);
+/* The check every subcommand makes before its work and --dry-run stops after: the run of o with
+ * formulation on prob set up at t = 0, no step taken (the formulation created, the method set up
+ * and its combination with the formulation checked, the initial state evaluated). 0, or the exit
+ * status after "chs: LABEL: message" (label NULL: "chs: message") on stderr. */
+int cli_check_setup(const cli_options *o, const char *formulation, CHSProblem prob,
+                    const char *label);
 /* cli_integrate with its cost measured (has_cost, cpu_s, cpu_system_s, page_faults and
  * peak_rss_kb): `chs run`'s measure, and the runs of `bench scale --implicit`. */
 void cli_integrate_costed(const cli_options *o, const char *formulation, CHSMonitorFn monitor,

@@ -52,6 +52,7 @@ typedef struct {
   size_t have;         /* int field set to 1 when given (0: none) */
   double lo, hi;       /* CLI_REAL (lo), CLI_LONG ([lo, hi]), CLI_SWEEP (hi: max N), CLI_MULTI */
   int open;            /* CLI_REAL: > lo instead of >= lo */
+  double nonzero_min;  /* CLI_REAL: a value other than 0 is at least this (0: no bound) */
   size_t max;          /* CLI_STR: the value is shorter than max bytes (0: CLI_MAX_VALUE_LEN) */
   const char *choices; /* CLI_CHOICE: "a|b|c" */
   const char *def;     /* default, parsed as a given value would be; shown in the help */
@@ -87,10 +88,10 @@ static const cli_option options[] = {
    .help = "relative tolerance of adaptive step size control (with --atol); with --h, the nonlinear solver tolerance of implicit methods"},
   {"atol", CLI_REAL, "A", RC, 0, F(atol), F(have_atol), .lo = 0, .open = 1,
    .help = "absolute tolerance (with --rtol)"},
-  {"tf", CLI_REAL, "T", RC, RC, F(tf), F(have_tf), .lo = 0,
-   .help = "final time (from t = 0)"},
-  {"tf", CLI_REAL, "T", M(CLI_WORKPREC) | M(CLI_BENCH_DAE), M(CLI_WORKPREC), F(tf), F(have_tf), .lo = 0, .open = 1,
-   .help = "final time (from t = 0); bench dae: with --problem"},
+  {"tf", CLI_REAL, "T", RC, RC, F(tf), F(have_tf), .lo = 0, .nonzero_min = CLI_TF_MIN,
+   .help = "final time (from t = 0): 0, or at least 1e-100"},
+  {"tf", CLI_REAL, "T", M(CLI_WORKPREC) | M(CLI_BENCH_DAE), M(CLI_WORKPREC), F(tf), F(have_tf), .lo = 0, .open = 1, .nonzero_min = CLI_TF_MIN,
+   .help = "final time (from t = 0), at least 1e-100; bench dae: with --problem"},
   {"tols", CLI_SWEEP, "HI:LO:N", M(CLI_COMPARE) | M(CLI_WORKPREC), M(CLI_WORKPREC), F(tols), 0, .hi = 32,
    .help = "N tolerances from HI down to LO, logarithmically spaced (HI >= LO > 0, N in 1 .. 32; N = 1 runs HI); compare: a sweep of every formulation, with and without --project"},
   {"every", CLI_LONG, "K", RC, 0, F(every), 0, .lo = 1, .hi = UNBOUNDED, .def = "1",
@@ -347,6 +348,12 @@ static int store(const cli_option *op, const char *v, cli_options *o) {
     if (op->open ? !(x > op->lo) : !(x >= op->lo)) {
       return cli_usage_error("bad value for %s: '%.200s' (must be %s %g)", opt, v,
                              op->open ? ">" : ">=", op->lo);
+    }
+    if (x != 0 && x < op->nonzero_min) { /* CLI_TF_MIN: too short for the integrators */
+      return cli_usage_error(
+          "bad value for %s: '%.200s' (must be %s%g: a shorter interval "
+          "underflows the integrators' step arithmetic)",
+          opt, v, op->lo < op->nonzero_min && !op->open ? "0 or >= " : ">= ", op->nonzero_min);
     }
     *(double *)(base + op->offset) = x;
     return 0;

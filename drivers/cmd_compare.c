@@ -155,7 +155,10 @@ static void sweep_json_row(const char *form, const char *project, double tol, in
   printf("}");
 }
 
-static int compare_sweep(cli_options *o, char names[][128], int count) {
+/* The sweep after compare_check accepted every run's configuration: the reference (read from or
+ * written to the cache only now), then the runs; a failed run is a row of the table and a message
+ * on stderr (exit 3). */
+static int compare_sweep(const cli_options *o, char names[][128], int count, CHSProblem prob) {
   double hi, lo;
   int nt;
   if (cli_parse_tol_sweep("--tols", o->tols, 32, &hi, &lo, &nt) != 0) {
@@ -163,23 +166,16 @@ static int compare_sweep(cli_options *o, char names[][128], int count) {
   }
   CHSError err;
   CHSError_Clear(&err);
-  CHSProblem prob = NULL;
-  if (CHSProblem_Create(o->problem, &prob, &err) != 0) {
-    return cli_fail(&err);
-  }
   long n = CHSProblem_GetDims(prob)->n;
   double *ref = calloc(1 + 2 * (size_t)n, sizeof *ref), *z = calloc(1 + 2 * (size_t)n, sizeof *z);
   if (!ref || !z) {
     free(ref);
     free(z);
-    CHSProblem_Destroy(&prob);
     fprintf(stderr, "chs: out of memory\n");
     return CHS_EXIT_NUMERIC;
   }
   ref[0] = z[0] = (double)n;
   int nproj = o->project ? 2 : 1, status = CHS_EXIT_OK;
-  /* Every run's configuration is checked by the first run of the sweep; the reference comes
-   * first only when the problem has none (a computed one takes a while). */
   rep_reference_info ri;
   char how[4400];
   if (!sweep_reference(prob, o, ref, &ri, how, sizeof how, &err)) {
@@ -235,6 +231,9 @@ static int compare_sweep(cli_options *o, char names[][128], int count) {
         if (rc != 0) {
           int st = cli_exit_status(rc);
           status = st > status ? st : status;
+          fprintf(stderr, "chs: %s%s, tol %.0e: ", names[f], k ? " projected" : "", tol);
+          cli_fputs_safe(stderr, res.err.msg);
+          fputc('\n', stderr);
         }
         if (o->json) {
           sweep_json_row(names[f], k ? o->project : "none", tol, rc, &res, z, ref, n, first);
@@ -263,8 +262,31 @@ static int compare_sweep(cli_options *o, char names[][128], int count) {
 done:
   free(ref);
   free(z);
-  CHSProblem_Destroy(&prob);
   return status;
+}
+
+/* Every run compare would make, set up at t = 0 without a step (cli_check_setup): each formulation
+ * and, with --tols, with and without --project at the sweep's first tolerance. The same checks for
+ * --dry-run and before any work (a reference, a cache file, a table row). */
+static int compare_check(const cli_options *o, char names[][128], int count, CHSProblem prob) {
+  cli_options z = *o;
+  if (o->tols) {
+    double hi, lo;
+    int nt;
+    if (cli_parse_tol_sweep("--tols", o->tols, 32, &hi, &lo, &nt) != 0) {
+      return CHS_EXIT_USAGE;
+    }
+    z.have_h = 0;
+    z.rtol = z.atol = hi;
+  }
+  int rc = 0;
+  for (int i = 0; i < count && rc == 0; i++) {
+    for (int k = 0; k < (o->tols && o->project ? 2 : 1) && rc == 0; k++) {
+      z.project = k ? o->project : (o->tols ? NULL : o->project);
+      rc = cli_check_setup(&z, names[i], prob, names[i]);
+    }
+  }
+  return rc;
 }
 
 int cmd_compare(int argc, char **argv) {
@@ -285,36 +307,20 @@ int cmd_compare(int argc, char **argv) {
   if ((rc = split_formulations(o.formulation, names, &count)) != 0) {
     return rc;
   }
-  if (o.tols && !o.dry_run) {
-    return compare_sweep(&o, names, count);
-  }
   CHSError err;
   CHSError_Clear(&err);
   CHSProblem prob = NULL;
   if (CHSProblem_Create(o.problem, &prob, &err) != 0) {
     return cli_fail(&err);
   }
-  if (o.dry_run) { /* every formulation and the method set up and checked at t = 0, no step */
-    cli_options z = o;
-    z.tf = 0;
-    if (o.tols) {
-      z.have_h = 0;
-      z.rtol = z.atol = 1e-6;
-    }
-    for (int i = 0; i < count && rc == 0; i++) {
-      for (int k = 0; k < (o.tols && o.project ? 2 : 1) && rc == 0; k++) {
-        cli_result res;
-        z.project = k ? o.project : (o.tols ? NULL : o.project);
-        if (cli_integrate(&z, names[i], NULL, NULL, prob, &res) != 0) {
-          fprintf(stderr, "chs: %s: ", names[i]);
-          cli_fputs_safe(stderr, res.err.msg);
-          fputc('\n', stderr);
-          rc = cli_exit_status(res.err.code);
-        }
-      }
-    }
+  if ((rc = compare_check(&o, names, count, prob)) != 0 || o.dry_run) {
     CHSProblem_Destroy(&prob);
     return rc != 0 ? rc : cli_dry_run_done(o.problem);
+  }
+  if (o.tols) {
+    rc = compare_sweep(&o, names, count, prob);
+    CHSProblem_Destroy(&prob);
+    return rc;
   }
   cli_result *res = calloc((size_t)count, sizeof *res);
   if (!res) {

@@ -433,13 +433,11 @@ int cmd_run(int argc, char **argv) {
     CHSProblem_Destroy(&prob);
     return cli_fail(&err);
   }
-  if (o.dry_run) { /* the formulation and the method set up and checked at t = 0, no step */
-    cli_options z = o;
-    z.tf = 0;
-    cli_result res;
-    int drc = cli_integrate(&z, o.formulation, NULL, NULL, prob, &res);
+  /* the formulation and the method set up and checked at t = 0, no step: before any output file
+   * is opened; --dry-run stops here */
+  if ((rc = cli_check_setup(&o, o.formulation, prob, NULL)) != 0 || o.dry_run) {
     CHSProblem_Destroy(&prob);
-    return drc != 0 ? cli_fail(&res.err) : cli_dry_run_done(o.problem);
+    return rc != 0 ? rc : cli_dry_run_done(o.problem);
   }
   /* the final state and the event names outlive the problem (a plugin's memory) */
   sunindextype n = CHSProblem_GetDims(prob)->n;

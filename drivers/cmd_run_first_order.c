@@ -75,6 +75,38 @@ static void print_text(const cli_options *o, CHSFirstOrder fo, const CHSFirstOrd
   printf("  wall           %.3g s\n", s->wall_s);
 }
 
+/* The equations at the initial state: A(z0) singular (a degenerate Lagrangian, e.g. fj-example
+ * without its multiplier; an antisymmetric A of odd order always is) means the problem cannot be
+ * integrated from there at all: bad input, refused before any step (the other failures are left
+ * to the run). 0 or CHS_ERR_ARG with the reason in err. */
+static int check_initial_equations(CHSFirstOrder fo, double t0, CHSError *err) {
+  N_Vector z0 = NULL, zd = NULL;
+  int rc = CHSFirstOrder_NewInitialState(fo, &z0, err);
+  if (rc != 0) {
+    return rc;
+  }
+  zd = N_VClone(z0);
+  if (!zd) {
+    N_VDestroy(z0);
+    err->code = CHS_ERR_MEM;
+    snprintf(err->msg, sizeof err->msg, "out of memory");
+    return CHS_ERR_MEM;
+  }
+  rc = CHSFirstOrder_Rhs(t0, z0, zd, fo);
+  const CHSError *why = CHSFirstOrder_GetLastFailure(fo);
+  if (rc != 0 && why->code == CHS_ERR_SINGULAR) {
+    err->code = CHS_ERR_ARG;
+    *err = *why; /* "... is singular at t = 0 ...", the initial state */
+    err->code = CHS_ERR_ARG;
+    rc = CHS_ERR_ARG;
+  } else {
+    rc = 0;
+  }
+  N_VDestroy(zd);
+  N_VDestroy(z0);
+  return rc;
+}
+
 int cmd_run_first_order(const cli_options *o) {
   const char *bad = o->formulation ? "--formulation"
                     : o->out       ? "--out"
@@ -98,6 +130,9 @@ int cmd_run_first_order(const cli_options *o) {
   CHSError_Clear(&err);
   CHSFirstOrder fo = NULL;
   int rc = CHSFirstOrder_Create(o->problem, sun, &fo, &err);
+  if (rc == 0) {
+    rc = check_initial_equations(fo, 0, &err);
+  }
   CHSFirstOrderSummary sum;
   if (rc == 0) {
     CHSRunOptions ro;

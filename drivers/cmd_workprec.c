@@ -283,6 +283,17 @@ static int write_plots(const char *out, const char *problem, double tf, const wp
   return status;
 }
 
+/* "chs: FORM/METHOD: message" on stderr, control bytes escaped (the names are user input). */
+static void config_error(const char *form, const char *method, const char *msg) {
+  fputs("chs: ", stderr);
+  cli_fputs_safe(stderr, form);
+  fputc('/', stderr);
+  cli_fputs_safe(stderr, method);
+  fputs(": ", stderr);
+  cli_fputs_safe(stderr, msg);
+  fputc('\n', stderr);
+}
+
 /* Input errors of a configuration (unknown method, unsupported combination) before any real
  * work: one run limited to one step at the first tolerance. */
 static int probe_config(CHSProblem prob, const wp_config *k, double tol, double tf, double *z) {
@@ -295,7 +306,7 @@ static int probe_config(CHSProblem prob, const wp_config *k, double tol, double 
   CHSError e;
   CHSError_Clear(&e);
   if (rep_run(prob, k->form, o, rep_final_monitor, z, NULL, &e) != 0 && CHSError_IsInput(e.code)) {
-    fprintf(stderr, "chs: %s/%s: %s\n", k->form, k->method, e.msg);
+    config_error(k->form, k->method, e.msg);
     return CHS_EXIT_USAGE;
   }
   return 0;
@@ -386,7 +397,9 @@ int cmd_workprec(int argc, char **argv) {
                                                           quiet, ref, &ri, &err)
                                    : 0;
   if (ref_rc != 0) {
-    fprintf(stderr, "chs: reference run failed: %s\n", err.msg);
+    fputs("chs: reference run failed: ", stderr);
+    cli_fputs_safe(stderr, err.msg);
+    fputc('\n', stderr);
     status = CHS_EXIT_NUMERIC;
   }
   if ((status = cli_mpi_agree(status)) != 0) {
@@ -450,7 +463,7 @@ int cmd_workprec(int argc, char **argv) {
           snprintf(pt->msg, sizeof pt->msg, "%.190s", e.msg);
           if (CHSError_IsInput(e.code)) {
             progress_end(&prog);
-            fprintf(stderr, "chs: %s/%s: %s\n", cfg[c].form, cfg[c].method, e.msg);
+            config_error(cfg[c].form, cfg[c].method, e.msg);
             input_err = 1;
           }
           break;

@@ -37,7 +37,7 @@ static int baumgarte_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, 
   CHSKinematics k;
   CHS_CALL(chs_system_kinematics(s, y, y + n, &k));
   sunrealtype *g = s->wm[4], *rhs = s->wm[5], *lam = s->wm[6];
-  if (s->ops->constraint(s->data, y, g) != 0) {
+  if (CHS_SYS_CB(s, constraint, s->data, y, g) != 0) {
     return CHS_RECOVERABLE;
   }
   for (sunindextype i = 0; i < s->m; i++) {

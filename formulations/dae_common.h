@@ -54,11 +54,11 @@ static inline int chs_dae_dynamics(CHSFormulation f, const sunrealtype *y, const
     CHS_CALL(chs_system_mass_at(s, q)); /* M(q) factored at this q (docs/mechanics.md "DAEs") */
   }
   chs_mass_inv(s, p, v);
-  if (s->ops->jacobian(s->data, q, s->G) != 0 || chs_system_force(s, q, v, F) != 0) {
+  if (CHS_SYS_CB(s, jacobian, s->data, q, s->G) != 0 || chs_system_force(s, q, v, F) != 0) {
     return CHS_RECOVERABLE;
   }
   if (s->mass_kind == CHS_MASS_CONFIG) { /* F + F_M, F_M = 1/2 grad_q (v^T M(q) v) */
-    if (s->ops->mass_grad(s->data, q, v, v, Mi) != 0) {
+    if (CHS_SYS_CB(s, mass_grad, s->data, q, v, v, Mi) != 0) {
       return CHS_RECOVERABLE;
     }
     for (sunindextype i = 0; i < n; i++) {
@@ -103,9 +103,10 @@ static inline int chs_dae_jacobian(CHSFormulation f, int kind, const sunrealtype
   sunrealtype *Minv = buf, *HK = Minv + nn, *W = HK + nn, *X = W + nn, *G = X + nn, *GM = G + mn,
               *A = GM + mn, *B = A + mn, *C = B + mn, *D = C + mn, *v = D + mn, *F = v + n,
               *MiF = F + n, *b = MiF + n;
-  int rc = s->ops->jacobian(s->data, q, s->G) == 0 && s->ops->force(s->data, q, F) == 0
-               ? 0
-               : CHS_RECOVERABLE;
+  int rc =
+      CHS_SYS_CB(s, jacobian, s->data, q, s->G) == 0 && CHS_SYS_CB(s, force, s->data, q, F) == 0
+          ? 0
+          : CHS_RECOVERABLE;
   if (rc == 0) {
     chs_block_G(s, s->G, G);
     chs_block_minv(s, Minv);

@@ -19,7 +19,7 @@ static int ggl_residual(CHSFormulation f, sunrealtype t, const sunrealtype *y,
   CHSSystem *s = &f->sys;
   sunindextype n = s->n, m = s->m;
   CHS_CALL(chs_dae_dynamics(f, y, yp, y + 2 * n + m, res));
-  if (s->ops->constraint(s->data, y, res + 2 * n) != 0) {
+  if (CHS_SYS_CB(s, constraint, s->data, y, res + 2 * n) != 0) {
     return CHS_RECOVERABLE;
   }
   sunrealtype *v = s->wn[0]; /* M^{-1} p, from chs_dae_dynamics */

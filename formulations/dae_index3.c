@@ -17,7 +17,7 @@ static int dae3_residual(CHSFormulation f, sunrealtype t, const sunrealtype *y,
   (void)t;
   CHSSystem *s = &f->sys;
   CHS_CALL(chs_dae_dynamics(f, y, yp, NULL, res));
-  return s->ops->constraint(s->data, y, res + 2 * s->n) == 0 ? 0 : CHS_RECOVERABLE;
+  return CHS_SYS_CB(s, constraint, s->data, y, res + 2 * s->n) == 0 ? 0 : CHS_RECOVERABLE;
 }
 
 static void dae3_ids(CHSFormulation f, sunrealtype *id) {

@@ -114,14 +114,14 @@ static int dirac_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
   chs_jac_tmv(s, s->Gd, w, b);
   memcpy(t1, b, (size_t)n * sizeof *t1); /* t1 <- b + M'(q; a) v: M^{-1} t1 = M^{-1} b + ... */
   if (s->mass_kind == CHS_MASS_CONFIG) {
-    if (s->ops->mass_grad(s->data, q, a, k.v, t2) != 0) {
+    if (CHS_SYS_CB(s, mass_grad, s->data, q, a, k.v, t2) != 0) {
       return CHS_RECOVERABLE;
     }
     for (sunindextype i = 0; i < n; i++) {
       b[i] -= t2[i];
       t1[i] -= t2[i];
     }
-    if (s->ops->mass_dir(s->data, q, a, k.v, t2) != 0) {
+    if (CHS_SYS_CB(s, mass_dir, s->data, q, a, k.v, t2) != 0) {
       return CHS_RECOVERABLE;
     }
     for (sunindextype i = 0; i < n; i++) {

@@ -64,7 +64,7 @@ static int impetus_kinetic_scale(CHSSystem *s, const sunrealtype *q, const sunre
                                  sunrealtype *v, sunrealtype *F) {
   sunindextype n = s->n;
   sunrealtype sigma = 1, T = 0, *grad = s->wn[6];
-  if (s->ops->kinetic_scale(s->data, q, &sigma, grad) != 0 || !(sigma > 0)) {
+  if (CHS_SYS_CB(s, kinetic_scale, s->data, q, &sigma, grad) != 0 || !(sigma > 0)) {
     return CHS_RECOVERABLE;
   }
   for (sunindextype i = 0; i < n; i++) {
@@ -84,7 +84,7 @@ static int impetus_general_terms(CHSSystem *s, const sunrealtype *q, const sunre
                                  const sunrealtype *lam, sunrealtype *gl) {
   if (s->mass_kind == CHS_MASS_CONFIG) {
     sunrealtype *fm = s->xn[0];
-    if (s->ops->mass_grad(s->data, q, v, v, fm) != 0) {
+    if (CHS_SYS_CB(s, mass_grad, s->data, q, v, v, fm) != 0) {
       return CHS_RECOVERABLE;
     }
     for (sunindextype i = 0; i < s->n; i++) {
@@ -141,7 +141,7 @@ static int impetus_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, su
   if (CHSProblem_HasKineticScale(s->prob)) {
     CHS_CALL(impetus_kinetic_scale(s, y, p, v, F));
   }
-  if (s->ops->jacobian_dot(s->data, y, v, s->Gd) != 0) {
+  if (CHS_SYS_CB(s, jacobian_dot, s->data, y, v, s->Gd) != 0) {
     return CHS_RECOVERABLE;
   }
   chs_jac_tmv(s, s->Gd, lam, gl);

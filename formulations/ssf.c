@@ -133,7 +133,7 @@ static sunrealtype ssf_choose(ssf_ws *w, const sunrealtype *G, sunindextype *dep
 
 /* G at q into w->Gd; factor G_D and G_D^T. 0, or CHS_RECOVERABLE when singular. */
 static int ssf_factor(CHSSystem *s, ssf_ws *w, const sunrealtype *q) {
-  if (s->ops->jacobian(s->data, q, s->G) != 0) {
+  if (CHS_SYS_CB(s, jacobian, s->data, q, s->G) != 0) {
     return CHS_RECOVERABLE;
   }
   ssf_dense(s, s->G, w->Gd);
@@ -169,7 +169,7 @@ static int ssf_position(CHSSystem *s, ssf_ws *w, const sunrealtype *delta, sunre
   }
   for (int it = 0; it < SSF_NEWTON_MAX; it++) {
     CHS_CALL(ssf_factor(s, w, q));
-    if (s->ops->constraint(s->data, q, w->z) != 0) {
+    if (CHS_SYS_CB(s, constraint, s->data, q, w->z) != 0) {
       return CHS_RECOVERABLE;
     }
     SUNDlsMat_denseGETRS(w->GD, m, w->piv, w->z);
@@ -236,7 +236,7 @@ static int ssf_general_terms(CHSSystem *s, const sunrealtype *q, const sunrealty
                              const sunrealtype *z, sunrealtype *acc) {
   if (s->mass_kind == CHS_MASS_CONFIG) {
     sunrealtype *fm = s->xn[0];
-    if (s->ops->mass_grad(s->data, q, v, v, fm) != 0) {
+    if (CHS_SYS_CB(s, mass_grad, s->data, q, v, v, fm) != 0) {
       return CHS_RECOVERABLE;
     }
     for (sunindextype i = 0; i < s->n; i++) {
@@ -257,7 +257,7 @@ static int ssf_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrea
   sunrealtype *q = s->wn[0], *p = s->wn[1], *v = s->wn[2], *F = s->wn[5];
   CHS_CALL(ssf_physical(f, y, q, p));
   chs_mass_inv(s, p, v);
-  if (chs_system_force(s, q, v, F) != 0 || s->ops->jacobian_dot(s->data, q, v, s->Gd) != 0) {
+  if (chs_system_force(s, q, v, F) != 0 || CHS_SYS_CB(s, jacobian_dot, s->data, q, v, s->Gd) != 0) {
     return CHS_RECOVERABLE;
   }
   /* z = G_D^{-T} p_D; w = F - Gdot(q,v)^T z; theta' = phi'^T w. */
@@ -373,7 +373,8 @@ static int ssf_init(CHSFormulation f, CHSParams params, CHSError *err) {
   w->tm = w->z + m;
   /* Partition at the initial configuration. */
   sunrealtype *q = s->wn[0], *p = s->wn[1];
-  if (s->ops->initial_state(s->data, q, p) != 0 || s->ops->jacobian(s->data, q, s->G) != 0) {
+  if (CHS_SYS_CB(s, initial_state, s->data, q, p) != 0 ||
+      CHS_SYS_CB(s, jacobian, s->data, q, s->G) != 0) {
     return chs_error_set(err, CHS_ERR_CALLBACK, "ssf: cannot evaluate the initial state");
   }
   ssf_dense(s, s->G, w->Gd);

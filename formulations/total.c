@@ -77,7 +77,7 @@ void chs_total_free(CHSFormulation f) {
 static int total_add_gdot_t(CHSSystem *s, chs_total_ws *ws, const sunrealtype *q,
                             const sunrealtype *u, const sunrealtype *w, sunrealtype sign,
                             sunrealtype *acc) {
-  if (s->ops->jacobian_dot(s->data, q, u, ws->Gd2) != 0) {
+  if (CHS_SYS_CB(s, jacobian_dot, s->data, q, u, ws->Gd2) != 0) {
     return CHS_RECOVERABLE;
   }
   chs_jac_tmv_acc(s, ws->Gd2, w, sign, acc);
@@ -87,8 +87,9 @@ static int total_add_gdot_t(CHSSystem *s, chs_total_ws *ws, const sunrealtype *q
 /* h = M'(q; c) v - M'(q; v) c - mg(c, v) (t1, t2: scratch). */
 static int total_h(CHSSystem *s, const sunrealtype *q, const sunrealtype *c, const sunrealtype *v,
                    sunrealtype *t1, sunrealtype *t2, sunrealtype *h) {
-  if (s->ops->mass_dir(s->data, q, c, v, h) != 0 || s->ops->mass_dir(s->data, q, v, c, t1) != 0 ||
-      s->ops->mass_grad(s->data, q, c, v, t2) != 0) {
+  if (CHS_SYS_CB(s, mass_dir, s->data, q, c, v, h) != 0 ||
+      CHS_SYS_CB(s, mass_dir, s->data, q, v, c, t1) != 0 ||
+      CHS_SYS_CB(s, mass_grad, s->data, q, c, v, t2) != 0) {
     return CHS_RECOVERABLE;
   }
   for (sunindextype i = 0; i < s->n; i++) {
@@ -127,7 +128,7 @@ static int total_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
   sunrealtype *b = ws->b, *c = ws->c, *d = ws->a, *acc = ws->acc, *e = ws->e;
   sunrealtype *h = ws->x, *gp = h + n, *amb = gp + n, *ex = amb + n, *work = ex + n;
   const sunrealtype *a = k.Minv_F, *v = k.v;
-  if (s->ops->constraint(s->data, q, g) != 0) {
+  if (CHS_SYS_CB(s, constraint, s->data, q, g) != 0) {
     return CHS_RECOVERABLE;
   }
   CHS_CALL(chs_gram_solve(s->gram, g, mu));
@@ -144,14 +145,14 @@ static int total_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
   }
   /* grad_q: the constant-mass terms */
   if (s->ops->constraint_third) {
-    if (s->ops->constraint_third(s->data, q, v, mu, acc) != 0) {
+    if (CHS_SYS_CB(s, constraint_third, s->data, q, v, mu, acc) != 0) {
       return CHS_RECOVERABLE;
     }
   } else {
     memset(acc, 0, (size_t)n * sizeof *acc);
   }
   if (s->ops->hessian_potential) {
-    if (s->ops->hessian_potential(s->data, q, c, t1) != 0) {
+    if (CHS_SYS_CB(s, hessian_potential, s->data, q, c, t1) != 0) {
       return CHS_RECOVERABLE;
     }
     for (sunindextype i = 0; i < n; i++) {
@@ -164,13 +165,13 @@ static int total_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
   for (sunindextype i = 0; i < n; i++) {
     t2[i] = -amb[i];
   }
-  if (s->ops->mass_grad(s->data, q, c, t2, t1) != 0) {
+  if (CHS_SYS_CB(s, mass_grad, s->data, q, c, t2, t1) != 0) {
     return CHS_RECOVERABLE;
   }
   for (sunindextype i = 0; i < n; i++) {
     acc[i] += t1[i];
   }
-  if (s->ops->mass_grad(s->data, q, gp, v, t1) != 0) {
+  if (CHS_SYS_CB(s, mass_grad, s->data, q, gp, v, t1) != 0) {
     return CHS_RECOVERABLE;
   }
   for (sunindextype i = 0; i < n; i++) {
@@ -200,7 +201,7 @@ static int total_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
   for (sunindextype i = 0; i < n; i++) {
     t2[i] = e[i] - 2 * v[i];
   }
-  if (s->ops->mass_grad(s->data, q, e, t2, t1) != 0) {
+  if (CHS_SYS_CB(s, mass_grad, s->data, q, e, t2, t1) != 0) {
     return CHS_RECOVERABLE;
   }
   for (sunindextype i = 0; i < n; i++) {
@@ -222,7 +223,7 @@ int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, i
   CHS_CALL(chs_system_kinematics(s, q, y + n, &k));
   sunrealtype *g = s->wm[4], *mu = s->wm[5], *w = s->wm[6];
   sunrealtype *Gtmu = s->wn[3], *Gdvmu = s->wn[4], *Gtlam = s->wn[5], *acc = ws->acc;
-  if (s->ops->constraint(s->data, q, g) != 0) {
+  if (CHS_SYS_CB(s, constraint, s->data, q, g) != 0) {
     return CHS_RECOVERABLE;
   }
   CHS_CALL(chs_gram_solve(s->gram, g, mu));
@@ -270,7 +271,7 @@ int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, i
   }
 
   if (s->ops->constraint_third) {
-    if (s->ops->constraint_third(s->data, q, k.v, mu, acc) != 0) {
+    if (CHS_SYS_CB(s, constraint_third, s->data, q, k.v, mu, acc) != 0) {
       return CHS_RECOVERABLE;
     }
   } else {
@@ -278,7 +279,7 @@ int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, i
   }
   if (s->ops->hessian_potential) {
     sunrealtype *Hc = s->wn[7];
-    if (s->ops->hessian_potential(s->data, q, c, Hc) != 0) {
+    if (CHS_SYS_CB(s, hessian_potential, s->data, q, c, Hc) != 0) {
       return CHS_RECOVERABLE;
     }
     for (sunindextype i = 0; i < n; i++) {

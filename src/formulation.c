@@ -107,6 +107,30 @@ void CHSFormulation_Destroy(CHSFormulation *f) {
   *f = NULL;
 }
 
+/* The failure message of an evaluation (what: "right-hand side", "residual") that returned rc
+ * without a more specific one: the problem callback that failed, when one did (its error is the
+ * cause, whatever the formulation made of it); an overflowing Gram matrix; else a singular Gram
+ * matrix or a state outside the problem's domain (rc > 0). */
+static void chs_evaluation_failed(CHSFormulation f, int rc, const char *what, sunrealtype t) {
+  const CHSSystem *s = &f->sys;
+  if (s->cb_failed) {
+    CHSFormulation_SetFailure(f, s->cb_rc < 0 ? CHS_ERR_CALLBACK : rc,
+                              "%s: %s failed at t = %g: problem '%s' callback %s returned %d (%s)",
+                              f->ops->name, what, (double)t, s->ops->name, s->cb_failed, s->cb_rc,
+                              s->cb_rc < 0 ? "a fatal error" : "the state is outside its domain");
+  } else if (s->gram && s->gram->nonfinite) {
+    CHSFormulation_SetFailure(f, rc,
+                              "%s: %s failed at t = %g: the Gram matrix G M^-1 G^T is not finite "
+                              "(its entries overflow, or G is not finite)",
+                              f->ops->name, what, (double)t);
+  } else {
+    CHSFormulation_SetFailure(f, rc, "%s: %s failed at t = %g (%s)", f->ops->name, what, (double)t,
+                              rc > 0 ? "singular Gram matrix G M^-1 G^T or state outside the "
+                                       "problem's domain"
+                                     : "error without a message");
+  }
+}
+
 int CHSFormulation_Rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
   CHSFormulation f = (CHSFormulation)user_data;
   if (!f->ops->rhs) {
@@ -118,6 +142,10 @@ int CHSFormulation_Rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data
   sunrealtype *yd = N_VGetArrayPointer(ydot);
   f->n_rhs++;
   CHSError_Clear(&f->failure); /* the failure reported is the last evaluation's */
+  f->sys.cb_failed = NULL;
+  if (f->sys.gram) {
+    f->sys.gram->nonfinite = 0;
+  }
   if (!chs_all_finite(ya, f->size)) {
     return CHSFormulation_SetFailure(f, CHS_RECOVERABLE, "%s: non-finite state at t = %g",
                                      f->ops->name, (double)t);
@@ -130,12 +158,8 @@ int CHSFormulation_Rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data
     rc = CHSFormulation_SetFailure(f, CHS_RECOVERABLE, "%s: non-finite right-hand side at t = %g",
                                    f->ops->name, (double)t);
   }
-  if (rc != 0 && f->failure.code == CHS_SUCCESS) { /* no specific message yet */
-    CHSFormulation_SetFailure(f, rc, "%s: right-hand side failed at t = %g (%s)", f->ops->name,
-                              (double)t,
-                              rc > 0 ? "singular Gram matrix G M^-1 G^T or state outside the "
-                                       "problem's domain"
-                                     : "problem callback error");
+  if (rc != 0 && (f->failure.code == CHS_SUCCESS || f->sys.cb_failed)) {
+    chs_evaluation_failed(f, rc, "right-hand side", t);
   }
   return rc > 0 ? CHS_RECOVERABLE : rc;
 }
@@ -153,6 +177,10 @@ int CHSFormulation_Residual(sunrealtype t, N_Vector y, N_Vector yp, N_Vector res
   sunrealtype *r = N_VGetArrayPointer(res);
   f->n_rhs++;
   CHSError_Clear(&f->failure);
+  f->sys.cb_failed = NULL;
+  if (f->sys.gram) {
+    f->sys.gram->nonfinite = 0;
+  }
   if (!chs_all_finite(ya, f->size) || !chs_all_finite(ypa, f->size)) {
     return CHSFormulation_SetFailure(f, CHS_RECOVERABLE, "%s: non-finite state at t = %g",
                                      f->ops->name, (double)t);
@@ -164,10 +192,8 @@ int CHSFormulation_Residual(sunrealtype t, N_Vector y, N_Vector yp, N_Vector res
   if (rc == 0 && !chs_all_finite(r, f->size)) {
     rc = CHS_RECOVERABLE;
   }
-  if (rc != 0 && f->failure.code == CHS_SUCCESS) {
-    CHSFormulation_SetFailure(f, rc, "%s: residual failed at t = %g (%s)", f->ops->name, (double)t,
-                              rc > 0 ? "singular Gram matrix or state outside the problem's domain"
-                                     : "problem callback error");
+  if (rc != 0 && (f->failure.code == CHS_SUCCESS || f->sys.cb_failed)) {
+    chs_evaluation_failed(f, rc, "residual", t);
   }
   return rc > 0 ? CHS_RECOVERABLE : rc;
 }

@@ -480,6 +480,15 @@ static inline int chs_gram_tri_pass(CHSGram *g, const CHSSystem *s, const sunrea
   }
   g->factored = ok;
   g->tri_status = ok ? CHS_SUCCESS : CHS_RECOVERABLE;
+  if (!ok) { /* rare: whether a diagonal entry overflowed (|Q_ij| <= sqrt(Q_ii Q_jj)) */
+    for (sunindextype j = 0; j < m && !g->nonfinite; j++) {
+      sunrealtype qjj = 0;
+      for (int32_t k = rp[j]; k < rp[j + 1]; k++) {
+        qjj += G[k] * G[k] * (minv ? minv[ci[k]] : 1);
+      }
+      g->nonfinite = !(qjj <= SUN_BIG_REAL);
+    }
+  }
   return g->tri_status;
 }
 
@@ -600,7 +609,8 @@ int chs_gram_factor(CHSGram *g) {
     /* Q = G M^{-1} G^T is symmetric positive definite when G has full rank: Cholesky. */
     sunrealtype *a = g->data, diag_max = 0;
     for (sunindextype i = 0; i < m; i++) {
-      if (!isfinite(a[i * m + i])) {
+      if (!isfinite(a[i * m + i])) { /* |Q_ij| <= sqrt(Q_ii Q_jj): the diagonal tells */
+        g->nonfinite = 1;
         return CHS_RECOVERABLE;
       }
       diag_max = fmax(diag_max, fabs(a[i * m + i]));
@@ -629,6 +639,7 @@ int chs_gram_factor(CHSGram *g) {
     const sunrealtype *a = chs_gram_storage(g);
     for (sunindextype e = 0; e < g->nq; e++) {
       if (!isfinite(a[g->off[e]])) {
+        g->nonfinite = 1;
         return CHS_RECOVERABLE;
       }
     }

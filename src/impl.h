@@ -149,6 +149,8 @@ struct CHSGram {
   sunrealtype diag_scale;
   sunrealtype inv11; /* m = 1: 1 / Q (solves multiply: no division on their critical path) */
   int factored;
+  int nonfinite; /* the last failed factorisation met an entry of Q that is not finite (an
+                    overflow of G M^{-1} G^T, or a non-finite G): not a rank deficiency */
 };
 static inline int chs_gram_solve(CHSGram *g, const sunrealtype *b, sunrealtype *x) {
   if (g->m == 1 && g->kind == CHS_GRAM_DENSE && g->factored) {
@@ -200,7 +202,18 @@ typedef struct CHSSystem {
   sunrealtype *xn[4];          /* general: extra scratch of length n */
   sunrealtype *xm[2];          /* general: extra scratch of length m */
   long n_mass_factor;
+  /* The problem callback that failed last (its name in CHSProblemOps, NULL: none since the
+   * formulation's evaluation began) and its return code, for the failure message: a callback's
+   * error is not a singular Gram matrix or a non-finite state. */
+  const char *cb_failed;
+  int cb_rc;
 } CHSSystem;
+
+/* A problem callback's return code rc (callback `name`): 0; else recorded in s (cb_failed, cb_rc)
+ * and returned as CHS_RECOVERABLE (rc > 0: outside its domain) or CHS_ERR_CALLBACK (rc < 0). */
+int chs_system_cb(CHSSystem *s, const char *name, int rc);
+/* CHS_SYS_CB(s, force, s->data, q, F): s->ops->force(s->data, q, F) through chs_system_cb. */
+#define CHS_SYS_CB(s, fn, ...) chs_system_cb((s), #fn, (s)->ops->fn(__VA_ARGS__))
 
 /* Zeroed memory for a large work array (calloc), released by free(); in blocks of 4 MiB or more
  * the whole 2 MiB pages are advised to transparent huge pages where Linux offers them (at

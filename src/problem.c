@@ -150,7 +150,18 @@ static int chs_check_initial_gram(CHSSystem *s, const sunrealtype *q, const char
   }
   chs_context_silence(ctx);
   int rc = chs_gram_create(s, CHS_GRAM_AUTO, ctx, &s->gram, err);
-  if (rc == 0 && chs_system_gram_at(s, q) != 0) {
+  int grc = rc == 0 ? chs_system_gram_at(s, q) : 0;
+  if (grc != 0 && s->cb_failed) {
+    rc = chs_error_set(err, CHS_ERR_ARG,
+                       "problem '%s': callback %s failed (returned %d) at the initial state", name,
+                       s->cb_failed, s->cb_rc);
+  } else if (grc != 0 && s->gram->nonfinite) {
+    rc = chs_error_set(err, CHS_ERR_ARG,
+                       "problem '%s': the Gram matrix G M^-1 G^T at the initial state is not "
+                       "finite: its entries (products of two entries of G and the inverse mass) "
+                       "overflow the double range; scale the constraints or masses down",
+                       name);
+  } else if (grc != 0) {
     rc = chs_error_set(err, CHS_ERR_ARG,
                        "problem '%s': singular Gram matrix G M^-1 G^T at the initial state: the "
                        "constraint Jacobian G is rank deficient (its m = %ld rows are not "

@@ -488,8 +488,13 @@ void chs_jac_mv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *u
 /* Callback results: 0 ok, > 0 out of domain (recoverable), < 0 fatal. Non-finite values are not
  * scanned for here: they reach Q (whose factorization rejects them) or the right-hand side
  * (CHSFormulation_Rhs rejects a non-finite ydot as a recoverable failure). */
-static int chs_cb(int rc) {
-  return rc == 0 ? 0 : (rc > 0 ? CHS_RECOVERABLE : CHS_ERR_CALLBACK);
+int chs_system_cb(CHSSystem *s, const char *name, int rc) {
+  if (rc == 0) {
+    return 0;
+  }
+  s->cb_failed = name;
+  s->cb_rc = rc;
+  return rc > 0 ? CHS_RECOVERABLE : CHS_ERR_CALLBACK;
 }
 
 int chs_system_mass_at(CHSSystem *s, const sunrealtype *q) {
@@ -504,7 +509,7 @@ int chs_system_mass_at(CHSSystem *s, const sunrealtype *q) {
   s->mq_valid = 0;
   if (s->msp) { /* CSR pattern: CHOLMOD's numeric factorisation on the analysed pattern */
     struct chs_mass_sparse *ms = s->msp;
-    CHS_CALL(chs_cb(s->ops->mass_matrix(s->data, q, s->mvals)));
+    CHS_CALL(CHS_SYS_CB(s, mass_matrix, s->data, q, s->mvals));
     if (!chs_all_finite(s->mvals, (sunindextype)ms->A->nzmax)) {
       return CHS_RECOVERABLE;
     }
@@ -520,7 +525,7 @@ int chs_system_mass_at(CHSSystem *s, const sunrealtype *q) {
     s->mq_valid = 1;
     return 0;
   }
-  CHS_CALL(chs_cb(s->ops->mass_matrix(s->data, q, s->mfac)));
+  CHS_CALL(CHS_SYS_CB(s, mass_matrix, s->data, q, s->mfac));
   if (!chs_all_finite(s->mfac, n * n)) {
     return CHS_RECOVERABLE;
   }
@@ -556,11 +561,11 @@ int chs_mass_grad_dir(CHSSystem *s, const sunrealtype *q, const sunrealtype *u,
     for (sunindextype i = 0; i < n; i++) {
       qe[i] = q[i] + eps * u[i];
     }
-    CHS_CALL(chs_cb(s->ops->mass_grad(s->data, qe, x, y, row)));
+    CHS_CALL(CHS_SYS_CB(s, mass_grad, s->data, qe, x, y, row));
     for (sunindextype i = 0; i < n; i++) {
       qe[i] = q[i] - eps * u[i];
     }
-    CHS_CALL(chs_cb(s->ops->mass_grad(s->data, qe, x, y, out)));
+    CHS_CALL(CHS_SYS_CB(s, mass_grad, s->data, qe, x, y, out));
     for (sunindextype i = 0; i < n; i++) {
       row[i] = (row[i] - out[i]) / (2 * eps);
     }
@@ -575,14 +580,14 @@ int chs_system_set_time(CHSSystem *s, sunrealtype t) {
     return 0;
   }
   s->prob->time = t;
-  return chs_cb(s->ops->set_time(s->data, t));
+  return CHS_SYS_CB(s, set_time, s->data, t);
 }
 
 int chs_system_time_terms(CHSSystem *s, const sunrealtype *q) {
   if (!(s->time_bits & CHS_TIME_CONSTRAINTS)) {
     return 0;
   }
-  return chs_cb(s->ops->constraint_dt(s->data, q, s->gt, s->Gt, s->gtt));
+  return CHS_SYS_CB(s, constraint_dt, s->data, q, s->gt, s->Gt, s->gtt);
 }
 
 void chs_system_psi(const CHSSystem *s, const sunrealtype *v, sunrealtype *psi) {
@@ -598,17 +603,17 @@ int chs_system_gram_at(CHSSystem *s, const sunrealtype *q) {
   if (s->mass_kind == CHS_MASS_CONFIG) {
     CHS_CALL(chs_system_mass_at(s, q));
   }
-  CHS_CALL(chs_cb(s->ops->jacobian(s->data, q, s->G)));
+  CHS_CALL(CHS_SYS_CB(s, jacobian, s->data, q, s->G));
   CHS_CALL(chs_gram_assemble(s->gram, s));
   s->n_gram_factor++;
   return chs_gram_factor(s->gram);
 }
 
 int chs_system_force(CHSSystem *s, const sunrealtype *q, const sunrealtype *v, sunrealtype *F) {
-  CHS_CALL(chs_cb(s->ops->force(s->data, q, F)));
+  CHS_CALL(CHS_SYS_CB(s, force, s->data, q, F));
   if (s->ops->nonconservative_force) {
     sunrealtype *Fnc = s->wn[7];
-    CHS_CALL(chs_cb(s->ops->nonconservative_force(s->data, q, v, Fnc)));
+    CHS_CALL(CHS_SYS_CB(s, nonconservative_force, s->data, q, v, Fnc));
     for (sunindextype i = 0; i < s->n; i++) {
       F[i] += Fnc[i];
     }
@@ -640,8 +645,8 @@ static int chs_kinematics_general(CHSSystem *s, const sunrealtype *q, const sunr
   sunrealtype *b = F;
   if (s->mass_kind == CHS_MASS_CONFIG) {
     sunrealtype *fm = s->xn[0], *mdv = s->xn[1];
-    CHS_CALL(chs_cb(s->ops->mass_grad(s->data, q, k->v, k->v, fm)));
-    CHS_CALL(chs_cb(s->ops->mass_dir(s->data, q, k->v, k->v, mdv)));
+    CHS_CALL(CHS_SYS_CB(s, mass_grad, s->data, q, k->v, k->v, fm));
+    CHS_CALL(CHS_SYS_CB(s, mass_dir, s->data, q, k->v, k->v, mdv));
     for (sunindextype i = 0; i < n; i++) {
       F[i] += fm[i] / 2;
       mdv[i] = F[i] - mdv[i];
@@ -651,7 +656,7 @@ static int chs_kinematics_general(CHSSystem *s, const sunrealtype *q, const sunr
   chs_mass_inv(s, b, k->Minv_F);
   CHS_CALL(chs_system_time_terms(s, q));
   CHS_CALL(chs_system_gram_at(s, q));
-  CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd)));
+  CHS_CALL(CHS_SYS_CB(s, jacobian_dot, s->data, q, k->v, s->Gd));
   chs_system_psi(s, k->v, k->psi);
   chs_jac_mv2(s, s->Gd, k->v, s->G, k->Minv_F, 1, k->r, NULL);
   if (s->Gt) {
@@ -690,8 +695,8 @@ int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtyp
   }
   if (s->jac_kind == CHS_JAC_CSR && s->gram && s->gram->tri) {
     /* tridiagonal Q: its assembly and factorisation, psi and r in one pass over G and Gdot */
-    CHS_CALL(chs_cb(s->ops->jacobian(s->data, q, s->G)));
-    CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd)));
+    CHS_CALL(CHS_SYS_CB(s, jacobian, s->data, q, s->G));
+    CHS_CALL(CHS_SYS_CB(s, jacobian_dot, s->data, q, k->v, s->Gd));
     s->n_gram_factor++;
     if (lean) { /* psi and r are not stored: two arrays of length m less */
       k->psi = k->r = NULL;
@@ -702,7 +707,7 @@ int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtyp
     return 0;
   }
   CHS_CALL(chs_system_gram_at(s, q));
-  CHS_CALL(chs_cb(s->ops->jacobian_dot(s->data, q, k->v, s->Gd)));
+  CHS_CALL(CHS_SYS_CB(s, jacobian_dot, s->data, q, k->v, s->Gd));
   if (s->jac_kind == CHS_JAC_CSR) {
     /* psi = G v and r = Gdot v + G M^{-1} F in one pass over the rows */
     const sunrealtype *G = s->G, *Gd = s->Gd, *v = k->v, *mf = k->Minv_F;

@@ -26,7 +26,9 @@
  *   huge              V = 1e308 y, F = (0, -1e308): finite values whose products overflow
  *   inconsistent      initial state off the constraint (x^2 + y^2 = 1.21)
  *   singular_start    g = (x - 1)^3 at x = 1: consistent, but G = 0
- *   singular_midrun   G = 0 once x > 0.5 */
+ *   singular_midrun   G = 0 once x > 0.5
+ *   force_error_midrun     force returns -1 (fatal) once x > 0.5
+ *   jacobian_error_midrun  jacobian returns -1 (fatal) once x > 0.5 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +131,10 @@ FAULT_CB int pend_force(void *data, const double *q, double *F) {
   }
 #elif defined(FAULT_huge)
   F[1] = -1e308;
+#elif defined(FAULT_force_error_midrun)
+  if (q[0] > 0.5) {
+    return -1;
+  }
 #endif
   return 0;
 }
@@ -154,6 +160,10 @@ FAULT_CB int pend_jacobian(void *data, const double *q, double *G) {
 #if defined(FAULT_singular_midrun)
   if (q[0] > 0.5) {
     G[0] = G[1] = 0;
+  }
+#elif defined(FAULT_jacobian_error_midrun)
+  if (q[0] > 0.5) {
+    return -1;
   }
 #endif
 #endif

@@ -71,6 +71,17 @@ row nan_midrun 3 "non-finite right-hand side" -- --formulation dirac --method id
 row singular_start 2 "singular Gram matrix G M^-1 G^T at the initial state" -- "${ssf[@]}"
 row nan_midrun 3 "t = 0.3" -- "${ssf[@]}"
 
+# a callback's fatal error (-1) mid-run is named, in every path (not "singular Gram matrix" or
+# "non-finite state"): the ODE formulations, the state space form, IDA on the DAEs
+for k in force jacobian; do
+  for opts in "--formulation dirac --method erk:rk4 --h 0.01" "--formulation ssf --method erk:rk4 --h 0.01" \
+    "--formulation ssf --method cvode:bdf --rtol 1e-6 --atol 1e-8" "--formulation dae-index3 --method ida --rtol 1e-6 --atol 1e-8" \
+    "--formulation dae-ggl --method ida --rtol 1e-6 --atol 1e-8" "--formulation dirac --method ida --rtol 1e-6 --atol 1e-8"; do
+    # shellcheck disable=SC2086
+    row ${k}_error_midrun 3 "callback $k returned -1 (a fatal error)" -- $opts --tf 2
+  done
+done
+
 # a bare file name is the file in the working directory, not a search of the library path
 if (cd "$dir" && "$chs" run --problem libchs_fault_sound.so "${erk[@]}" >/dev/null 2>"$tmp/err"); then
   pass=$((pass + 1))

@@ -1,5 +1,7 @@
-/* libFuzzer harness: the command line of `chs run`, `compare`, `workprec` and `list`, and the
- * number parsers of drivers/cli.c (cli_parse_real/long, ..._above/_min).
+/* libFuzzer harness: the command line of `chs run`, `compare` (with its tolerance sweep --tols:
+ * the checks before the reference, the sweep's rows and messages; seeds with a short --tf and one
+ * or two tolerances keep an input fast), `workprec` and `list`, and the number parsers of
+ * drivers/cli.c (cli_parse_real/long, ..._above/_min).
  *
  * Input: one selector byte, then the arguments separated by NUL bytes. The selector picks
  * run, compare, workprec, list, or the number parsers. The driver sources are compiled into the
