@@ -204,6 +204,21 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
   fprintf(out, "\n%s}", indent);
 }
 
+const char *cli_safe(char *buf, size_t len, const char *s) {
+  if (len == 0) {
+    return buf;
+  }
+  memset(buf, 0, len);
+  FILE *m = len > 1 ? fmemopen(buf, len - 1, "w") : NULL;
+  if (m) {
+    setvbuf(m, NULL, _IONBF, 0);
+    cli_fputs_safe(m, s);
+    fclose(m);
+  }
+  buf[len - 1] = '\0';
+  return buf;
+}
+
 int cli_check_output_file(const char *opt, const char *path) {
   const char *why = NULL;
   struct stat st;
