@@ -305,6 +305,9 @@ int out_target_resolve(const char *path, out_target *t, const char **why) {
   } else if (S_ISSOCK(st.st_mode)) {
     *why = "a socket";
     return -1;
+  } else if (S_ISBLK(st.st_mode)) {
+    *why = "a block device"; /* a disk: never a place for a report */
+    return -1;
   } else {
     /* A link or a special file: this process's standard output or error (/dev/stdout), a
      * regular file the link names, or something to write into (a FIFO, a device). */

@@ -23,16 +23,17 @@
  *              over it; a link stays a link.
  * OUT_STDFD    a link or special file that is this process's standard output or error (fd):
  *              the complete output is written there, after what chs printed so far.
- * OUT_THROUGH  any other special file (a FIFO, a device) or a link to one: nothing is renamed or
- *              replaced; the complete output is written into it (opened O_WRONLY | O_TRUNC).
+ * OUT_THROUGH  any other special file (a FIFO, a character device) or a link to one: nothing
+ *              is renamed or replaced; the complete output is written into it (opened O_WRONLY |
+ *              O_TRUNC).
  * Temporary files go to `dir`: final's directory, or the temporary directory ($TMPDIR, /tmp). */
 enum { OUT_REPLACE, OUT_STDFD, OUT_THROUGH };
 typedef struct {
   int kind, fd;
   char final[4096], dir[4096];
 } out_target;
-/* 0, or -1 with *why saying why path cannot be written (a directory, a socket, a loop of links,
- * a missing directory on the way...). */
+/* 0, or -1 with *why saying why path cannot be written (a directory, a socket, a block device,
+ * a loop of links...). */
 int out_target_resolve(const char *path, out_target *t, const char **why);
 
 /* An output file in progress: fp writes to tmp; path is the name the user gave. */

@@ -9,8 +9,9 @@
 #    the scratch directory; no system file is ever a target). Links stay links pointing where they
 #    did, the FIFO stays a FIFO, the device a device, and the data ends where documented: in the
 #    file the link names (created for the dangling one), on chs's standard output, in the FIFO's
-#    reader. A link to a directory, a loop of links, a dangling link into a missing directory and
-#    a socket are refused before any work (exit 2, the path named, stdout empty, link untouched).
+#    reader. A link to a directory, a loop of links, a dangling link into a missing directory, a
+#    socket and (root) a block device are refused before any work (exit 2, the path named,
+#    stdout empty, link untouched).
 #    No NAME.tmp.* is left anywhere (scratch directory and TMPDIR).
 # 2. A copy of the example plugin named with ESC and a newline: the text reports of run, compare,
 #    workprec, check and bench dae hold no raw control byte and keep the problem line whole; the
@@ -179,9 +180,15 @@ ln -s loop2 "$d/loop1"
 ln -s loop1 "$d/loop2"
 ln -s no/such/dir/x.csv "$d/intomissing"
 python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$d/sock"
+refused=(todir loop1 intomissing sock)
+if [[ $root -eq 1 ]]; then
+  # A block device of a number reserved for local use (no driver: never a real disk).
+  mknod "$d/blk" b 240 254
+  refused+=(blk)
+fi
 ref_opts=("--out" "--csv")
 if [[ $have_gnuplot -eq 1 ]]; then ref_opts+=("--plot"); fi
-for name in todir loop1 intomissing sock; do
+for name in "${refused[@]}"; do
   before=$(ls -l "$d/$name")
   for opt in "${ref_opts[@]}"; do
     if [[ $opt == --csv ]]; then a=("${dae[@]}"); else a=("${run[@]}"); fi
