@@ -1,6 +1,7 @@
 /* Output files (temporary + rename, removed on signals) and gnuplot without a shell. */
 #include "plot.h"
 #include "progress.h"
+#include "cli.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -11,6 +12,10 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* A user's path in a message: control bytes and invalid UTF-8 as \xNN (cli_fputs_safe). The
+ * buffer lives until the end of the enclosing block. */
+#define SAFE(s) cli_safe((char[1024]){0}, 1024, (s))
 
 /* ------------------------------------------------------------------ signal-cleanup registry */
 
@@ -680,7 +685,7 @@ static int render(const char *dir, const char *tmpname, const char *tmppath, int
   char *text = malloc(cap);
   if (!text) {
     tmp_file_release(slot, tmppath, 1);
-    fprintf(stderr, "chs: out of memory plotting %s\n", final);
+    fprintf(stderr, "chs: out of memory plotting %s\n", SAFE(final));
     return -1;
   }
   /* tmpname is NAME.tmp.PID.N: plot_safe_name's characters only. */
@@ -693,28 +698,29 @@ static int render(const char *dir, const char *tmpname, const char *tmppath, int
   progress_interrupt(); /* gnuplot's messages and ours start on a line of their own */
   if (!started || (WIFEXITED(status) && WEXITSTATUS(status) == 127)) {
     tmp_file_release(slot, tmppath, 1);
-    fprintf(stderr, "chs: cannot run gnuplot for %s (apt-get install gnuplot-nox)\n", final);
+    fprintf(stderr, "chs: cannot run gnuplot for %s (apt-get install gnuplot-nox)\n", SAFE(final));
     return -1;
   }
   if (WIFSIGNALED(status)) {
     tmp_file_release(slot, tmppath, 1);
     fprintf(stderr, "chs: gnuplot was killed by signal %d while writing %s\n", WTERMSIG(status),
-            final);
+            SAFE(final));
     return -1;
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     tmp_file_release(slot, tmppath, 1);
     fprintf(stderr, "chs: gnuplot failed (exit status %d) for %s\n",
-            WIFEXITED(status) ? WEXITSTATUS(status) : -1, final);
+            WIFEXITED(status) ? WEXITSTATUS(status) : -1, SAFE(final));
     return -1;
   }
   if (!png_complete(tmppath)) {
     tmp_file_release(slot, tmppath, 1);
-    fprintf(stderr, "chs: gnuplot wrote an incomplete %s (file system full?)\n", final);
+    fprintf(stderr, "chs: gnuplot wrote an incomplete %s (file system full?)\n", SAFE(final));
     return -1;
   }
   if (target_install(t, final, slot, tmppath) != 0) {
-    fprintf(stderr, "chs: could not write %s: %s\n", final, strerror(errno));
+    int e = errno; /* SAFE may change errno */
+    fprintf(stderr, "chs: could not write %s: %s\n", SAFE(final), strerror(e));
     return -1;
   }
   return 0;
@@ -727,18 +733,19 @@ int plot_run(const char *dir, const char *png_name, int width, int height, const
   const char *why = NULL;
   if (!plot_safe_name(png_name) || path_join(final, sizeof final, dir, png_name) != 0) {
     progress_interrupt();
-    fprintf(stderr, "chs: cannot plot into %s: name too long\n", dir);
+    fprintf(stderr, "chs: cannot plot into %s: name too long\n", SAFE(dir));
     return -1;
   }
   if (out_target_resolve(final, &t, &why) != 0) {
     progress_interrupt();
-    fprintf(stderr, "chs: cannot write %s: %s\n", final, why);
+    fprintf(stderr, "chs: cannot write %s: %s\n", SAFE(final), why);
     return -1;
   }
   if (tmp_file_create(dir, png_name, tmpname, sizeof tmpname, tmppath, sizeof tmppath, &slot) !=
       0) {
     progress_interrupt();
-    fprintf(stderr, "chs: cannot write %s: %s\n", final, strerror(errno));
+    int e = errno; /* SAFE may change errno */
+    fprintf(stderr, "chs: cannot write %s: %s\n", SAFE(final), strerror(e));
     return -1;
   }
   /* gnuplot runs in dir (the script names the data files there); the PNG follows the target. */
@@ -752,7 +759,7 @@ int plot_run_file(const char *path, int width, int height, int (*data)(FILE *fp,
   out_target t;
   const char *why = NULL;
   if (out_target_resolve(path, &t, &why) != 0) {
-    fprintf(stderr, "chs: cannot write %s: %s\n", path, why);
+    fprintf(stderr, "chs: cannot write %s: %s\n", SAFE(path), why);
     return -1;
   }
   /* gnuplot runs where the temporary files go (the script names them only): next to the file
@@ -760,7 +767,8 @@ int plot_run_file(const char *path, int width, int height, int (*data)(FILE *fp,
   const char *dir = t.dir;
   if (tmp_file_create(dir, "chs-plot.dat", datname, sizeof datname, datpath, sizeof datpath,
                       &datslot) != 0) {
-    fprintf(stderr, "chs: cannot write the plot data next to %s: %s\n", path, strerror(errno));
+    int e = errno; /* SAFE may change errno */
+    fprintf(stderr, "chs: cannot write the plot data next to %s: %s\n", SAFE(path), strerror(e));
     return -1;
   }
   FILE *fp = data ? fopen(datpath, "w") : NULL;
@@ -773,14 +781,14 @@ int plot_run_file(const char *path, int width, int height, int (*data)(FILE *fp,
   }
   if (e) {
     tmp_file_release(datslot, datpath, 1);
-    fprintf(stderr, "chs: could not write the plot data next to %s: %s\n", path, strerror(e));
+    fprintf(stderr, "chs: could not write the plot data next to %s: %s\n", SAFE(path), strerror(e));
     return -1;
   }
   if (tmp_file_create(dir, "chs-plot.png", tmpname, sizeof tmpname, tmppath, sizeof tmppath,
                       &slot) != 0) {
     e = errno;
     tmp_file_release(datslot, datpath, 1);
-    fprintf(stderr, "chs: cannot write %s: %s\n", path, strerror(e));
+    fprintf(stderr, "chs: cannot write %s: %s\n", SAFE(path), strerror(e));
     return -1;
   }
   char prelude[600]; /* datname: chs-plot.dat.tmp.PID.N, plot_safe_name's characters */
