@@ -140,6 +140,9 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Write s with control bytes and bytes that are not valid UTF-8 as \xNN (messages naming user
  * input never put raw terminal controls on a terminal). */
 void cli_fputs_safe(FILE *out, const char *s);
+/* s escaped as cli_fputs_safe writes it, into buf (truncated to len); returns buf. For reports
+ * on stdout that print a user's text (a plugin path) in a formatted column. */
+const char *cli_safe(char *buf, size_t len, const char *s);
 /* Length (1-4) of the valid UTF-8 sequence at s, 0 for an invalid one, a C1 control or the end. */
 int cli_utf8_seq_len(const char *s);
 int cli_exit_status(int code);

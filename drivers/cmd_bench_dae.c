@@ -257,8 +257,9 @@ static int bench_dae_problem(const char *problem, double tf, const bench_cfg *cf
         snprintf(r0, sizeof r0, "%.2f", best[1] / best[0]);
         snprintf(r1, sizeof r1, "%.2f", bwall[1] / bwall[0]);
       }
-      printf("%-16s %8.0e  %-40s %8s  %-18s %8s  %8s %8s\n", problem, target, name[0], e0, name[1],
-             e1, r0, r1);
+      char sp[1024];
+      printf("%-16s %8.0e  %-40s %8s  %-18s %8s  %8s %8s\n", cli_safe(sp, sizeof sp, problem),
+             target, name[0], e0, name[1], e1, r0, r1);
     }
   }
   free(ref);
@@ -342,9 +343,11 @@ report:
            BENCH_JAC_RUNS, "problem", "formulation", "analytic s", "evals", "jacs", "fd s", "evals",
            "jacs", "used");
     for (int i = 0; i < nbj; i++) {
-      printf("%-16s %-12s %12.3g %8ld %6ld %12.3g %8ld %6ld  %s\n", bj[i].problem, bj[i].form,
-             bj[i].wall[0], bj[i].evals[0], bj[i].jac[0], bj[i].wall[1], bj[i].evals[1],
-             bj[i].jac[1], bj[i].chosen ? "fd" : "analytic");
+      char sp[1024];
+      printf("%-16s %-12s %12.3g %8ld %6ld %12.3g %8ld %6ld  %s\n",
+             cli_safe(sp, sizeof sp, bj[i].problem), bj[i].form, bj[i].wall[0], bj[i].evals[0],
+             bj[i].jac[0], bj[i].wall[1], bj[i].evals[1], bj[i].jac[1],
+             bj[i].chosen ? "fd" : "analytic");
     }
   }
   return rc;

@@ -9,9 +9,10 @@
 
 static void print_table(const char *spec, const CHSProblemDims *d, const CHSCheckOptions *o,
                         const CHSCheckReport *rep) {
+  char sp[1024];
   printf("problem %s (n = %ld, m = %ld): %d points (the initial state and %d perturbed, seed "
          "%llu)\n\n",
-         spec, (long)d->n, (long)d->m, rep->points, o->points, o->seed);
+         cli_safe(sp, sizeof sp, spec), (long)d->n, (long)d->m, rep->points, o->points, o->seed);
   printf("%-31s %6s %12s %12s %12s  %-7s %s\n", "callback", "points", "max rel err", "FD err est",
          "tolerance", "verdict", "detail");
   for (int i = 0; i < rep->nrows; i++) {

@@ -66,7 +66,9 @@ static int split_formulations(const char *list, char names[][128], int *count) {
 }
 
 static void print_table(const cli_options *o, const cli_result *res, int count) {
-  printf("problem %s, method %s, ", o->problem, o->method);
+  char sp[2][1024];
+  printf("problem %s, method %s, ", cli_safe(sp[0], sizeof sp[0], o->problem),
+         cli_safe(sp[1], sizeof sp[1], o->method));
   if (o->have_h) {
     printf("h = %g", o->h);
   } else {
@@ -194,8 +196,10 @@ static int compare_sweep(const cli_options *o, char names[][128], int count, CHS
     json_string(stdout, how);
     printf(",\n  \"runs\": [");
   } else {
-    printf("problem %s, method %s, t in [0, %g]; errors at the end against %s\n\n", o->problem,
-           o->method, o->tf, how);
+    char sp[2][1024];
+    printf("problem %s, method %s, t in [0, %g]; errors at the end against %s\n\n",
+           cli_safe(sp[0], sizeof sp[0], o->problem), cli_safe(sp[1], sizeof sp[1], o->method),
+           o->tf, how);
     printf("%-12s %-9s %7s %7s %7s %6s", "formulation", "project", "tol", "steps", "evals",
            "setups");
     for (long i = 0; i < n; i++) {

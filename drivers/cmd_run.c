@@ -12,7 +12,9 @@
 static void print_summary(const cli_result *r) {
   const CHSRunSummary *s = &r->sum;
   const CHSDiagnosticsSummary *d = &s->diag;
-  printf("problem %s, formulation %s, method %s\n", r->problem, r->formulation, r->method);
+  char sp[3][1024];
+  printf("problem %s, formulation %s, method %s\n", cli_safe(sp[0], sizeof sp[0], r->problem),
+         cli_safe(sp[1], sizeof sp[1], r->formulation), cli_safe(sp[2], sizeof sp[2], r->method));
   printf("  t_final        %.6g\n", (double)d->t_final);
   printf("  steps          %ld\n", s->stats.steps);
   printf("  rhs evals      %ld\n", s->rhs_evals);

@@ -142,8 +142,9 @@ static void config_name(char *buf, size_t len, const wp_config *c) {
 
 static void print_table(const char *problem, double tf, const char *ref_how, long repeats,
                         const wp_config *cfg, int nc, int nt, wp_point (*pts)[WP_MAX_TOLS]) {
-  printf("problem %s, t in [0, %g], reference: %s, wall: median of %ld\n\n", problem, tf, ref_how,
-         repeats);
+  char sp[1024];
+  printf("problem %s, t in [0, %g], reference: %s, wall: median of %ld\n\n",
+         cli_safe(sp, sizeof sp, problem), tf, ref_how, repeats);
   printf("%-34s %8s %8s %9s %11s %10s %10s %10s %10s\n", "configuration", "tol", "steps", "evals",
          "error", "max|g|", "max|psi|", "energy", "wall_s");
   for (int c = 0; c < nc; c++) {

@@ -1,6 +1,7 @@
 /* Output files (temporary + rename, removed on signals) and gnuplot without a shell. */
 #include "plot.h"
 #include "progress.h"
+#include "cli.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -12,6 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* A user's path in a message: control bytes and invalid UTF-8 as \xNN (cli_fputs_safe). The
+ * buffer lives until the end of the enclosing block. */
+#define SAFE(s) cli_safe((char[1024]){0}, 1024, (s))
+
 /* ------------------------------------------------------------------ signal-cleanup registry */
 
 /* Live temporary files. The handler only reads tmp_live (sig_atomic_t) and the path of a live
@@ -21,13 +26,23 @@
 static char tmp_paths[TMP_SLOTS][4200];
 static volatile sig_atomic_t tmp_live[TMP_SLOTS];
 static int tmp_handlers_installed;
-static const int tmp_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
+/* Every asynchronous signal whose default action ends the process and that can be caught: the
+ * terminal's and the batch systems' (SIGXCPU, SIGUSR1 before a time limit), alarms, a closed pipe
+ * (SIGPIPE when stdout or an output written through is a pipe whose reader left). */
+static const int tmp_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,   SIGUSR1, SIGUSR2,
+                                  SIGALRM, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGPIPE};
 #define TMP_NSIGNALS ((int)(sizeof tmp_signals / sizeof tmp_signals[0]))
 
+/* The process whose temporary files the registry holds: a forked child (a benchmark's run, killed
+ * by SIGALRM at its time limit) inherits the handlers but must not remove its parent's files. */
+static volatile pid_t tmp_owner;
+
 static void tmp_on_signal(int sig) {
-  for (int i = 0; i < TMP_SLOTS; i++) {
-    if (tmp_live[i]) {
-      unlink(tmp_paths[i]);
+  if (getpid() == tmp_owner) {
+    for (int i = 0; i < TMP_SLOTS; i++) {
+      if (tmp_live[i]) {
+        unlink(tmp_paths[i]);
+      }
     }
   }
   /* SA_RESETHAND restored the default disposition and SA_NODEFER leaves sig unblocked: raising it
@@ -36,6 +51,12 @@ static void tmp_on_signal(int sig) {
 }
 
 static void tmp_install_handlers(void) {
+  if (tmp_owner != getpid()) { /* first use, or first use in a forked child */
+    for (int i = 0; i < TMP_SLOTS; i++) {
+      tmp_live[i] = 0;
+    }
+    tmp_owner = getpid();
+  }
   if (tmp_handlers_installed) {
     return;
   }
@@ -84,7 +105,7 @@ static int tmp_open_blocked(const char *base, char *tmp, size_t len, int *slot) 
       errno = ENAMETOOLONG;
       return -1;
     }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) {
       memcpy(tmp_paths[s], tmp, (size_t)k + 1);
       atomic_signal_fence(memory_order_seq_cst);
@@ -192,9 +213,235 @@ int tmp_file_create(const char *dir, const char *prefix, char *name, size_t name
   return 0;
 }
 
+/* ------------------------------------------------------------------ output targets */
+
+/* dst = the directory part of path ("." when it has none). -1 when too long. */
+static int dir_part(char *dst, size_t len, const char *path) {
+  const char *slash = strrchr(path, '/');
+  int k = !slash          ? snprintf(dst, len, ".")
+          : slash == path ? snprintf(dst, len, "/")
+                          : snprintf(dst, len, "%.*s", (int)(slash - path), path);
+  return k < 0 || (size_t)k >= len ? -1 : 0;
+}
+
+static const char *out_tmp_dir(void) {
+  const char *d = getenv("TMPDIR");
+  return d && d[0] == '/' && strlen(d) < 3000 ? d : "/tmp";
+}
+
+/* The end of a chain of symbolic links that names nothing (a dangling link): the name the chain
+ * ends at, which writing the output creates. -1 with errno set. */
+static int follow_dangling(const char *path, char *final, size_t len) {
+  char cur[4096], link[4096], dir[4096];
+  if (snprintf(cur, sizeof cur, "%s", path) >= (int)sizeof cur) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  for (int depth = 0; depth < 40; depth++) {
+    struct stat st;
+    if (lstat(cur, &st) != 0) {
+      if (errno != ENOENT) {
+        return -1;
+      }
+      if (snprintf(final, len, "%s", cur) >= (int)len) {
+        errno = ENAMETOOLONG;
+        return -1;
+      }
+      return 0;
+    }
+    if (!S_ISLNK(st.st_mode)) {
+      errno = EEXIST; /* the chain's end appeared meanwhile */
+      return -1;
+    }
+    ssize_t n = readlink(cur, link, sizeof link - 1);
+    if (n < 0) {
+      return -1;
+    }
+    link[n] = '\0';
+    if (link[0] == '/') {
+      memcpy(cur, link, (size_t)n + 1);
+    } else if (dir_part(dir, sizeof dir, cur) != 0 ||
+               snprintf(cur, sizeof cur, "%s/%s", dir, link) >= (int)sizeof cur) {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+  }
+  errno = ELOOP;
+  return -1;
+}
+
+static int same_file(const struct stat *a, const struct stat *b) {
+  return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+int out_target_resolve(const char *path, out_target *t, const char **why) {
+  struct stat lst, st, sfd;
+  memset(t, 0, sizeof *t);
+  t->kind = OUT_REPLACE;
+  t->fd = -1;
+  *why = NULL;
+  if (!path || !*path || strlen(path) >= sizeof t->final) {
+    *why = "empty or too long";
+    return -1;
+  }
+  if (lstat(path, &lst) != 0) {
+    if (errno != ENOENT) {
+      *why = strerror(errno);
+      return -1;
+    }
+    snprintf(t->final, sizeof t->final, "%s", path);
+  } else if (S_ISREG(lst.st_mode)) {
+    snprintf(t->final, sizeof t->final, "%s", path);
+  } else if (S_ISDIR(lst.st_mode)) {
+    *why = "a directory, not a file";
+    return -1;
+  } else if (stat(path, &st) != 0) {
+    if (errno != ENOENT || !S_ISLNK(lst.st_mode)) {
+      *why = errno == ELOOP ? "a loop of symbolic links" : strerror(errno);
+      return -1;
+    }
+    if (follow_dangling(path, t->final, sizeof t->final) != 0) {
+      *why = errno == ELOOP ? "a loop of symbolic links" : strerror(errno);
+      return -1;
+    }
+  } else if (S_ISDIR(st.st_mode)) {
+    *why = "a link to a directory, not a file";
+    return -1;
+  } else if (S_ISSOCK(st.st_mode)) {
+    *why = "a socket";
+    return -1;
+  } else if (S_ISBLK(st.st_mode)) {
+    *why = "a block device"; /* a disk: never a place for a report */
+    return -1;
+  } else {
+    /* A link or a special file: this process's standard output or error (/dev/stdout), a
+     * regular file the link names, or something to write into (a FIFO, a device). */
+    for (int fd = 1; fd <= 2 && t->kind == OUT_REPLACE; fd++) {
+      if (fstat(fd, &sfd) == 0 && same_file(&st, &sfd)) {
+        t->kind = OUT_STDFD;
+        t->fd = fd;
+      }
+    }
+    struct stat rst;
+    if (t->kind == OUT_REPLACE &&
+        (!S_ISREG(st.st_mode) || !realpath(path, t->final) || stat(t->final, &rst) != 0 ||
+         !same_file(&st, &rst) || !S_ISREG(rst.st_mode))) {
+      t->kind = OUT_THROUGH; /* a special file, or a link whose file has no name to replace */
+    }
+  }
+  if (t->kind == OUT_REPLACE) {
+    if (dir_part(t->dir, sizeof t->dir, t->final) != 0) {
+      *why = "path too long";
+      return -1;
+    }
+  } else {
+    t->final[0] = '\0';
+    snprintf(t->dir, sizeof t->dir, "%s", out_tmp_dir());
+  }
+  return 0;
+}
+
+/* Copies the whole of fd `in` (from its start) to fd `out`. 0 or -1 (errno). */
+static int copy_fd(int in, int out) {
+  if (lseek(in, 0, SEEK_SET) != 0) {
+    return -1;
+  }
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(in, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return n < 0 ? -1 : 0;
+    }
+    for (ssize_t done = 0; done < n;) {
+      ssize_t w = write(out, buf + done, (size_t)(n - done));
+      if (w < 0 && errno == EINTR) {
+        continue;
+      }
+      if (w <= 0) {
+        return -1;
+      }
+      done += w;
+    }
+  }
+}
+
+/* Copies the whole of fd `in` into a target written into (OUT_THROUGH: path opened O_WRONLY |
+ * O_TRUNC now, a FIFO waits for its reader; OUT_STDFD: after what chs printed there so far).
+ * 0 or -1 (errno). */
+static int target_copy_in(const out_target *t, const char *path, int in) {
+  if (t->kind == OUT_STDFD) {
+    fflush(t->fd == 1 ? stdout : stderr);
+    return copy_fd(in, t->fd);
+  }
+  int out = open(path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
+  if (out < 0) {
+    return -1;
+  }
+  int rc = copy_fd(in, out);
+  int e = errno;
+  if (close(out) != 0 && rc == 0) {
+    return -1;
+  }
+  errno = e;
+  return rc;
+}
+
+/* Puts the complete registered temporary file tmp (removed in any case) where the target says:
+ * renamed over t->final (through a copy next to it when tmp is on another file system), or copied
+ * into the target. 0 or -1 (errno). */
+static int target_install(const out_target *t, const char *path, int slot, const char *tmp) {
+  if (t->kind == OUT_REPLACE) {
+    sigset_t old;
+    tmp_block(&old);
+    int rc = rename(tmp, t->final);
+    int e = errno;
+    if (rc == 0) {
+      tmp_live[slot] = 0;
+    }
+    tmp_unblock(&old);
+    if (rc == 0) {
+      return 0;
+    }
+    if (e != EXDEV) {
+      tmp_file_release(slot, tmp, 1);
+      errno = e;
+      return -1;
+    }
+  }
+  int in = open(tmp, O_RDONLY | O_CLOEXEC);
+  int rc = -1, e = errno;
+  if (in >= 0 && t->kind != OUT_REPLACE) {
+    rc = target_copy_in(t, path, in);
+    e = errno;
+  } else if (in >= 0) {
+    out_file f;
+    CHSError err;
+    if (out_file_open(&f, t->final, &err) == 0) {
+      rc = copy_fd(in, fileno(f.fp));
+      e = rc != 0 ? errno : 0;
+      if (out_file_finish(&f, rc != 0, &err) != 0) {
+        rc = -1;
+        e = e ? e : EIO;
+      }
+    } else {
+      e = EIO;
+    }
+  }
+  if (in >= 0) {
+    close(in);
+  }
+  tmp_file_release(slot, tmp, 1);
+  errno = e;
+  return rc;
+}
+
 /* ------------------------------------------------------------------ output files */
 
 int out_file_open(out_file *f, const char *path, CHSError *err) {
+  const char *why = NULL;
   memset(f, 0, sizeof *f);
   f->slot = -1;
   if (!path || !*path || snprintf(f->path, sizeof f->path, "%s", path) >= (int)sizeof f->path) {
@@ -203,8 +450,21 @@ int out_file_open(out_file *f, const char *path, CHSError *err) {
              path ? path : "");
     return err->code;
   }
-  int fd = tmp_open(path, f->tmp, sizeof f->tmp, &f->slot);
-  f->fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (out_target_resolve(path, &f->target, &why) != 0) {
+    err->code = CHS_ERR_ARG;
+    snprintf(err->msg, sizeof err->msg, "cannot write %.400s: %s", path, why);
+    return err->code;
+  }
+  /* The temporary file: next to the file replaced; for a target written into, in the temporary
+   * directory (copied in when complete, so a failed run writes nothing into it). */
+  char base[4200];
+  if (f->target.kind == OUT_REPLACE) {
+    snprintf(base, sizeof base, "%s", f->target.final);
+  } else {
+    snprintf(base, sizeof base, "%s/chs-out", f->target.dir);
+  }
+  int fd = tmp_open(base, f->tmp, sizeof f->tmp, &f->slot);
+  f->fp = fd >= 0 ? fdopen(fd, "w+") : NULL;
   if (!f->fp) {
     int e = errno;
     if (fd >= 0) {
@@ -241,17 +501,22 @@ int out_file_commit(out_file *f, CHSError *err) {
   if (fflush(f->fp) != 0 && !e) {
     e = errno;
   }
-  if (!e && fsync(fileno(f->fp)) != 0 && errno != EINVAL && errno != EROFS) {
+  if (!e && f->target.kind == OUT_REPLACE && fsync(fileno(f->fp)) != 0 && errno != EINVAL &&
+      errno != EROFS) {
     e = errno;
+  }
+  /* Written into: copied from the still open temporary file, which is removed afterwards. */
+  if (!e && f->target.kind != OUT_REPLACE && target_copy_in(&f->target, f->path, fileno(f->fp))) {
+    e = errno ? errno : EIO;
   }
   if (fclose(f->fp) != 0 && !e) {
     e = errno;
   }
   f->fp = NULL;
   const char *what = "could not write";
-  if (e) {
+  if (e || f->target.kind != OUT_REPLACE) {
     tmp_file_release(f->slot, f->tmp, 1);
-  } else if (tmp_rename(f->slot, f->tmp, f->path) != 0) {
+  } else if (tmp_rename(f->slot, f->tmp, f->target.final) != 0) {
     e = errno;
     what = "could not rename the temporary file to";
   }
@@ -410,16 +675,17 @@ static const char plot_style[] = "set linetype 1 lc rgb '#0072B2' lw 2 pt 7 ps 1
                                  "set key noenhanced\n";
 
 /* gnuplot in dir draws `script` (after `prelude`, may be "") into the registered temporary file
- * tmppath (its name in dir: tmpname), renamed to final when gnuplot exited 0 and the PNG is
- * complete; otherwise the temporary file is removed. 0, or -1 after a message naming final. */
+ * tmppath (its name in dir: tmpname), put where target t of the output `final` says when gnuplot
+ * exited 0 and the PNG is complete; otherwise the temporary file is removed. 0, or -1 after a
+ * message naming final. */
 static int render(const char *dir, const char *tmpname, const char *tmppath, int slot,
-                  const char *final, int width, int height, const char *prelude,
-                  const char *script) {
+                  const char *final, const out_target *t, int width, int height,
+                  const char *prelude, const char *script) {
   size_t cap = strlen(prelude) + strlen(script) + 2048;
   char *text = malloc(cap);
   if (!text) {
     tmp_file_release(slot, tmppath, 1);
-    fprintf(stderr, "chs: out of memory plotting %s\n", final);
+    fprintf(stderr, "chs: out of memory plotting %s\n", SAFE(final));
     return -1;
   }
   /* tmpname is NAME.tmp.PID.N: plot_safe_name's characters only. */
@@ -432,28 +698,29 @@ static int render(const char *dir, const char *tmpname, const char *tmppath, int
   progress_interrupt(); /* gnuplot's messages and ours start on a line of their own */
   if (!started || (WIFEXITED(status) && WEXITSTATUS(status) == 127)) {
     tmp_file_release(slot, tmppath, 1);
-    fprintf(stderr, "chs: cannot run gnuplot for %s (apt-get install gnuplot-nox)\n", final);
+    fprintf(stderr, "chs: cannot run gnuplot for %s (apt-get install gnuplot-nox)\n", SAFE(final));
     return -1;
   }
   if (WIFSIGNALED(status)) {
     tmp_file_release(slot, tmppath, 1);
     fprintf(stderr, "chs: gnuplot was killed by signal %d while writing %s\n", WTERMSIG(status),
-            final);
+            SAFE(final));
     return -1;
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     tmp_file_release(slot, tmppath, 1);
     fprintf(stderr, "chs: gnuplot failed (exit status %d) for %s\n",
-            WIFEXITED(status) ? WEXITSTATUS(status) : -1, final);
+            WIFEXITED(status) ? WEXITSTATUS(status) : -1, SAFE(final));
     return -1;
   }
   if (!png_complete(tmppath)) {
     tmp_file_release(slot, tmppath, 1);
-    fprintf(stderr, "chs: gnuplot wrote an incomplete %s (file system full?)\n", final);
+    fprintf(stderr, "chs: gnuplot wrote an incomplete %s (file system full?)\n", SAFE(final));
     return -1;
   }
-  if (tmp_rename(slot, tmppath, final) != 0) {
-    fprintf(stderr, "chs: could not rename the temporary file to %s: %s\n", final, strerror(errno));
+  if (target_install(t, final, slot, tmppath) != 0) {
+    int e = errno; /* SAFE may change errno */
+    fprintf(stderr, "chs: could not write %s: %s\n", SAFE(final), strerror(e));
     return -1;
   }
   return 0;
@@ -462,35 +729,46 @@ static int render(const char *dir, const char *tmpname, const char *tmppath, int
 int plot_run(const char *dir, const char *png_name, int width, int height, const char *script) {
   char final[4096], tmpname[512], tmppath[4400];
   int slot = -1;
+  out_target t;
+  const char *why = NULL;
   if (!plot_safe_name(png_name) || path_join(final, sizeof final, dir, png_name) != 0) {
     progress_interrupt();
-    fprintf(stderr, "chs: cannot plot into %s: name too long\n", dir);
+    fprintf(stderr, "chs: cannot plot into %s: name too long\n", SAFE(dir));
+    return -1;
+  }
+  if (out_target_resolve(final, &t, &why) != 0) {
+    progress_interrupt();
+    fprintf(stderr, "chs: cannot write %s: %s\n", SAFE(final), why);
     return -1;
   }
   if (tmp_file_create(dir, png_name, tmpname, sizeof tmpname, tmppath, sizeof tmppath, &slot) !=
       0) {
     progress_interrupt();
-    fprintf(stderr, "chs: cannot write %s: %s\n", final, strerror(errno));
+    int e = errno; /* SAFE may change errno */
+    fprintf(stderr, "chs: cannot write %s: %s\n", SAFE(final), strerror(e));
     return -1;
   }
-  return render(dir, tmpname, tmppath, slot, final, width, height, "", script);
+  /* gnuplot runs in dir (the script names the data files there); the PNG follows the target. */
+  return render(dir, tmpname, tmppath, slot, final, &t, width, height, "", script);
 }
 
 int plot_run_file(const char *path, int width, int height, int (*data)(FILE *fp, void *ctx),
                   void *ctx, const char *script) {
-  char dir[4096], datname[512], datpath[4400], tmpname[512], tmppath[4400];
+  char datname[512], datpath[4400], tmpname[512], tmppath[4400];
   int datslot = -1, slot = -1;
-  const char *slash = strrchr(path, '/');
-  if (!slash) {
-    snprintf(dir, sizeof dir, ".");
-  } else if (snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path) >=
-             (int)sizeof dir) {
-    fprintf(stderr, "chs: cannot plot into %s: name too long\n", path);
+  out_target t;
+  const char *why = NULL;
+  if (out_target_resolve(path, &t, &why) != 0) {
+    fprintf(stderr, "chs: cannot write %s: %s\n", SAFE(path), why);
     return -1;
   }
+  /* gnuplot runs where the temporary files go (the script names them only): next to the file
+   * replaced, or in the temporary directory for a target written into. */
+  const char *dir = t.dir;
   if (tmp_file_create(dir, "chs-plot.dat", datname, sizeof datname, datpath, sizeof datpath,
                       &datslot) != 0) {
-    fprintf(stderr, "chs: cannot write the plot data next to %s: %s\n", path, strerror(errno));
+    int e = errno; /* SAFE may change errno */
+    fprintf(stderr, "chs: cannot write the plot data next to %s: %s\n", SAFE(path), strerror(e));
     return -1;
   }
   FILE *fp = data ? fopen(datpath, "w") : NULL;
@@ -503,19 +781,19 @@ int plot_run_file(const char *path, int width, int height, int (*data)(FILE *fp,
   }
   if (e) {
     tmp_file_release(datslot, datpath, 1);
-    fprintf(stderr, "chs: could not write the plot data next to %s: %s\n", path, strerror(e));
+    fprintf(stderr, "chs: could not write the plot data next to %s: %s\n", SAFE(path), strerror(e));
     return -1;
   }
   if (tmp_file_create(dir, "chs-plot.png", tmpname, sizeof tmpname, tmppath, sizeof tmppath,
                       &slot) != 0) {
     e = errno;
     tmp_file_release(datslot, datpath, 1);
-    fprintf(stderr, "chs: cannot write %s: %s\n", path, strerror(e));
+    fprintf(stderr, "chs: cannot write %s: %s\n", SAFE(path), strerror(e));
     return -1;
   }
   char prelude[600]; /* datname: chs-plot.dat.tmp.PID.N, plot_safe_name's characters */
   snprintf(prelude, sizeof prelude, "DATA = '%s'\n", datname);
-  int rc = render(dir, tmpname, tmppath, slot, path, width, height, prelude, script);
+  int rc = render(dir, tmpname, tmppath, slot, path, &t, width, height, prelude, script);
   tmp_file_release(datslot, datpath, 1);
   return rc;
 }

@@ -2,9 +2,11 @@
  *
  * Output files are written to a temporary file next to the final name and renamed over it when
  * complete, so a final name never holds a partial file. The temporary files are created with the
- * usual permissions (0666 & ~umask) and registered while they exist: SIGINT, SIGTERM, SIGHUP and
- * SIGXFSZ remove them before the process dies of the signal (its default disposition, so the exit
- * status is the conventional one). SIGKILL cannot be caught: it can leave one `NAME.tmp.*`.
+ * usual permissions (0666 & ~umask) and registered while they exist: every asynchronous signal
+ * that ends the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/2, SIGALRM, SIGXCPU, SIGXFSZ,
+ * SIGVTALRM, SIGPROF, SIGPIPE) removes them before the process dies of it (the default
+ * disposition, so the exit status is the conventional one). SIGKILL cannot be caught: it can leave
+ * one `NAME.tmp.*`. Symbolic links and special files as outputs: out_target.
  *
  * Plots: gnuplot is started without a shell (fork + execvp), in the output directory, reading
  * its script from a pipe. The script refers to files only by names that chs chose (plain ASCII);
@@ -15,10 +17,30 @@
 #include <stdio.h>
 #include "chs/chs.h"
 
-/* An output file in progress: fp writes to tmp; path is the final name. */
+/* Where an output the user named goes (docs/cli.md "Output files"):
+ * OUT_REPLACE  no file, a regular file, or a symbolic link (chain) to a regular file or to nothing:
+ *              a temporary file next to `final` (the name with its links followed) is renamed
+ *              over it; a link stays a link.
+ * OUT_STDFD    a link or special file that is this process's standard output or error (fd):
+ *              the complete output is written there, after what chs printed so far.
+ * OUT_THROUGH  any other special file (a FIFO, a character device) or a link to one: nothing
+ *              is renamed or replaced; the complete output is written into it (opened O_WRONLY |
+ *              O_TRUNC).
+ * Temporary files go to `dir`: final's directory, or the temporary directory ($TMPDIR, /tmp). */
+enum { OUT_REPLACE, OUT_STDFD, OUT_THROUGH };
+typedef struct {
+  int kind, fd;
+  char final[4096], dir[4096];
+} out_target;
+/* 0, or -1 with *why saying why path cannot be written (a directory, a socket, a block device,
+ * a loop of links...). */
+int out_target_resolve(const char *path, out_target *t, const char **why);
+
+/* An output file in progress: fp writes to tmp; path is the name the user gave. */
 typedef struct {
   FILE *fp;
   char path[4096], tmp[4096];
+  out_target target;
   int slot; /* in the signal-cleanup registry; -1: none */
 } out_file;
 

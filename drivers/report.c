@@ -204,42 +204,49 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
   fprintf(out, "\n%s}", indent);
 }
 
+const char *cli_safe(char *buf, size_t len, const char *s) {
+  if (len == 0) {
+    return buf;
+  }
+  memset(buf, 0, len);
+  FILE *m = len > 1 ? fmemopen(buf, len - 1, "w") : NULL;
+  if (m) {
+    setvbuf(m, NULL, _IONBF, 0);
+    cli_fputs_safe(m, s);
+    fclose(m);
+  }
+  buf[len - 1] = '\0';
+  return buf;
+}
+
 int cli_check_output_file(const char *opt, const char *path) {
   const char *why = NULL;
-  char parent[4096];
   struct stat st;
   size_t len = path ? strlen(path) : 0;
   const char *base = path ? strrchr(path, '/') : NULL;
   base = base ? base + 1 : path;
+  out_target t;
   if (len == 0) {
     why = "empty path";
   } else if (len >= 4000) {
     why = "path too long";
   } else if (path[len - 1] == '/' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
     why = "a directory, not a file";
-  } else if (stat(path, &st) == 0) {
-    why = S_ISDIR(st.st_mode)    ? "a directory, not a file"
-          : !S_ISREG(st.st_mode) ? "not a regular file (the output is written to a temporary file "
-                                   "and renamed)"
-                                 : NULL;
-  } else if (errno != ENOENT) {
+  } else if (out_target_resolve(path, &t, &why) != 0) {
+    /* why says it */
+  } else if (t.kind == OUT_THROUGH && access(path, W_OK) != 0) {
     why = strerror(errno);
-  }
-  if (!why) {
-    if (base == path) {
-      snprintf(parent, sizeof parent, ".");
-    } else {
-      snprintf(parent, sizeof parent, "%.*s", (int)(base - path - 1 > 0 ? base - path - 1 : 1),
-               path);
-    }
-    if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
-      why = "its directory does not exist";
-    } else if (access(parent, W_OK | X_OK) != 0) {
-      why = "its directory is not writable";
-    }
+  } else if (stat(t.dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    why = t.kind == OUT_REPLACE ? "its directory does not exist"
+                                : "the temporary directory does not exist";
+  } else if (access(t.dir, W_OK | X_OK) != 0) {
+    why = t.kind == OUT_REPLACE ? "its directory is not writable"
+                                : "the temporary directory is not writable";
   }
   if (why) {
-    fprintf(stderr, "chs: cannot write %s %s: %s\n", opt, path ? path : "", why);
+    fprintf(stderr, "chs: cannot write %s ", opt);
+    cli_fputs_safe(stderr, path ? path : "");
+    fprintf(stderr, ": %s\n", why);
     return CHS_EXIT_USAGE;
   }
   return 0;
@@ -262,7 +269,9 @@ int cli_check_output_dir(const char *opt, const char *path, int create) {
     why = "not writable";
   }
   if (why) {
-    fprintf(stderr, "chs: cannot write into %s %s: %s\n", opt, path ? path : "", why);
+    fprintf(stderr, "chs: cannot write into %s ", opt);
+    cli_fputs_safe(stderr, path ? path : "");
+    fprintf(stderr, ": %s\n", why);
     return CHS_EXIT_USAGE;
   }
   return 0;
