@@ -94,6 +94,9 @@ int chs_ls_parse(const char *method, const char *params, chs_ls_options *o, CHSE
   return rc;
 }
 
+/* the Krylov space of IDA's unpreconditioned GMRES on a DAE formulation (see chs_ls_create) */
+#define CHS_IDA_SPGMR_MAXL 30
+
 int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o, int residual,
                   N_Vector y0, N_Vector yp0, SUNMatrix *A, SUNLinearSolver *LS, int *user_jac,
                   CHSError *err) {
@@ -137,7 +140,16 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     if (prec) {
       CHS_CALL(chs_ida_prec_create(f, y0, err));
     }
-    *LS = SUNLinSol_SPGMR(y0, prec ? SUN_PREC_LEFT : SUN_PREC_NONE, 0, ctx);
+    /* Without it, a formulation with algebraic components is still preconditioned on the left,
+     * by a diagonal that weights the constraint rows as the error-controlled ones (ida.c,
+     * ida_prec_solve, says why), and GMRES gets a Krylov space of up to CHS_IDA_SPGMR_MAXL
+     * vectors (all N of a small system): the index-2/3 Newton matrix, its constraint rows now
+     * solved, spreads its eigenvalues over powers of cj, and SUNDIALS' default of 5 vectors
+     * failed to converge at any step size (the pendulum plugin, N = 6, and heavy-top, N = 9: IDA
+     * stopped with h = 7e-15 at t < 0.01); with N vectors both run as accurately as dense. */
+    int diag = !prec && f->ops->component_ids;
+    int maxl = diag ? (int)(N < CHS_IDA_SPGMR_MAXL ? N : CHS_IDA_SPGMR_MAXL) : 0;
+    *LS = SUNLinSol_SPGMR(y0, prec || diag ? SUN_PREC_LEFT : SUN_PREC_NONE, maxl, ctx);
     return *LS ? 0 : chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
   if (o->ls == CHS_LS_SPGMR) {

@@ -19,6 +19,7 @@
 #include <cvode/cvode_proj.h>
 #include "../compat.h"
 #include "../impl.h"
+#include "progress.h"
 
 typedef struct {
   void *cvode;
@@ -26,6 +27,8 @@ typedef struct {
   SUNMatrix A;
   SUNLinearSolver LS;
   long base_steps, base_rhs, base_jac;
+  long mxstep; /* steps of one evolve to tout (counted here: see cvode_evolve) */
+  chs_watch watch;
   char arkode_msg[CHS_ARKODE_MSG_LEN];
 } cvode_mem;
 
@@ -49,6 +52,40 @@ static void cvode_destroy(void *mem) {
     SUNMatDestroy(c->A);
   }
   free(c);
+}
+
+/* CVODE's callbacks, with the integrator as user data: each evaluation seen by the progress watch
+ * (progress.h), the formulation's functions doing the work. */
+static int cvode_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data) {
+  cvode_mem *c = user_data;
+  return chs_watch_note(&c->watch, CHSFormulation_Rhs(t, y, ydot, c->f));
+}
+
+static int cvode_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix A, void *user_data,
+                     N_Vector tmp1, N_Vector tmp2, N_Vector tmp3) {
+  cvode_mem *c = user_data;
+  return chs_watch_note(&c->watch, chs_cvode_jac(t, y, fy, A, c->f, tmp1, tmp2, tmp3));
+}
+
+static int cvode_prec_setup(sunrealtype t, N_Vector y, N_Vector fy, sunbooleantype jok,
+                            sunbooleantype *jcur, sunrealtype gamma, void *user_data) {
+  cvode_mem *c = user_data;
+  return chs_watch_note(&c->watch, chs_precond_setup(t, y, fy, jok, jcur, gamma, c->f));
+}
+
+static int cvode_prec_solve(sunrealtype t, N_Vector y, N_Vector fy, N_Vector r, N_Vector z,
+                            sunrealtype gamma, sunrealtype delta, int lr, void *user_data) {
+  cvode_mem *c = user_data;
+  return chs_watch_note(&c->watch, chs_precond_solve(t, y, fy, r, z, gamma, delta, lr, c->f));
+}
+
+static int cvode_proj(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps_proj,
+                      N_Vector err, void *user_data) {
+  return CHSProjector_CVodeProjFn(t, ycur, corr, eps_proj, err, ((cvode_mem *)user_data)->f);
+}
+
+static int cvode_root(sunrealtype t, N_Vector y, sunrealtype *e, void *user_data) {
+  return CHSIntegrator_EventRootFn(t, y, e, ((cvode_mem *)user_data)->f);
 }
 
 static int cvode_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
@@ -87,6 +124,7 @@ static int cvode_create(const char *options, CHSFormulation f, N_Vector y0, sunr
   SUNContext ctx = CHSFormulation_GetContext(f);
   c->f = f;
   c->cvode = CVodeCreate(lmm, ctx);
+  chs_watch_init(&c->watch, f, ctl->max_steps);
   int user_jac = 0;
   int rc = chs_ls_create(f, method, &lso, 0, y0, NULL, &c->A, &c->LS, &user_jac, err);
   if (rc != 0) {
@@ -100,10 +138,10 @@ static int cvode_create(const char *options, CHSFormulation f, N_Vector y0, sunr
   }
 #endif
   if (rc == 0) {
-    rc = CVodeInit(c->cvode, CHSFormulation_Rhs, t0, y0);
+    rc = CVodeInit(c->cvode, cvode_rhs, t0, y0);
   }
   if (rc == 0) {
-    rc = CVodeSetUserData(c->cvode, f);
+    rc = CVodeSetUserData(c->cvode, c);
   }
   if (rc == 0) {
     rc = CVodeSStolerances(c->cvode, ctl->rtol, ctl->atol);
@@ -112,19 +150,20 @@ static int cvode_create(const char *options, CHSFormulation f, N_Vector y0, sunr
     rc = CVodeSetLinearSolver(c->cvode, c->LS, c->A);
   }
   if (rc == 0 && user_jac) {
-    rc = CVodeSetJacFn(c->cvode, chs_cvode_jac);
+    rc = CVodeSetJacFn(c->cvode, cvode_jac);
   }
   if (rc == 0 && f->prec) {
-    rc = CVodeSetPreconditioner(c->cvode, chs_precond_setup, chs_precond_solve);
+    rc = CVodeSetPreconditioner(c->cvode, cvode_prec_setup, cvode_prec_solve);
   }
   if (rc == 0) {
-    rc = CVodeSetMaxNumSteps(c->cvode, ctl->max_steps > 0 ? ctl->max_steps : 500000);
+    c->mxstep = ctl->max_steps > 0 ? ctl->max_steps : 500000;
+    rc = CVodeSetMaxNumSteps(c->cvode, c->mxstep);
   }
   if (rc == 0 && lso.hmax > 0) {
     rc = CVodeSetMaxStep(c->cvode, lso.hmax);
   }
   if (rc == 0 && proj) {
-    rc = CVodeSetProjFn(c->cvode, CHSProjector_CVodeProjFn);
+    rc = CVodeSetProjFn(c->cvode, cvode_proj);
   }
   if (rc != 0) {
     cvode_destroy(c);
@@ -139,10 +178,27 @@ static int cvode_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tr
                         CHSError *err) {
   cvode_mem *c = mem;
   int rc = CVodeSetStopTime(c->cvode, tout);
-  if (rc == 0) {
-    rc = CVode(c->cvode, tout, y, tret, one_step ? CV_ONE_STEP : CV_NORMAL);
+  /* one CV_ONE_STEP at a time, each step seen by the progress watch; the step bound of one
+   * evolve counted here as CVODE counts it in CV_NORMAL */
+  for (long k = 0; rc == CV_SUCCESS; k++) {
+    if (k == c->mxstep) {
+      snprintf(c->arkode_msg, sizeof c->arkode_msg,
+               "mxstep = %ld steps taken before reaching tout = %g", c->mxstep, (double)tout);
+      rc = CV_TOO_MUCH_WORK;
+      break;
+    }
+    rc = CVode(c->cvode, tout, y, tret, CV_ONE_STEP);
+    sunrealtype hlast = 0;
+    if ((rc == CV_SUCCESS || rc == CV_TSTOP_RETURN) && CVodeGetLastStep(c->cvode, &hlast) == 0 &&
+        chs_watch_step(&c->watch, "CVODE", *tret, hlast, tout, err) != 0) {
+      return CHS_ERR_SOLVER;
+    }
+    if (one_step) {
+      break;
+    }
   }
   if (rc < 0) {
+    chs_watch_explain(&c->watch, c->arkode_msg, sizeof c->arkode_msg);
     return chs_arkode_failure(err, "CVODE", CVodeGetReturnFlagName(rc), *tret, c->f, c->arkode_msg);
   }
   return rc == CV_ROOT_RETURN ? CHS_INTEGRATOR_ROOT : CHS_SUCCESS;
@@ -151,7 +207,7 @@ static int cvode_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tr
 /* Events: CVODE's root finding on the problem's event functions (chs/integrator.h). */
 static int cvode_root_init(void *mem, int nev, CHSError *err) {
   cvode_mem *c = mem;
-  int rc = CVodeRootInit(c->cvode, nev, CHSIntegrator_EventRootFn);
+  int rc = CVodeRootInit(c->cvode, nev, cvode_root);
   if (rc == 0) {
     rc = CVodeSetNoInactiveRootWarn(c->cvode);
   }

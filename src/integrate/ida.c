@@ -5,7 +5,8 @@
  *   ida:ls=dense|band|klu[,jac=analytic|fd]   (src/linsol.c; default ls=dense)
  *   ida:ls=spgmr[,prec=sparse|none]          matrix-free GMRES (IDA's difference-quotient J v),
  *                                            preconditioned by the DAE Jacobian without hess V
- *                                            factored by KLU (default where it exists)
+ *                                            factored by KLU (default where it exists),
+ *                                            else by a diagonal row scaling (ida_prec_solve)
  *
  * The Jacobian dF/dy + cj dF/dy' is the formulation's analytic one when it has one (all DAE
  * formulations, and standard), else (or with jac=fd) IDA's difference quotients (dense, band) or
@@ -21,6 +22,7 @@
 #include <ida/ida.h>
 #include "../compat.h"
 #include "../impl.h"
+#include "progress.h"
 
 typedef struct {
   void *ida;
@@ -28,6 +30,8 @@ typedef struct {
   SUNMatrix A;
   SUNLinearSolver LS;
   N_Vector yp, id;
+  N_Vector ewt; /* IDA's error weights, for the row scaling of GMRES (ida_prec_solve) */
+  chs_watch watch;
   long base_steps, base_res, base_jac;
   long mxstep; /* steps of one evolve to tout (SUNDIALS' mxstep, counted here: see ida_evolve) */
   char msg[CHS_ARKODE_MSG_LEN];
@@ -58,7 +62,73 @@ static void ida_destroy(void *mem) {
   if (d->id) {
     N_VDestroy(d->id);
   }
+  if (d->ewt) {
+    N_VDestroy(d->ewt);
+  }
   free(d);
+}
+
+/* IDA's callbacks, with the integrator as user data: each evaluation seen by the progress watch
+ * (progress.h), the formulation's functions doing the work. */
+static int ida_res(sunrealtype t, N_Vector y, N_Vector yp, N_Vector r, void *user_data) {
+  ida_mem *d = user_data;
+  return chs_watch_note(&d->watch, CHSFormulation_Residual(t, y, yp, r, d->f));
+}
+
+static int ida_jac(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector r, SUNMatrix A,
+                   void *user_data, N_Vector tmp1, N_Vector tmp2, N_Vector tmp3) {
+  ida_mem *d = user_data;
+  return chs_watch_note(&d->watch, chs_ida_jac(t, cj, y, yp, r, A, d->f, tmp1, tmp2, tmp3));
+}
+
+static int ida_root(sunrealtype t, N_Vector y, N_Vector yp, sunrealtype *e, void *user_data) {
+  return CHSIntegrator_EventResRootFn(t, y, yp, e, ((ida_mem *)user_data)->f);
+}
+
+static int ida_prec_setup(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, sunrealtype cj,
+                          void *user_data) {
+  ida_mem *d = user_data;
+  return d->f->jac ? chs_watch_note(&d->watch, chs_ida_prec_setup(t, yy, yp, rr, cj, d->f)) : 0;
+}
+
+/* GMRES on IDA's Newton system measures its residual in IDA's error weights, row i weighted as
+ * component i of y (idaLsSolve: scaling vectors s1 = s2 = 1/ewt, test |s1 P^-1 (b - A x)|_2 <
+ * sqrt(N) 0.05 epsNewt). For a DAE formulation the rows of the constraints, g(q) = 0 and
+ * G M^-1 p = 0, belong to the multipliers, whose absolute tolerance is huge
+ * (CHS_IDA_ALGEBRAIC_ATOL): their weight is about 1e-6 against 1/atol for q, so an
+ * unpreconditioned GMRES stopped with the constraint rows unsolved (often after no iteration at
+ * all), Newton saw a small correction and converged, and the error test, on q and p alone, passed:
+ * the positions drifted off g = 0 (the pendulum plugin with ida:ls=spgmr: |g| = 0.5 by t = 2,
+ * energy error 2.7e9, exit 0). Without the sparse preconditioner (whose P^-1 r is a correction in
+ * y's own units, so the weights fit), a diagonal left preconditioner scales the rows of the
+ * components excluded from the error test to the weight of the error-controlled ones (the RMS of
+ * their weights): GMRES then solves the constraint rows to the accuracy asked of q. */
+static int ida_prec_solve(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, N_Vector rvec,
+                          N_Vector zvec, sunrealtype cj, sunrealtype delta, void *user_data) {
+  ida_mem *d = user_data;
+  if (d->f->jac) {
+    return chs_watch_note(&d->watch,
+                          chs_ida_prec_solve(t, yy, yp, rr, rvec, zvec, cj, delta, d->f));
+  }
+  if (IDAGetErrWeights(d->ida, d->ewt) != 0) {
+    return -1;
+  }
+  const sunrealtype *w = N_VGetArrayPointer(d->ewt), *id = N_VGetArrayPointer(d->id);
+  const sunrealtype *r = N_VGetArrayPointer(rvec);
+  sunrealtype *z = N_VGetArrayPointer(zvec);
+  sunindextype n = N_VGetLength(rvec), nd = 0;
+  sunrealtype ss = 0;
+  for (sunindextype i = 0; i < n; i++) {
+    if (id[i] > 0) {
+      ss += w[i] * w[i];
+      nd++;
+    }
+  }
+  sunrealtype wref = nd > 0 ? sqrt(ss / (sunrealtype)nd) : 1;
+  for (sunindextype i = 0; i < n; i++) {
+    z[i] = id[i] > 0 || !(w[i] > 0) ? r[i] : r[i] * (wref / w[i]);
+  }
+  return 0;
 }
 
 static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
@@ -85,7 +155,9 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   d->ida = IDACreate(ctx);
   d->yp = N_VClone(y0);
   d->id = N_VClone(y0);
-  int rc = d->ida && d->yp && d->id ? 0 : -1;
+  d->ewt = N_VClone(y0);
+  chs_watch_init(&d->watch, f, ctl->max_steps);
+  int rc = d->ida && d->yp && d->id && d->ewt ? 0 : -1;
   if (rc == 0) {
     rc = CHSFormulation_InitialDerivative(f, y0, d->yp) == 0 ? 0 : -2;
   }
@@ -121,10 +193,10 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   }
 #endif
   if (rc == 0) {
-    rc = IDAInit(d->ida, CHSFormulation_Residual, t0, y0, d->yp);
+    rc = IDAInit(d->ida, ida_res, t0, y0, d->yp);
   }
   if (rc == 0) {
-    rc = IDASetUserData(d->ida, f);
+    rc = IDASetUserData(d->ida, d);
   }
   /* Tolerances: atol on the error-controlled components, larger floors on the algebraic ones
    * (CHSFormulation_IDATolerances, src/glue.c: why). */
@@ -141,10 +213,10 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
     rc = IDASetLinearSolver(d->ida, d->LS, d->A);
   }
   if (rc == 0 && user_jac) {
-    rc = IDASetJacFn(d->ida, chs_ida_jac);
+    rc = IDASetJacFn(d->ida, ida_jac);
   }
-  if (rc == 0 && lso.ls == CHS_LS_SPGMR && f->jac) { /* prec=sparse (src/jacobian.c) */
-    rc = IDASetPreconditioner(d->ida, chs_ida_prec_setup, chs_ida_prec_solve);
+  if (rc == 0 && lso.ls == CHS_LS_SPGMR && (f->jac || f->ops->component_ids)) {
+    rc = IDASetPreconditioner(d->ida, ida_prec_setup, ida_prec_solve);
   }
   if (rc == 0) {
     rc = IDASetId(d->ida, d->id);
@@ -212,6 +284,11 @@ static int ida_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret
     }
     at_tout = rc == IDA_TSTOP_RETURN && stop == tout;
     rc = rc == IDA_TSTOP_RETURN ? IDA_SUCCESS : rc;
+    sunrealtype hlast = 0;
+    if (rc == IDA_SUCCESS && IDAGetLastStep(d->ida, &hlast) == 0 &&
+        chs_watch_step(&d->watch, "IDA", *tret, hlast, tout, err) != 0) {
+      return CHS_ERR_SOLVER;
+    }
     if (one_step) {
       break;
     }
@@ -228,6 +305,7 @@ static int ida_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret
                          (double)*tret, (double)ypmax);
   }
   if (rc < 0) {
+    chs_watch_explain(&d->watch, d->msg, sizeof d->msg);
     return chs_arkode_failure(err, "IDA", IDAGetReturnFlagName(rc), *tret, d->f, d->msg);
   }
   return rc == IDA_ROOT_RETURN ? CHS_INTEGRATOR_ROOT : CHS_SUCCESS;
@@ -236,7 +314,7 @@ static int ida_evolve(void *mem, sunrealtype tout, N_Vector y, sunrealtype *tret
 /* Events: IDA's root finding on the problem's event functions (chs/integrator.h). */
 static int ida_root_init(void *mem, int nev, CHSError *err) {
   ida_mem *d = mem;
-  int rc = IDARootInit(d->ida, nev, CHSIntegrator_EventResRootFn);
+  int rc = IDARootInit(d->ida, nev, ida_root);
   if (rc == 0) {
     rc = IDASetNoInactiveRootWarn(d->ida);
   }
