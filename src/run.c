@@ -101,6 +101,11 @@ static int chs_advance(CHSIntegrator it, sunrealtype tout, int one_step, N_Vecto
   return rc;
 }
 
+/* After an internal step: the power of the energy balance there (chs/diagnostics.h). */
+static int chs_step_done(chs_observer *ob, sunrealtype t, N_Vector y, CHSError *err) {
+  return CHSDiagnostics_Step(ob->diag, t, y, err);
+}
+
 static int chs_observe(chs_observer *ob, sunrealtype t, N_Vector y, CHSError *err) {
   CHSRecord rec;
   CHS_CALL(CHSDiagnostics_Record(ob->diag, t, y, &rec, err));
@@ -519,6 +524,9 @@ static int chs_integrate(CHSFormulation f, CHSIntegrator it, const CHSRunOptions
   sunrealtype t = o->t0;
   int charted = f->ops->rechart != NULL; /* then step by step, re-charting after each step */
   int watch = ev->nev > 0 && ev->fixed;  /* events on the step map: step by step too */
+  CHSDiagnosticsSummary ds;
+  CHSDiagnostics_GetSummary(ob->diag, &ds);
+  int balance = ds.balance_tracked; /* the power at every step: step by step too */
   long max_steps = chs_run_max_steps(o);
   if (o->ctl.h > 0) {
     sunrealtype dt = (sunrealtype)o->every * o->ctl.h;
@@ -527,11 +535,12 @@ static int chs_integrate(CHSFormulation f, CHSIntegrator it, const CHSRunOptions
       if (tout > o->tf - 1e-9 * o->ctl.h) {
         tout = o->tf;
       }
-      if (charted || watch) {
+      if (charted || watch || balance) {
         while (t < tout - 1e-9 * o->ctl.h) {
           CHS_CALL(chs_advance(it, tout, 1, y, &t, ob, err));
           int stop = 0;
           CHS_CALL(chs_events_step(ev, &t, y, &stop, &ob->wall, err));
+          CHS_CALL(chs_step_done(ob, t, y, err));
           if (stop) { /* the final time and state are the event's */
             return chs_observe(ob, t, y, err);
           }
@@ -562,6 +571,9 @@ static int chs_integrate(CHSFormulation f, CHSIntegrator it, const CHSRunOptions
       return chs_too_much_work(err, steps, t, o->tf);
     }
     int rc = chs_advance(it, o->tf, 1, y, &t, ob, err);
+    if (rc == 0 || rc == CHS_INTEGRATOR_ROOT) {
+      CHS_CALL(chs_step_done(ob, t, y, err));
+    }
     if (rc == CHS_INTEGRATOR_ROOT) { /* y is the state at the root t (interpolated) */
       int stop = 0;
       CHS_CALL(chs_events_root(ev, it, t, &stop, err));

@@ -348,9 +348,8 @@ static void test_moving_circle_against_moving_frame(void **state) {
   CHSProblem_Destroy(&prob);
 }
 
-/* The energy balance closes at the rate of its trapezoidal quadrature over the records: with
- * RK4 at fixed h (records every step, the method's own error O(h^4)) halving h divides the
- * balance error by 4 (a wrong power lambda^T g_t would leave an O(1) remainder). */
+/* The energy balance closes as h shrinks: with RK4 at fixed h halving h divides the balance
+ * error by about 4 (a wrong power lambda^T g_t would leave an O(1) remainder). */
 static void test_energy_balance_converges(void **state) {
   (void)state;
   CHSProblem prob = new_problem_from_ops(&moving_circle_ops, "");
