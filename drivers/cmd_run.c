@@ -495,6 +495,14 @@ int cmd_run(int argc, char **argv) {
     res.sum.diag.invariant_names[i] = inv_names[i];
   }
   CHSProblem_Destroy(&prob);
+  /* the run's warnings (chs/run.h "Warnings"), also before a failure */
+  int nw = res.sum.n_warnings < CHS_RUN_MAX_WARNINGS ? res.sum.n_warnings : CHS_RUN_MAX_WARNINGS;
+  for (int i = 0; i < nw; i++) {
+    fprintf(stderr, "chs: warning: %s\n", res.sum.warnings[i]);
+  }
+  if (res.sum.n_warnings > nw) {
+    fprintf(stderr, "chs: warning: %d more warnings not shown\n", res.sum.n_warnings - nw);
+  }
   rc = CHS_EXIT_OK;
   int prc = 0; /* --plot: drawn also after a numerical failure, up to it */
   if (o.plot && crc == 0 && rp.n > 0) {

@@ -229,6 +229,15 @@ int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord
   rec->energy_err = H0 != 0 ? fabs(H - H0) / fabs(H0) : fabs(H - H0);
   rec->pos_res = chs_norm2(s->wm[0], m);
   rec->mom_res = chs_norm2(s->wm[1], m);
+  {
+    sunrealtype Gf = chs_norm2(s->G, s->gsize), qmax = 0, vmax = 0;
+    for (sunindextype i = 0; i < n; i++) {
+      qmax = fmax(qmax, fabs(d->q[i]));
+      vmax = fmax(vmax, fabs(s->wn[0][i]));
+    }
+    rec->pos_scale = Gf * qmax;
+    rec->mom_scale = Gf * vmax + ((s->time_bits & CHS_TIME_CONSTRAINTS) ? chs_norm2(s->gt, m) : 0);
+  }
   if (d->s.balance_tracked) {
     int brc = chs_power(s, d->q, d->p, &rec->power);
     if (brc != 0) {

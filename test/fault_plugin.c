@@ -26,7 +26,9 @@
  *   huge              V = 1e308 y, F = (0, -1e308): finite values whose products overflow
  *   inconsistent      initial state off the constraint (x^2 + y^2 = 1.21)
  *   singular_start    g = (x - 1)^3 at x = 1: consistent, but G = 0
- *   singular_midrun   G = 0 once x > 0.5 */
+ *   singular_midrun   G = 0 once x > 0.5
+ *   gdot_sign         Gdot(q, u) with the wrong sign: runs to the end, wrong (the probe and the
+ *                     watch of `chs run` warn) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +175,10 @@ FAULT_CB int pend_jacobian_dot(void *data, const double *q, const double *u, dou
   if (q[0] > 0.5) {
     Gd[0] = Gd[1] = 0;
   }
+#endif
+#if defined(FAULT_gdot_sign)
+  Gd[0] = -u[0];
+  Gd[1] = -u[1];
 #endif
 #endif
   return 0;

@@ -40,6 +40,11 @@ typedef struct CHSRecord {
    * |H - H0 - W| / |H0| (absolute when H0 = 0); docs/mechanics.md "Energy balance". */
   sunrealtype power, work, balance_err;
   /** @} */
+  /** @{ */
+  /** Scales of the residuals: |G|_F |q|_inf and |G|_F |v|_inf + |g_t|_2 (v = M^{-1} p), the
+   * denominators of the run's watch of the relative residuals (chs/run.h "Warnings"). */
+  sunrealtype pos_scale, mom_scale;
+  /** @} */
 } CHSRecord;
 
 /** Largest and final values of the diagnostics over all records (CHSDiagnostics_GetSummary). */
