@@ -487,7 +487,14 @@ int cmd_run(int argc, char **argv) {
   }
   CHSError cerr;
   CHSError_Clear(&cerr);
-  int crc = csv_close(&csv, &cerr);
+  int crc = 0;
+  if (res.rc != 0 && res.sum.diag.records == 0) { /* failed before t0 (--strict): nothing kept */
+    if (csv.out.fp) {
+      out_file_abort(&csv.out);
+    }
+  } else {
+    crc = csv_close(&csv, &cerr);
+  }
   /* the summary's invariant names point into the problem (a plugin's memory): keep copies */
   char inv_names[CHS_MAX_INVARIANTS][128];
   for (int i = 0; i < res.sum.diag.n_invariants; i++) {
@@ -517,7 +524,7 @@ int cmd_run(int argc, char **argv) {
   if (crc != 0) { /* the output failed (the run stopped there): that is the error to name */
     rc = cli_fail(&cerr);
   } else if (res.rc != 0) {
-    if (o.out) {
+    if (o.out && res.sum.diag.records > 0) {
       fprintf(stderr, "chs: %s holds the output up to t = %g\n", o.out,
               (double)res.sum.diag.t_final);
     }
