@@ -338,6 +338,8 @@ void cli_run_options(const cli_options *o, CHSRunOptions *ro) {
   ro->project_every = o->project_every;
   ro->project_newton_tol = o->project_newton_tol;
   ro->stop_at = o->stop_at;
+  ro->check = o->no_check ? CHS_RUN_CHECK_OFF : CHS_RUN_CHECK_AUTO;
+  ro->strict = o->strict;
   ro->subnormals = o->subnormals && strcmp(o->subnormals, "keep") == 0 ? CHS_SUBNORMALS_KEEP
                                                                        : CHS_SUBNORMALS_FLUSH;
 }

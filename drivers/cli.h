@@ -59,9 +59,10 @@ typedef struct {
   int json, help;
   int wedge; /* run --wedge: the wedge product diagnostic (chs/wedge.h) */
   int have_h, have_rtol, have_atol, have_tf;
-  const char *stop_at; /* run --stop-at (repeatable, joined with commas): CHSRunOptions.stop_at */
-  int quiet;           /* --quiet: no progress on stderr (drivers/progress.c) */
-  int dry_run;         /* --dry-run: check every option and input, exit 0 before any work */
+  const char *stop_at;  /* run --stop-at (repeatable, joined with commas): CHSRunOptions.stop_at */
+  int quiet;            /* --quiet: no progress on stderr (drivers/progress.c) */
+  int dry_run;          /* --dry-run: check every option and input, exit 0 before any work */
+  int strict, no_check; /* run --strict / --no-check: CHSRunOptions.strict and .check */
   /* workprec */
   const char *configs, *cache_dir;
   int no_cache;

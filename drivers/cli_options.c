@@ -182,6 +182,10 @@ static const cli_option options[] = {
    .help = "no progress on stderr"},
   {"dry-run", CLI_FLAG, NULL, ALL_INT, 0, F(dry_run), 0,
    .help = "check every option and input as a real run would, then exit 0 before any work"},
+  {"strict", CLI_FLAG, NULL, M(CLI_RUN), 0, F(strict), 0,
+   .help = "a failed derivative probe (plugin problems) is an error: exit 2 before any integration"},
+  {"no-check", CLI_FLAG, NULL, M(CLI_RUN), 0, F(no_check), 0,
+   .help = "skip the derivative probe of a plugin problem before the run"},
 };
 /* clang-format on */
 #define NOPTIONS ((int)(sizeof options / sizeof options[0]))
@@ -192,6 +196,7 @@ static const struct {
   const char *a, *b, *why;
 } exclusive[] = {
     {M(CLI_RUN), "stop-at", "wedge", "the wedge product runs to --tf"},
+    {M(CLI_RUN), "strict", "no-check", "--strict acts on the probe that --no-check skips"},
     {M(CLI_WORKPREC) | M(CLI_BENCH_DAE), "cache-dir", "no-cache",
      "the cache is either used or not"},
 };

@@ -487,7 +487,14 @@ int cmd_run(int argc, char **argv) {
   }
   CHSError cerr;
   CHSError_Clear(&cerr);
-  int crc = csv_close(&csv, &cerr);
+  int crc = 0;
+  if (res.rc != 0 && res.sum.diag.records == 0) { /* failed before t0 (--strict): nothing kept */
+    if (csv.out.fp) {
+      out_file_abort(&csv.out);
+    }
+  } else {
+    crc = csv_close(&csv, &cerr);
+  }
   /* the summary's invariant names point into the problem (a plugin's memory): keep copies */
   char inv_names[CHS_MAX_INVARIANTS][128];
   for (int i = 0; i < res.sum.diag.n_invariants; i++) {
@@ -495,6 +502,14 @@ int cmd_run(int argc, char **argv) {
     res.sum.diag.invariant_names[i] = inv_names[i];
   }
   CHSProblem_Destroy(&prob);
+  /* the run's warnings (chs/run.h "Warnings"), also before a failure */
+  int nw = res.sum.n_warnings < CHS_RUN_MAX_WARNINGS ? res.sum.n_warnings : CHS_RUN_MAX_WARNINGS;
+  for (int i = 0; i < nw; i++) {
+    fprintf(stderr, "chs: warning: %s\n", res.sum.warnings[i]);
+  }
+  if (res.sum.n_warnings > nw) {
+    fprintf(stderr, "chs: warning: %d more warnings not shown\n", res.sum.n_warnings - nw);
+  }
   rc = CHS_EXIT_OK;
   int prc = 0; /* --plot: drawn also after a numerical failure, up to it */
   if (o.plot && crc == 0 && rp.n > 0) {
@@ -509,7 +524,7 @@ int cmd_run(int argc, char **argv) {
   if (crc != 0) { /* the output failed (the run stopped there): that is the error to name */
     rc = cli_fail(&cerr);
   } else if (res.rc != 0) {
-    if (o.out) {
+    if (o.out && res.sum.diag.records > 0) {
       fprintf(stderr, "chs: %s holds the output up to t = %g\n", o.out,
               (double)res.sum.diag.t_final);
     }

@@ -146,6 +146,14 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
     fprintf(out, ",\n%s  \"energy_balance_work\": ", indent);
     json_real(out, d->work_final, 1);
   }
+  /* The run's warnings (chs/run.h "Warnings"): always present, empty when none. */
+  fprintf(out, ",\n%s  \"warnings\": [", indent);
+  int nw = s->n_warnings < CHS_RUN_MAX_WARNINGS ? s->n_warnings : CHS_RUN_MAX_WARNINGS;
+  for (int i = 0; i < nw; i++) {
+    fprintf(out, "%s", i ? ", " : "");
+    json_string(out, s->warnings[i]);
+  }
+  fprintf(out, "]");
   /* Events located (run --stop-at): each occurrence up to the end, the total, the stop. */
   if (s->events_located) {
     fprintf(out, ",\n%s  \"events\": [", indent);

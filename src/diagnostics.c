@@ -10,7 +10,14 @@ struct CHSDiagnostics_ {
   CHSSystem sys; /* own scratch: never disturbs the formulation's */
   sunrealtype *q, *p, *qr, *pr, *diff;
   sunrealtype inv[CHS_MAX_INVARIANTS];
-  sunrealtype power_prev, t_prev, work; /* energy balance (trapezoidal rule over the records) */
+  /* Energy balance: the work W = integral of the power P over the integrator's own steps
+   * (CHSDiagnostics_Step), by piecewise cubic interpolation of P through the last four step
+   * points; W is final (committed) up to the point tc, the rest is provisional. */
+  sunrealtype qt[4], qP[4]; /* the last step points (time, power), oldest first */
+  int qn;                   /* points in use */
+  sunrealtype wc;           /* work committed up to qt[qc] */
+  int qc;                   /* index into qt of the committed end */
+  sunrealtype work;         /* W at the last point */
   CHSDiagnosticsSummary s;
 };
 
@@ -68,6 +75,73 @@ static int chs_power(CHSSystem *s, const sunrealtype *q, const sunrealtype *p, s
   }
   *P = acc;
   return 0;
+}
+
+/* The integral over [a, b] of the polynomial through the n points (t[i], P[i]) (n <= 4, distinct
+ * t): three-point Gauss-Legendre, exact up to degree 5. */
+static sunrealtype chs_poly_integral(const sunrealtype *t, const sunrealtype *P, int n,
+                                     sunrealtype a, sunrealtype b) {
+  static const sunrealtype x[3] = {-0.77459666924148337704, 0, 0.77459666924148337704};
+  static const sunrealtype w[3] = {5.0 / 9, 8.0 / 9, 5.0 / 9};
+  sunrealtype mid = (a + b) / 2, half = (b - a) / 2, sum = 0;
+  for (int k = 0; k < 3; k++) {
+    sunrealtype s = mid + half * x[k], v = 0;
+    for (int j = 0; j < n; j++) {
+      sunrealtype l = P[j];
+      for (int i = 0; i < n; i++) {
+        if (i != j) {
+          l *= (s - t[i]) / (t[j] - t[i]);
+        }
+      }
+      v += l;
+    }
+    sum += w[k] * v;
+  }
+  return half * sum;
+}
+
+/* A new step point (t, P), t > the last: commit what four points determine, and the work up to
+ * t. Each interval [t_{k-1}, t_k] is committed with the cubic through t_{k-2} .. t_{k+1} (the
+ * first one with the cubic through the first four points), so W has a local error O(h^5) per
+ * step and a global one O(h^4), for any spacing of the steps; the newest interval uses the cubic
+ * through the last four points (an error O(h^5) that does not accumulate). A step more than 100
+ * times shorter or longer than the one before (a step cut at an output or stop time) restarts the
+ * interpolation from that step, so that no interpolant spans scales that far apart. */
+static void chs_work_add(CHSDiagnostics d, sunrealtype t, sunrealtype P) {
+  if (d->qn == 0) {
+    d->qt[0] = t;
+    d->qP[0] = P;
+    d->qn = 1;
+    d->qc = 0;
+    d->wc = d->work = 0;
+    return;
+  }
+  if (d->qn >= 2) {
+    sunrealtype hprev = d->qt[d->qn - 1] - d->qt[d->qn - 2], h = t - d->qt[d->qn - 1];
+    if (h < hprev / 100 || h > 100 * hprev) { /* restart from the last point */
+      d->wc = d->work;
+      d->qt[0] = d->qt[d->qn - 1];
+      d->qP[0] = d->qP[d->qn - 1];
+      d->qn = 1;
+      d->qc = 0;
+    }
+  }
+  if (d->qn == 4) { /* drop the oldest point; the committed end moves with the indices */
+    memmove(d->qt, d->qt + 1, 3 * sizeof *d->qt);
+    memmove(d->qP, d->qP + 1, 3 * sizeof *d->qP);
+    d->qn = 3;
+    d->qc--;
+  }
+  d->qt[d->qn] = t;
+  d->qP[d->qn] = P;
+  d->qn++;
+  if (d->qn == 4) { /* commit up to the second-to-last point with this cubic */
+    while (d->qc < 2) {
+      d->wc += chs_poly_integral(d->qt, d->qP, 4, d->qt[d->qc], d->qt[d->qc + 1]);
+      d->qc++;
+    }
+  }
+  d->work = d->wc + chs_poly_integral(d->qt, d->qP, d->qn, d->qt[d->qc], t);
 }
 
 int CHSProblem_Energy(CHSProblem prob, const sunrealtype *q, const sunrealtype *p, sunrealtype *H) {
@@ -155,6 +229,15 @@ int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord
   rec->energy_err = H0 != 0 ? fabs(H - H0) / fabs(H0) : fabs(H - H0);
   rec->pos_res = chs_norm2(s->wm[0], m);
   rec->mom_res = chs_norm2(s->wm[1], m);
+  {
+    sunrealtype Gf = chs_norm2(s->G, s->gsize), qmax = 0, vmax = 0;
+    for (sunindextype i = 0; i < n; i++) {
+      qmax = fmax(qmax, fabs(d->q[i]));
+      vmax = fmax(vmax, fabs(s->wn[0][i]));
+    }
+    rec->pos_scale = Gf * qmax;
+    rec->mom_scale = Gf * vmax + ((s->time_bits & CHS_TIME_CONSTRAINTS) ? chs_norm2(s->gt, m) : 0);
+  }
   if (d->s.balance_tracked) {
     int brc = chs_power(s, d->q, d->p, &rec->power);
     if (brc != 0) {
@@ -163,11 +246,9 @@ int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord
                            fname, (double)t,
                            brc > 0 ? " (singular Gram matrix or state outside the domain)" : "");
     }
-    if (d->s.records > 0) {
-      d->work += (t - d->t_prev) * (rec->power + d->power_prev) / 2;
+    if (d->qn == 0 || t > d->qt[d->qn - 1]) { /* a point CHSDiagnostics_Step has not added */
+      chs_work_add(d, t, rec->power);
     }
-    d->power_prev = rec->power;
-    d->t_prev = t;
     rec->work = d->work;
     sunrealtype b = fabs(H - H0 - d->work);
     rec->balance_err = H0 != 0 ? b / fabs(H0) : b;
@@ -238,6 +319,27 @@ int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord
     S->invariant_err_final[i] = fabs(d->inv[i] - S->invariant0[i]);
     S->invariant_err_max[i] = fmax(S->invariant_err_max[i], S->invariant_err_final[i]);
   }
+  return CHS_SUCCESS;
+}
+
+int CHSDiagnostics_Step(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSError *err) {
+  if (!d->s.balance_tracked || (d->qn > 0 && !(t > d->qt[d->qn - 1]))) {
+    return CHS_SUCCESS; /* nothing to integrate, or no time passed */
+  }
+  CHSSystem *s = &d->sys;
+  const char *fname = d->f->ops->name;
+  sunrealtype P = 0;
+  int rc = chs_system_set_time(s, t) != 0 || CHSFormulation_ToPhysical(d->f, y, d->q, d->p) != 0 ||
+                   !chs_all_finite(d->q, s->n) || !chs_all_finite(d->p, s->n)
+               ? CHS_ERR_NONFINITE
+               : chs_power(s, d->q, d->p, &P);
+  if (rc != 0 || !isfinite(P)) {
+    return chs_error_set(err, CHS_ERR_NONFINITE,
+                         "%s: the power of the energy balance cannot be evaluated at t = %g%s",
+                         fname, (double)t,
+                         rc > 0 ? " (singular Gram matrix or state outside the domain)" : "");
+  }
+  chs_work_add(d, t, P);
   return CHS_SUCCESS;
 }
 

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <sundials/sundials_version.h>
 #include "impl.h"
+#include "probe.h"
 
 int CHS_SundialsVersion(char *buf, int len) {
   return SUNDIALSGetVersion(buf, len);
@@ -81,6 +82,14 @@ static int chs_check_options(const CHSRunOptions *o, CHSError *err) {
   if (o->every < 1) {
     return chs_error_set(err, CHS_ERR_ARG, "output every %ld steps: must be >= 1", o->every);
   }
+  if (o->check != CHS_RUN_CHECK_AUTO && o->check != CHS_RUN_CHECK_OFF &&
+      o->check != CHS_RUN_CHECK_ON) {
+    return chs_error_set(err, CHS_ERR_ARG, "check = %d: must be CHS_RUN_CHECK_AUTO, _OFF or _ON",
+                         o->check);
+  }
+  if (o->strict != 0 && o->strict != 1) {
+    return chs_error_set(err, CHS_ERR_ARG, "strict = %d: must be 0 or 1", o->strict);
+  }
   return CHS_SUCCESS;
 }
 
@@ -90,7 +99,46 @@ typedef struct {
   void *ctx;
   double wall; /* seconds spent inside the integrator (diagnostics and output excluded) */
   long records;
+  /* the watch (chs/run.h "Warnings"): its bound, what it watches, what it has warned about */
+  CHSRunSummary *sum;
+  sunrealtype bound;
+  int balance, energy_watched, warned_energy, warned_g, warned_psi;
 } chs_observer;
+
+/* The watch at one record: the first value of each quantity beyond the bound is a warning. */
+static void chs_watch(chs_observer *ob, const CHSRecord *rec) {
+  if (ob->records == 1) { /* H(0) is known after the first record */
+    CHSDiagnosticsSummary ds;
+    CHSDiagnostics_GetSummary(ob->diag, &ds);
+    ob->balance = ds.balance_tracked;
+    ob->energy_watched = ds.energy0 != 0;
+  }
+  sunrealtype e = ob->balance ? rec->balance_err : rec->energy_err;
+  if (ob->energy_watched && !ob->warned_energy && e > ob->bound) {
+    ob->warned_energy = 1;
+    chs_run_warn(ob->sum,
+                 "%s %.3g at t = %.6g, beyond the watch's bound %.3g: the tolerance is not met "
+                 "(step too large, or a wrong derivative: chs check)",
+                 ob->balance ? "energy-balance error" : "energy error", (double)e, (double)rec->t,
+                 (double)ob->bound);
+  }
+  const struct {
+    const char *name;
+    sunrealtype res, scale;
+    int *warned;
+  } r[] = {{"|g| / (|G| |q|)", rec->pos_res, rec->pos_scale, &ob->warned_g},
+           {"|psi| / (|G| |v| + |g_t|)", rec->mom_res, rec->mom_scale, &ob->warned_psi}};
+  for (int k = 0; k < 2; k++) {
+    sunrealtype rel = r[k].scale > 0 ? r[k].res / r[k].scale : 0;
+    if (!*r[k].warned && rel > ob->bound) {
+      *r[k].warned = 1;
+      chs_run_warn(ob->sum,
+                   "constraint residual %s = %.3g at t = %.6g, beyond the watch's bound %.3g: "
+                   "the solution left the constraint manifold",
+                   r[k].name, (double)rel, (double)rec->t, (double)ob->bound);
+    }
+  }
+}
 
 static int chs_advance(CHSIntegrator it, sunrealtype tout, int one_step, N_Vector y, sunrealtype *t,
                        chs_observer *ob, CHSError *err) {
@@ -101,6 +149,11 @@ static int chs_advance(CHSIntegrator it, sunrealtype tout, int one_step, N_Vecto
   return rc;
 }
 
+/* After an internal step: the power of the energy balance there (chs/diagnostics.h). */
+static int chs_step_done(chs_observer *ob, sunrealtype t, N_Vector y, CHSError *err) {
+  return CHSDiagnostics_Step(ob->diag, t, y, err);
+}
+
 static int chs_observe(chs_observer *ob, sunrealtype t, N_Vector y, CHSError *err) {
   CHSRecord rec;
   CHS_CALL(CHSDiagnostics_Record(ob->diag, t, y, &rec, err));
@@ -109,6 +162,7 @@ static int chs_observe(chs_observer *ob, sunrealtype t, N_Vector y, CHSError *er
                          "the initial energy H(q0, p0) is not finite (a parameter out of range?)");
   }
   ob->records++;
+  chs_watch(ob, &rec);
   if (ob->monitor) {
     int rc = ob->monitor(&rec, ob->ctx);
     if (rc != 0) {
@@ -529,6 +583,9 @@ static int chs_integrate(CHSFormulation f, CHSIntegrator it, const CHSRunOptions
   sunrealtype t = o->t0;
   int charted = f->ops->rechart != NULL; /* then step by step, re-charting after each step */
   int watch = ev->nev > 0 && ev->fixed;  /* events on the step map: step by step too */
+  CHSDiagnosticsSummary ds;
+  CHSDiagnostics_GetSummary(ob->diag, &ds);
+  int balance = ds.balance_tracked; /* the power at every step: step by step too */
   long max_steps = chs_run_max_steps(o);
   if (o->ctl.h > 0) {
     sunrealtype dt = (sunrealtype)o->every * o->ctl.h;
@@ -537,11 +594,12 @@ static int chs_integrate(CHSFormulation f, CHSIntegrator it, const CHSRunOptions
       if (tout > o->tf - 1e-9 * o->ctl.h) {
         tout = o->tf;
       }
-      if (charted || watch) {
+      if (charted || watch || balance) {
         while (t < tout - 1e-9 * o->ctl.h) {
           CHS_CALL(chs_advance(it, tout, 1, y, &t, ob, err));
           int stop = 0;
           CHS_CALL(chs_events_step(ev, &t, y, &stop, &ob->wall, err));
+          CHS_CALL(chs_step_done(ob, t, y, err));
           if (stop) { /* the final time and state are the event's */
             return chs_observe(ob, t, y, err);
           }
@@ -572,6 +630,9 @@ static int chs_integrate(CHSFormulation f, CHSIntegrator it, const CHSRunOptions
       return chs_too_much_work(err, steps, t, o->tf);
     }
     int rc = chs_advance(it, o->tf, 1, y, &t, ob, err);
+    if (rc == 0 || rc == CHS_INTEGRATOR_ROOT) {
+      CHS_CALL(chs_step_done(ob, t, y, err));
+    }
     if (rc == CHS_INTEGRATOR_ROOT) { /* y is the state at the root t (interpolated) */
       int stop = 0;
       CHS_CALL(chs_events_root(ev, it, t, &stop, err));
@@ -609,8 +670,21 @@ static int chs_run(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn moni
   CHS_CALL(chs_events_setup(&ev, f, opt, sum, err)); /* names checked before any work */
   N_Vector y = NULL;
   CHSIntegrator it = NULL;
-  chs_observer ob = {NULL, monitor, ctx, 0, 0};
-  /* the initial state at t0 (ssf's chart follows g(q, t)), whatever the problem's last time */
+  chs_observer ob = {NULL, monitor, ctx, 0, 0, sum, 0, 0, 0, 0, 0, 0};
+  ob.bound = opt->ctl.h > 0 ? CHS_RUN_WATCH_FLOOR
+                            : fmax(CHS_RUN_WATCH_FACTOR * opt->ctl.rtol, CHS_RUN_WATCH_FLOOR);
+  /* the derivative probe, before any work: a warning per wrong callback, or (strict) an error */
+  int failed = 0;
+  char first[64];
+  CHS_CALL(chs_probe_derivatives(CHSFormulation_GetProblem(f), opt, sum, &failed, first,
+                                 sizeof first, err));
+  if (failed > 0 && opt->strict) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "problem %s: the derivative probe failed (%s%s disagree%s with finite "
+                         "differences at the initial state); strict: no run",
+                         CHSProblem_GetName(CHSFormulation_GetProblem(f)), first,
+                         failed > 1 ? " and others" : "", failed > 1 ? "" : "s");
+  }
   int rc = chs_system_set_time(&f->sys, opt->t0) == 0
                ? CHSFormulation_NewInitialState(f, &y, err)
                : chs_error_set(err, CHS_ERR_CALLBACK, "set_time(%g) failed", (double)opt->t0);

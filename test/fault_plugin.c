@@ -28,7 +28,9 @@
  *   singular_start    g = (x - 1)^3 at x = 1: consistent, but G = 0
  *   singular_midrun   G = 0 once x > 0.5
  *   force_error_midrun     force returns -1 (fatal) once x > 0.5
- *   jacobian_error_midrun  jacobian returns -1 (fatal) once x > 0.5 */
+ *   jacobian_error_midrun  jacobian returns -1 (fatal) once x > 0.5
+ *   gdot_sign         Gdot(q, u) with the wrong sign: runs to the end, wrong (the probe and the
+ *                     watch of `chs run` warn) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +185,10 @@ FAULT_CB int pend_jacobian_dot(void *data, const double *q, const double *u, dou
   if (q[0] > 0.5) {
     Gd[0] = Gd[1] = 0;
   }
+#endif
+#if defined(FAULT_gdot_sign)
+  Gd[0] = -u[0];
+  Gd[1] = -u[1];
 #endif
 #endif
   return 0;

@@ -14,7 +14,7 @@
  *     without events, and every occurrence over 1.9 periods is reported, in time order;
  *   - the car axis (time-dependent constraint and potential) changes its energy by ~40 % of H0
  *     over [0, 3], while the energy-balance error |H - H0 - W| / |H0| stays small and converges
- *     with the order of the trapezoidal rule over the records (h^2). */
+ *     with the order of the method and of the quadrature of the work over the steps (h^4). */
 #include "test_util.h"
 
 /* K(k) = pi / (2 AGM(1, sqrt(1 - k^2))). */
@@ -289,10 +289,11 @@ static void test_car_axis_balance(void **state) {
     CHSFormulation_Destroy(&f);
     CHSProblem_Destroy(&prob);
   }
-  /* the trapezoidal rule over the records: second order */
+  /* RK4 and the work's quadrature over the steps (piecewise cubic): fourth order (measured 3.6:
+   * the largest error over the records) */
   double p = log2(bal[0] / bal[1]);
-  CHECK_GT(p, 1.7);
-  CHECK_LE(p, 2.3);
+  CHECK_GT(p, 3.2);
+  CHECK_LE(p, 4.8);
 }
 
 int main(void) {

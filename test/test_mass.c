@@ -348,9 +348,9 @@ static void test_moving_circle_against_moving_frame(void **state) {
   CHSProblem_Destroy(&prob);
 }
 
-/* The energy balance closes at the rate of its trapezoidal quadrature over the records: with
- * RK4 at fixed h (records every step, the method's own error O(h^4)) halving h divides the
- * balance error by 4 (a wrong power lambda^T g_t would leave an O(1) remainder). */
+/* The energy balance closes at the order of RK4 and of the work's quadrature over the steps
+ * (piecewise cubic, O(h^4)): halving h divides the balance error by 16 (measured 15.9; a wrong
+ * power lambda^T g_t would leave an O(1) remainder). */
 static void test_energy_balance_converges(void **state) {
   (void)state;
   CHSProblem prob = new_problem_from_ops(&moving_circle_ops, "");
@@ -366,8 +366,8 @@ static void test_energy_balance_converges(void **state) {
       CHSFormulation_Destroy(&f);
     }
     CHECK_LE(bal[1], 2e-4);
-    CHECK_GT(bal[0] / bal[1], 3.6);
-    CHECK_LE(bal[0] / bal[1], 4.4);
+    CHECK_GT(bal[0] / bal[1], 12);
+    CHECK_LE(bal[0] / bal[1], 20);
   }
   CHSProblem_Destroy(&prob);
 }

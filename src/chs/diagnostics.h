@@ -35,9 +35,15 @@ typedef struct CHSRecord {
   /** @{ */
   /** Problems with a non-conservative force or explicit time dependence (summary's
    * balance_tracked): the power P = V_t + Fnc . v + lambda^T g_t at t, the work W = integral of P
-   * from the first record (trapezoidal rule over the records) and the energy-balance error
+   * from the first record (over the integrator's steps: CHSDiagnostics_Step) and the
+   * energy-balance error
    * |H - H0 - W| / |H0| (absolute when H0 = 0); docs/mechanics.md "Energy balance". */
   sunrealtype power, work, balance_err;
+  /** @} */
+  /** @{ */
+  /** Scales of the residuals: |G|_F |q|_inf and |G|_F |v|_inf + |g_t|_2 (v = M^{-1} p), the
+   * denominators of the run's watch of the relative residuals (chs/run.h "Warnings"). */
+  sunrealtype pos_scale, mom_scale;
   /** @} */
 } CHSRecord;
 
@@ -78,9 +84,11 @@ typedef struct CHSDiagnosticsSummary {
   sunrealtype invariant_err_max[CHS_MAX_INVARIANTS], invariant_err_final[CHS_MAX_INVARIANTS];
   /** @} */
   /** 1 when the problem has a non-conservative force or explicit time dependence: the energy
-   * balance H(t) - H(t0) - W(t), W the integral of V_t + Fnc . v + lambda^T g_t by the
-   * trapezoidal rule over the records (its quadrature error is O(dt_out^2): records closer
-   * together make it smaller), is tracked in balance_err_*, relative to |H0| like energy_err. */
+   * balance H(t) - H(t0) - W(t), W the integral of V_t + Fnc . v + lambda^T g_t, is tracked in
+   * balance_err_*, relative to |H0| like energy_err. W is integrated over the points given to
+   * CHSDiagnostics_Step and CHSDiagnostics_Record (CHSRun: every internal step of the
+   * integrator, so W does not depend on how often output is written) by piecewise cubic
+   * interpolation of the power: a quadrature error O(h^4) in the step size h. */
   int balance_tracked;
   /** @{ */
   /** Largest and final energy-balance error, and the work W at the last record. */
@@ -99,6 +107,12 @@ CHS_EXPORT int CHSDiagnostics_Create(CHSFormulation f, CHSDiagnostics *out, CHSE
 /** Evaluate at (t, y); the first call fixes H0. Fails (CHS_ERR_NONFINITE) on NaN/Inf. */
 CHS_EXPORT int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord *rec,
                                      CHSError *err);
+/** The power of the energy balance at an internal step (t, y) of the integrator, t later than
+ * the last point given (else nothing is done), for the work W (balance_tracked problems only;
+ * otherwise nothing is done). Call it after every step for a balance independent of the output
+ * times; without it W is integrated over the records alone. CHS_ERR_NONFINITE when the power
+ * cannot be evaluated or is not finite. */
+CHS_EXPORT int CHSDiagnostics_Step(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSError *err);
 /** The summary over the records so far. */
 CHS_EXPORT void CHSDiagnostics_GetSummary(CHSDiagnostics d, CHSDiagnosticsSummary *s);
 /** Free the diagnostics and set *d to NULL; NULL allowed. */

@@ -47,7 +47,42 @@ typedef struct CHSRunOptions {
   int locate_events;
   /** CHS_SUBNORMALS_FLUSH (0, the default) or CHS_SUBNORMALS_KEEP: see below. */
   int subnormals;
+  /** The derivative probe before the run (see "Warnings" below): CHS_RUN_CHECK_AUTO (0, the
+   * default: problems loaded from a plugin), CHS_RUN_CHECK_OFF or CHS_RUN_CHECK_ON. */
+  int check;
+  /** 1: a failed probe is an input error (CHS_ERR_ARG) before any step, instead of a warning. */
+  int strict;
 } CHSRunOptions;
+
+/** @name Derivative probe (CHSRunOptions.check)
+ * @{ */
+#define CHS_RUN_CHECK_AUTO 0 /**< probe problems loaded from a plugin (chs-gen's too) */
+#define CHS_RUN_CHECK_OFF 1  /**< no probe */
+#define CHS_RUN_CHECK_ON 2   /**< probe every problem */
+/** @} */
+
+/** @name Warnings (CHSRunSummary.warnings)
+ * A run that completes may still be wrong; the run says so in warnings (the library never prints:
+ * the caller shows them). Two sources:
+ *  - the derivative probe before the run (CHSRunOptions.check): CHSProblem_Check (chs/check.h) at
+ *    the initial state only, along one random direction per derivative (a few hundred callback
+ *    evaluations, with its round-off-aware tolerance); each failed row (a callback disagreeing
+ *    with finite differences of the one it derives from) is a warning naming the callback;
+ *  - the watch during the run: at each record, the energy error (energy_invariant problems) or
+ *    the energy-balance error (balance_tracked ones), relative to |H(0)| (not watched when
+ *    H(0) = 0), and the relative constraint residuals |g| / (|G|_F |q|_inf) and
+ *    |psi| / (|G|_F |v|_inf + |g_t|) are compared with the bound
+ *    max(CHS_RUN_WATCH_FACTOR * rtol, CHS_RUN_WATCH_FLOOR) (adaptive runs) or CHS_RUN_WATCH_FLOOR
+ *    (fixed step); the first record beyond it gives one warning per quantity, naming its value
+ *    and time. Every formulation is watched: a residual or an energy that far off is a wrong
+ *    answer also for formulations that drift (standard, dae-index1).
+ * At most CHS_RUN_MAX_WARNINGS are kept (n_warnings counts them all).
+ * @{ */
+#define CHS_RUN_MAX_WARNINGS 8   /**< warnings kept in CHSRunSummary.warnings */
+#define CHS_RUN_WARNING_LEN 320  /**< size of one warning, terminating NUL included */
+#define CHS_RUN_WATCH_FACTOR 1e4 /**< the watch's bound: this times rtol ... */
+#define CHS_RUN_WATCH_FLOOR 5e-2 /**< ... and at least this (relative) */
+/** @} */
 
 /** @name Subnormal numbers during CHSRun (CHSRunOptions.subnormals)
  * FLUSH: for the duration of the call, the calling thread's arithmetic flushes subnormal results
@@ -100,6 +135,8 @@ typedef struct CHSRunSummary {
   CHSEventRecord events[CHS_RUN_MAX_EVENT_RECORDS]; /**< the first occurrences, in time order */
   int stopped;    /**< 1 when the run stopped at an event of stop_at (t_final is its time) */
   int stop_event; /**< then its index into the problem's event_names */
+  int n_warnings; /**< warnings given (see "Warnings"); the first CHS_RUN_MAX_WARNINGS kept */
+  char warnings[CHS_RUN_MAX_WARNINGS][CHS_RUN_WARNING_LEN]; /**< one line each, no newline */
 } CHSRunSummary;
 
 /** Fill opt with the defaults: method "erk:rk4", every 1, every other field 0 or NULL. */
