@@ -224,8 +224,8 @@ int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_scale(int argc, char **argv);
 int cmd_bench_scale_implicit(const cli_options *o);
-int cmd_bench_dae_scale(const cli_options *o); /* chs bench dae --scale */
-int cmd_bench_mpi(int argc, char **argv);      /* chs bench mpi (drivers/cmd_bench_mpi.c) */
+int cmd_bench_dae_scale(const cli_options *o);  /* chs bench dae --scale */
+int cmd_bench_mpi(int argc, char **argv);       /* chs bench mpi (drivers/cmd_bench_mpi.c) */
 int cmd_bench_calibrate(int argc, char **argv); /* drivers/cmd_bench_calibrate.c */
 /* problem NULL: the built-in set; else that problem to t = tf */
 int cmd_bench_dae(int json, int quiet, const char *problem, double tf);

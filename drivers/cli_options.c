@@ -182,8 +182,8 @@ static const cli_option options[] = {
   {"dry-run", CLI_FLAG, NULL, ALL_INT, 0, F(dry_run), 0,
    .help = "check every option and input as a real run would, then exit 0 before any work"},
   /* chs run --estimate-error and chs bench calibrate (drivers/estimate.c, cmd_bench_calibrate.c) */
-  {"estimate-error", CLI_FLAG, NULL, M(CLI_RUN), 0, F(estimate_error), 0,
-   .help = "(adaptive) also estimate the final global error from a companion run at tol/100 (estimated_error_final)"},
+  {"estimate-error", CLI_FLAG, NULL, M(CLI_RUN) | M(CLI_WORKPREC), 0, F(estimate_error), 0,
+   .help = "(adaptive) also estimate the final global error from a companion run at tol/100 (run: estimated_error_final; workprec: column est_error)"},
   {"problems", CLI_STR, "LIST", M(CLI_BENCH_CALIBRATE), 0, F(scale_problems), 0, .max = 256,
    .help = "problems with a reference at their final time: pendulum, andrews, car-axis, heavy-top (default all)"},
   {"formulations", CLI_STR, "F1,F2,...", M(CLI_BENCH_CALIBRATE), 0, F(formulation), 0, .max = 1024, .complete = CLI_C_FORMULATION,

@@ -233,9 +233,10 @@ int cmd_bench(int argc, char **argv) {
     return CHS_EXIT_OK;
   }
   if (which < 0) {
-    return cli_usage_error("unknown benchmark '%.200s' (available: rhs, dae, scale, mpi, calibrate: chs bench "
-                           "rhs [options])",
-                           what ? what : "");
+    return cli_usage_error(
+        "unknown benchmark '%.200s' (available: rhs, dae, scale, mpi, calibrate: chs bench "
+        "rhs [options])",
+        what ? what : "");
   }
   if (benches[which].id == CLI_BENCH_MPI) {
     return cmd_bench_mpi(argc - 1, argv + 1); /* drivers/cmd_bench_mpi.c */

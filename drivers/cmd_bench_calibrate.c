@@ -120,7 +120,7 @@ static void cal_run(const cal_job *j, double limit, cal_point *r) {
 typedef struct {
   int problem; /* index into cal_problems */
   char form[64], method[96];
-  int skipped;  /* the configuration does not apply */
+  int skipped;   /* the configuration does not apply */
   char why[240]; /* skipped: the refusal */
   cal_point pt[CAL_MAX_TOLS];
   int falls, calibrated;
@@ -207,8 +207,7 @@ static void print_text(const cal_config *cfg, int nc, const double *tols, int nt
       if (p->rc != 0) {
         printf(" %8s", "FAILED");
       } else {
-        printf(" %7.2g%s", p->err / tols[t],
-               cal_point_calibrated(1, p->err, tols[t]) ? " " : "!");
+        printf(" %7.2g%s", p->err / tols[t], cal_point_calibrated(1, p->err, tols[t]) ? " " : "!");
       }
     }
     printf("  %5s  %s\n", k->falls ? "yes" : "NO", k->calibrated ? "ok" : "FAILS");
@@ -333,8 +332,8 @@ static int write_csv(const char *path, const cal_config *cfg, int nc, const doub
       } else {
         bad = bad || fprintf(f.fp, ",,,,") < 0;
       }
-      bad = bad || fprintf(f.fp, ",%d,%d,%d\n", cal_point_calibrated(ok, p->err, tols[t]),
-                           k->falls, k->calibrated) < 0;
+      bad = bad || fprintf(f.fp, ",%d,%d,%d\n", cal_point_calibrated(ok, p->err, tols[t]), k->falls,
+                           k->calibrated) < 0;
     }
   }
   if (out_file_finish(&f, bad, &err) != 0) {
@@ -354,8 +353,8 @@ int cmd_bench_calibrate(int argc, char **argv) {
   const char *pitem[CAL_MAX_PROBLEMS], *fitem[CAL_MAX_FORMS], *mitem[CAL_MAX_METHODS];
   int np = 0, nf = 0, nm = 0, pidx[CAL_MAX_PROBLEMS];
   if (o.scale_problems) {
-    if ((rc = split_list("--problems", o.scale_problems, pbuf, sizeof pbuf, pitem,
-                         CAL_MAX_PROBLEMS, &np)) != 0) {
+    if ((rc = split_list("--problems", o.scale_problems, pbuf, sizeof pbuf, pitem, CAL_MAX_PROBLEMS,
+                         &np)) != 0) {
       return rc;
     }
     for (int i = 0; i < np; i++) {

@@ -403,8 +403,7 @@ int cmd_run(int argc, char **argv) {
     return cli_usage_error("--stop-at: first-order problem %s declares no events", o.problem);
   }
   if (cli_is_first_order(o.problem) && o.estimate_error) {
-    return cli_usage_error("--estimate-error: not available for first-order problem %s",
-                           o.problem);
+    return cli_usage_error("--estimate-error: not available for first-order problem %s", o.problem);
   }
   if (cli_is_first_order(o.problem)) {
     return cmd_run_first_order(&o);
@@ -557,9 +556,8 @@ int cmd_run(int argc, char **argv) {
       res.has_estimate = 1;
     }
   }
-  const char *cal_warning = o.have_h ? NULL
-                                     : chs_calibration_warning(o.formulation, o.method, o.rtol,
-                                                               o.atol);
+  const char *cal_warning =
+      o.have_h ? NULL : chs_calibration_warning(o.formulation, o.method, o.rtol, o.atol);
   if (cal_warning) { /* docs/calibration.md */
     fprintf(stderr, "chs: warning: %s/%s: %s\n", o.formulation, o.method, cal_warning);
   }

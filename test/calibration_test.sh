@@ -52,6 +52,11 @@ done
 "$chs" run --problem pendulum --tf 1 --formulation dirac --method erk:dp5 --rtol 1e-6 --atol 1e-6 \
   --estimate-error >"$tmp/e.txt" 2>&1
 if has -F "est. error     final" "$tmp/e.txt"; then ok; else bad "no estimate in the text report"; fi
+# workprec --estimate-error: the column est_error, within a factor 10 of the error
+"$chs" workprec --problem car-axis --tf 3 --configs dirac/erk:dp5,dae-ggl/ida --tols 1e-6:1e-9:2 \
+  --repeats 1 --estimate-error --json --quiet >"$tmp/w.json" 2>"$tmp/w.err"
+if jq -e '[.points[] | .est_error / .int_err | select(. >= 0.1 and . <= 10)] | length == 4' \
+  "$tmp/w.json" >/dev/null; then ok; else bad "workprec est_error: $(head -c 600 "$tmp/w.json")"; fi
 
 # the bench: a subset with a configuration that applies nowhere (dae-index3/erk:dp5), one that
 # fails calibration (dae-index3/ida: p and lambda out of IDA's error test) and calibrated ones
