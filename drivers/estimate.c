@@ -2,14 +2,13 @@
  *
  * The companion is the same configuration at tolerances divided by 100. A calibrated adaptive
  * method's final error falls with the tolerance as C tol^a, a between p/(p+1) (error per step
- * control) and 1 (tolerance proportionality); for every method in chs a >= 1/2, so the companion's
- * error is at most 1/10 of the run's and |z - z_c| is the run's error to within 10 % (a = 1: 1 %).
- * A tolerance ratio of 10 would leave, at a = 1/2, an estimate up to 30 % off, and a higher-order
- * pair does not exist for most of the methods (cvode, ida, the formulations' own projections).
- * The companion costs 100^(1/(p+1)) times the run: 2.2 x for dp5, more for low orders.
- * What the estimate cannot see: an error that does not fall with the tolerance (a drift of the
- * formulation, a method that is not calibrated on the problem): `chs bench calibrate` measures
- * which configurations those are. */
+ * control) and 1 (tolerance proportionality); with a >= 1/2 the companion's error is at most 1/10
+ * of the run's and |z - z_c| is the run's error to within 10 % (a = 1: 1 %). A tolerance ratio of
+ * 10 would leave, at a = 1/2, an estimate up to 30 % off, and a higher-order pair does not exist
+ * for most of the methods (cvode, ida, the formulations' own projections). The companion costs
+ * 100^(1/(p+1)) times the run: 2.2 x for dp5, more for low orders. What the estimate cannot see: an
+ * error that does not fall with the tolerance (a drift of the formulation, a method that is not
+ * calibrated on the problem): `chs bench calibrate` measures which configurations those are. */
 #include "estimate.h"
 #include <math.h>
 #include <stdio.h>
