@@ -31,6 +31,7 @@ typedef enum {
   CLI_CHECK,
   CLI_LIST,
   CLI_COMPLETION,
+  CLI_BENCH_CALIBRATE,
   CLI_NCOMMANDS
 } cli_command_id;
 #define CLI_MAX_PROBLEMS 16 /* bench rhs: --problem repeated at most this often */
@@ -92,6 +93,8 @@ typedef struct {
   /* bench mpi (drivers/cmd_bench_mpi.c) */
   const char *ranks, *mpirun;
   long n_strong, n_per_rank, steps;
+  /* run --estimate-error (drivers/estimate.c) */
+  int estimate_error;
 } cli_options;
 
 /* --problem NAME:help (built-in or plugin path): prints the problem's name, summary and parameters
@@ -177,6 +180,10 @@ typedef struct {
   long page_faults;
   long peak_rss_kb;
   const char *event_names[CHS_MAX_EVENTS];
+  /* run --estimate-error: the estimated final global error and the companion that gave it */
+  int has_estimate;
+  double est_error;
+  char est_companion[160];
 } cli_result;
 int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor, void *ctx,
                   CHSProblem prob, cli_result *res);
@@ -234,8 +241,9 @@ int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_scale(int argc, char **argv);
 int cmd_bench_scale_implicit(const cli_options *o);
-int cmd_bench_dae_scale(const cli_options *o); /* chs bench dae --scale */
-int cmd_bench_mpi(int argc, char **argv);      /* chs bench mpi (drivers/cmd_bench_mpi.c) */
+int cmd_bench_dae_scale(const cli_options *o);  /* chs bench dae --scale */
+int cmd_bench_mpi(int argc, char **argv);       /* chs bench mpi (drivers/cmd_bench_mpi.c) */
+int cmd_bench_calibrate(int argc, char **argv); /* drivers/cmd_bench_calibrate.c */
 /* problem NULL: the built-in set; else that problem to t = tf */
 int cmd_bench_dae(int json, int quiet, const char *problem, double tf);
 int cmd_reproduce(int argc, char **argv);

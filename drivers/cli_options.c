@@ -186,6 +186,27 @@ static const cli_option options[] = {
    .help = "a failed derivative probe (plugin problems) is an error: exit 2 before any integration"},
   {"no-check", CLI_FLAG, NULL, M(CLI_RUN), 0, F(no_check), 0,
    .help = "skip the derivative probe of a plugin problem before the run"},
+  /* chs run --estimate-error and chs bench calibrate (drivers/estimate.c, cmd_bench_calibrate.c) */
+  {"estimate-error", CLI_FLAG, NULL, M(CLI_RUN) | M(CLI_WORKPREC), 0, F(estimate_error), 0,
+   .help = "(adaptive) also estimate the final global error from a companion run at tol/100 (run: estimated_error_final; workprec: column est_error)"},
+  {"problems", CLI_STR, "LIST", M(CLI_BENCH_CALIBRATE), 0, F(scale_problems), 0, .max = 256,
+   .help = "problems with a reference at their final time: pendulum, andrews, car-axis, heavy-top (default all)"},
+  {"formulations", CLI_STR, "F1,F2,...", M(CLI_BENCH_CALIBRATE), 0, F(formulation), 0, .max = 1024, .complete = CLI_C_FORMULATION,
+   .help = "formulations (default: every registered one; those that refuse a problem or method are skipped)"},
+  {"methods", CLI_STR, "M1,M2,...|all", M(CLI_BENCH_CALIBRATE), 0, F(method), 0, .complete = CLI_C_METHOD,
+   .help = "adaptive methods (default: erk:dp5, the Bogacki-Shampine, Verner 8(5)6 and Fehlberg 13(7)8 tables, dirk Kvaerno 4(2)3 and 7(4)5, cvode:adams, cvode:bdf, ida; all: every ERK and DIRK table besides)"},
+  {"tols", CLI_SWEEP, "HI:LO:N", M(CLI_BENCH_CALIBRATE), 0, F(tols), 0, .hi = 16, .def = "1e-4:1e-10:7",
+   .help = "tolerances (rtol = atol) from HI down to LO, N >= 2, HI < 1"},
+  {"time-limit", CLI_REAL, "S", M(CLI_BENCH_CALIBRATE), 0, F(time_limit), F(have_time_limit), .lo = 0.1,
+   .help = "seconds per run, at most 86400 (default 60: a run over it is killed, a FAILED point)"},
+  {"csv", CLI_STR, "FILE", M(CLI_BENCH_CALIBRATE), 0, F(csv), 0, .complete = CLI_C_FILE,
+   .help = "every point as CSV (round-trip precision)"},
+  {"json", CLI_FLAG, NULL, M(CLI_BENCH_CALIBRATE), 0, F(json), 0,
+   .help = "one JSON object on stdout"},
+  {"quiet", CLI_FLAG, NULL, M(CLI_BENCH_CALIBRATE), 0, F(quiet), 0,
+   .help = "no progress on stderr"},
+  {"dry-run", CLI_FLAG, NULL, M(CLI_BENCH_CALIBRATE), 0, F(dry_run), 0,
+   .help = "check every option and input as a real run would, then exit 0 before any work"},
 };
 /* clang-format on */
 #define NOPTIONS ((int)(sizeof options / sizeof options[0]))
@@ -275,6 +296,15 @@ static const cli_command_spec commands[CLI_NCOMMANDS] = {
     [CLI_COMPLETION] = {"completion", "SHELL", "bash", "print the shell completion script (bash)",
                         "Installed as share/bash-completion/completions/chs; or: source <(chs "
                         "completion bash)."},
+    [CLI_BENCH_CALIBRATE] = {"bench calibrate", NULL, NULL,
+                             "final error / tolerance of every adaptive configuration on the "
+                             "problems with a reference",
+                             "Every formulation x method that applies on pendulum (t = 10), "
+                             "andrews (0.03), car-axis (3) and heavy-top:steady=1 (10), at each "
+                             "tolerance (rtol = atol), each run a forked process killed at "
+                             "--time-limit. A point fails calibration when its final error "
+                             "exceeds 1000 tol or the run fails; a configuration also fails when "
+                             "its error does not fall over the sweep (docs/calibration.md)."},
 };
 
 static int accepts(const cli_option *op, cli_command_id cmd) {

@@ -217,7 +217,8 @@ int cmd_bench(int argc, char **argv) {
   } benches[] = {{"rhs", CLI_BENCH_RHS},
                  {"dae", CLI_BENCH_DAE},
                  {"scale", CLI_BENCH_SCALE},
-                 {"mpi", CLI_BENCH_MPI}};
+                 {"mpi", CLI_BENCH_MPI},
+                 {"calibrate", CLI_BENCH_CALIBRATE}};
   const int nbench = (int)(sizeof benches / sizeof benches[0]);
   const char *what = argc > 1 ? argv[1] : NULL;
   int which = -1;
@@ -232,12 +233,16 @@ int cmd_bench(int argc, char **argv) {
     return CHS_EXIT_OK;
   }
   if (which < 0) {
-    return cli_usage_error("unknown benchmark '%.200s' (available: rhs, dae, scale, mpi: chs bench "
-                           "rhs [options])",
-                           what ? what : "");
+    return cli_usage_error(
+        "unknown benchmark '%.200s' (available: rhs, dae, scale, mpi, calibrate: chs bench "
+        "rhs [options])",
+        what ? what : "");
   }
   if (benches[which].id == CLI_BENCH_MPI) {
     return cmd_bench_mpi(argc - 1, argv + 1); /* drivers/cmd_bench_mpi.c */
+  }
+  if (benches[which].id == CLI_BENCH_CALIBRATE) {
+    return cmd_bench_calibrate(argc - 1, argv + 1); /* drivers/cmd_bench_calibrate.c */
   }
   if (benches[which].id == CLI_BENCH_SCALE) {
     return cmd_bench_scale(argc - 1, argv + 1); /* drivers/cmd_bench_scale.c */

@@ -5,7 +5,9 @@
 #include <sys/resource.h>
 #include <time.h>
 #include "../src/compat.h"
+#include "calibration.h"
 #include "cli.h"
+#include "estimate.h"
 #include "mpi_cli.h"
 #include "progress.h"
 
@@ -33,6 +35,10 @@ static void print_summary(const cli_result *r) {
            (double)d->int_err_final);
   } else {
     printf("  |(q,p)-ref|    n/a (no reference solution at t_final)\n");
+  }
+  if (r->has_estimate) {
+    printf("  est. error     final %.3e  (|(q,p) - companion|_2; companion: %s)\n", r->est_error,
+           r->est_companion);
   }
   if (s->stats.nonlin_iters > 0) {
     printf("  nonlinear      %ld iterations, %ld convergence failures", s->stats.nonlin_iters,
@@ -398,12 +404,19 @@ int cmd_run(int argc, char **argv) {
   if (cli_is_first_order(o.problem) && o.stop_at) {
     return cli_usage_error("--stop-at: first-order problem %s declares no events", o.problem);
   }
+  if (cli_is_first_order(o.problem) && o.estimate_error) {
+    return cli_usage_error("--estimate-error: not available for first-order problem %s", o.problem);
+  }
   if (cli_is_first_order(o.problem)) {
     return cmd_run_first_order(&o);
   }
   if (!o.formulation) {
     fprintf(stderr, "chs: missing --formulation\n");
     return CHS_EXIT_USAGE;
+  }
+  if (o.estimate_error && o.have_h) {
+    return cli_usage_error("--estimate-error needs an adaptive run (--rtol and --atol, not --h): "
+                           "its companion runs at tol/100");
   }
   if (o.wedge && !o.have_h) {
     fprintf(stderr, "chs: --wedge needs a fixed step --h (the step map is linearised)\n");
@@ -417,6 +430,9 @@ int cmd_run(int argc, char **argv) {
   }
   if (o.plot && o.out && strcmp(o.plot, o.out) == 0) {
     return cli_usage_error("--plot and --out name the same file '%s'", o.plot);
+  }
+  if (cli_mpi_size() > 0 && o.estimate_error) {
+    return cli_usage_error("--estimate-error: not available under mpirun");
   }
   if (cli_mpi_size() > 0) { /* started by mpirun: the state distributed over the ranks */
     return cmd_run_mpi(&o);
@@ -545,6 +561,20 @@ int cmd_run(int argc, char **argv) {
         rc = cli_fail(&res.err);
       }
     }
+  }
+  if (rc == CHS_EXIT_OK && o.estimate_error) {
+    CHSError eerr;
+    if (cli_estimate_error(&o, final, final + n, n, &res.est_error, res.est_companion,
+                           sizeof res.est_companion, &eerr) != 0) {
+      rc = cli_fail(&eerr);
+    } else {
+      res.has_estimate = 1;
+    }
+  }
+  const char *cal_warning =
+      o.have_h ? NULL : chs_calibration_warning(o.formulation, o.method, o.rtol, o.atol);
+  if (cal_warning) { /* docs/calibration.md */
+    fprintf(stderr, "chs: warning: %s/%s: %s\n", o.formulation, o.method, cal_warning);
   }
   if (rc == CHS_EXIT_OK && o.json) {
     json_run_object(stdout, &res, "");

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "../src/compat.h"
 #include "mpi_cli.h"
+#include "estimate.h"
 #include "progress.h"
 #include "reproduce.h"
 
@@ -27,6 +28,7 @@ typedef struct {
 typedef struct {
   int ok;
   double tol, err, g, psi, energy, wall;
+  double est; /* --estimate-error: |z - z(tol/100)| (NAN: not asked or the companion failed) */
   long steps, evals;
   int balance; /* energy is the energy-balance error (as chs run reports it), not |H - H0| */
   char msg[200];
@@ -146,6 +148,8 @@ static void print_json(const char *problem, double tf, const char *ref_how,
       json_long(stdout, p->evals, p->ok);
       printf(", \"wall_s\": ");
       json_real(stdout, p->wall, p->ok);
+      printf(", \"est_error\": ");
+      json_real(stdout, p->est, p->ok && isfinite(p->est));
       printf("}");
     }
   }
@@ -164,16 +168,22 @@ static void print_table(const char *problem, double tf, const char *ref_how, lon
   char sp[1024];
   printf("problem %s, t in [0, %g], reference: %s, wall: median of %ld\n\n",
          cli_safe(sp, sizeof sp, problem), tf, ref_how, repeats);
-  printf("%-34s %8s %8s %9s %11s %10s %10s %10s %10s\n", "configuration", "tol", "steps", "evals",
-         "error", "max|g|", "max|psi|", wp_balance(nc, nt, pts) ? "balance" : "energy", "wall_s");
+  printf("%-34s %8s %8s %9s %11s %10s %10s %10s %10s %10s\n", "configuration", "tol", "steps",
+         "evals", "error", "max|g|", "max|psi|", wp_balance(nc, nt, pts) ? "balance" : "energy",
+         "wall_s", "est_error");
   for (int c = 0; c < nc; c++) {
     char name[300];
     config_name(name, sizeof name, &cfg[c]);
     for (int t = 0; t < nt; t++) {
       const wp_point *p = &pts[c][t];
       if (p->ok) {
-        printf("%-34.34s %8.1e %8ld %9ld %11.3e %10.2e %10.2e %10.2e %10.3g\n", name, p->tol,
+        printf("%-34.34s %8.1e %8ld %9ld %11.3e %10.2e %10.2e %10.2e %10.3g", name, p->tol,
                p->steps, p->evals, p->err, p->g, p->psi, p->energy, p->wall);
+        if (isfinite(p->est)) {
+          printf(" %10.2e\n", p->est);
+        } else {
+          printf(" %10s\n", "-");
+        }
       } else {
         printf("%-34.34s %8.1e   FAILED: %.80s\n", name, p->tol, p->msg);
       }
@@ -193,9 +203,10 @@ static int write_csv(const char *out, const wp_config *cfg, int nc, int nt,
     fprintf(stderr, "chs: cannot write %s/workprec.csv\n", out);
     return CHS_EXIT_NUMERIC;
   }
-  int bad =
-      fprintf(f.fp, "config,tol,status,steps,rhs_evals,int_err,pos_res_max,mom_res_max,%s,wall_s\n",
-              wp_energy_key(wp_balance(nc, nt, pts))) < 0;
+  int bad = fprintf(f.fp,
+                    "config,tol,status,steps,rhs_evals,int_err,pos_res_max,mom_res_max,%s,wall_s,"
+                    "est_error\n",
+                    wp_energy_key(wp_balance(nc, nt, pts))) < 0;
   for (int c = 0; c < nc && !bad; c++) {
     char name[300];
     config_name(name, sizeof name, &cfg[c]);
@@ -203,10 +214,12 @@ static int write_csv(const char *out, const wp_config *cfg, int nc, int nt,
       const wp_point *p = &pts[c][t];
       bad = fprintf(f.fp, "%s,%.3g,%s", name, p->tol, p->ok ? "ok" : "failed") < 0;
       if (p->ok) {
-        bad = bad || fprintf(f.fp, ",%ld,%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", p->steps, p->evals,
+        bad = bad || fprintf(f.fp, ",%ld,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,", p->steps, p->evals,
                              p->err, p->g, p->psi, p->energy, p->wall) < 0;
+        bad =
+            bad || (isfinite(p->est) ? fprintf(f.fp, "%.17g\n", p->est) : fprintf(f.fp, "\n")) < 0;
       } else { /* the work spent until the failure, no errors */
-        bad = bad || fprintf(f.fp, ",%ld,%ld,,,,,%.17g\n", p->steps, p->evals, p->wall) < 0;
+        bad = bad || fprintf(f.fp, ",%ld,%ld,,,,,%.17g,\n", p->steps, p->evals, p->wall) < 0;
       }
     }
   }
@@ -364,7 +377,7 @@ int cmd_workprec(int argc, char **argv) {
     goto done;
   }
   long n = CHSProblem_GetDims(prob)->n;
-  ref = calloc(1 + 2 * (size_t)n, sizeof *ref);
+  ref = calloc(1 + 4 * (size_t)n, sizeof *ref); /* the reference, then a run's final state */
   z = calloc(1 + 2 * (size_t)n, sizeof *z);
   pts = calloc((size_t)nc, sizeof *pts);
   if (!ref || !z || !pts) {
@@ -461,6 +474,7 @@ int cmd_workprec(int argc, char **argv) {
       progress_update(&prog, done);
       pt->tol = tols[t];
       pt->ok = 1;
+      pt->est = NAN;
       for (long r = 0; r < repeats && r < 64 && pt->ok; r++) {
         CHSRunOptions o = {.method = cfg[c].method,
                            .ctl = {.rtol = tols[t], .atol = tols[t], .max_steps = max_steps},
@@ -503,6 +517,19 @@ int cmd_workprec(int argc, char **argv) {
         walls[r] = sum.wall_s;
         if (r == repeats - 1 || r == 63) {
           pt->wall = cli_median(walls, r + 1);
+        }
+        if (r == 0 && opt.estimate_error) { /* drivers/estimate.h: the companion at tol/100 */
+          for (long i = 0; i < 2 * n; i++) {
+            ref[1 + 2 * n + i] = z[1 + i];
+          }
+          o.ctl.rtol = o.ctl.atol = fmax(tols[t] / CHS_ESTIMATE_FACTOR, CHS_ESTIMATE_TOL_FLOOR);
+          if (rep_run(prob, cfg[c].form, o, rep_final_monitor, z, NULL, &e) == 0) {
+            double s = 0;
+            for (long i = 0; i < 2 * n; i++) {
+              s += (z[1 + i] - ref[1 + 2 * n + i]) * (z[1 + i] - ref[1 + 2 * n + i]);
+            }
+            pt->est = sqrt(s);
+          }
         }
       }
     }

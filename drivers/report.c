@@ -136,6 +136,12 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
     fprintf(out, ",\n%s  \"wedge_linearisation\": \"%s\"", indent,
             r->wedge_exact ? "tangent-map" : "finite-differences");
   }
+  if (r->has_estimate) { /* run --estimate-error (drivers/estimate.c) */
+    fprintf(out, ",\n%s  \"estimated_error_final\": ", indent);
+    json_real(out, r->est_error, 1);
+    fprintf(out, ",\n%s  \"estimated_error_companion\": ", indent);
+    json_string(out, r->est_companion);
+  }
   /* Problems with explicit time dependence or a non-conservative force: the energy balance
    * (docs/mechanics.md "Energy balance"): |H - H0 - W| / |H0| and the work W at t_final. */
   if (d->balance_tracked) {
