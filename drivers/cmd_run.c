@@ -518,6 +518,19 @@ int cmd_run(int argc, char **argv) {
     res.sum.diag.invariant_names[i] = inv_names[i];
   }
   CHSProblem_Destroy(&prob);
+  /* a configuration the calibration found uncalibrated (docs/calibration.md) joins the run's
+   * warnings */
+  const char *cal_warning =
+      o.have_h ? NULL : chs_calibration_warning(o.formulation, o.method, o.rtol, o.atol);
+  if (cal_warning) {
+    char sf[256], sm[256];
+    if (res.sum.n_warnings < CHS_RUN_MAX_WARNINGS) {
+      snprintf(res.sum.warnings[res.sum.n_warnings], sizeof res.sum.warnings[0], "%s/%s: %s",
+               cli_safe(sf, sizeof sf, o.formulation), cli_safe(sm, sizeof sm, o.method),
+               cal_warning);
+    }
+    res.sum.n_warnings++;
+  }
   /* the run's warnings (chs/run.h "Warnings"), also before a failure */
   int nw = res.sum.n_warnings < CHS_RUN_MAX_WARNINGS ? res.sum.n_warnings : CHS_RUN_MAX_WARNINGS;
   for (int i = 0; i < nw; i++) {
@@ -570,11 +583,6 @@ int cmd_run(int argc, char **argv) {
     } else {
       res.has_estimate = 1;
     }
-  }
-  const char *cal_warning =
-      o.have_h ? NULL : chs_calibration_warning(o.formulation, o.method, o.rtol, o.atol);
-  if (cal_warning) { /* docs/calibration.md */
-    fprintf(stderr, "chs: warning: %s/%s: %s\n", o.formulation, o.method, cal_warning);
   }
   if (rc == CHS_EXIT_OK && o.json) {
     json_run_object(stdout, &res, "");
