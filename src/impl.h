@@ -509,7 +509,7 @@ struct CHSFormulation_ {
   CHSError failure;
   CHSJacWork *jac;         /* Jacobian workspace of the integrator using it, or NULL */
   struct CHSPrecond *prec; /* Krylov preconditioner of the CVODE using it (owned there), or NULL */
-  struct {                 /* the IDA whose error weights it gives (CHSFormulation_IDASetTolerances) */
+  struct { /* the IDA whose error weights it gives (CHSFormulation_IDASetTolerances) */
     void *ida;
     sunrealtype rtol, atol;
   } idaw;

@@ -129,7 +129,8 @@ static void test_ida_tolerances(void **state) {
   const struct {
     const char *form;
     int k[7]; /* pendulum: q (2), p (2), multipliers */
-  } idx[] = {{"dae-index3", {1, 1, 2, 2, 3}}, {"dae-ggl", {1, 1, 1, 1, 2, 2}},
+  } idx[] = {{"dae-index3", {1, 1, 2, 2, 3}},
+             {"dae-ggl", {1, 1, 1, 1, 2, 2}},
              {"dae-index1", {1, 1, 1, 1, 1}}};
   const double h = 1e-3, rtol = 1e-6, atol = 1e-8;
   for (int c = 0; c < 3; c++) {

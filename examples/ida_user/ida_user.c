@@ -28,8 +28,8 @@ int main(void) {
   }
   yp = N_VClone(y);
   id = N_VClone(y);
-  CHSFormulation_InitialDerivative(form, y, yp);   /* consistent y'(0) */
-  CHSFormulation_ComponentIds(form, id);           /* differential 1, algebraic 0 */
+  CHSFormulation_InitialDerivative(form, y, yp); /* consistent y'(0) */
+  CHSFormulation_ComponentIds(form, id);         /* differential 1, algebraic 0 */
   /* the Jacobian's pattern at the initial state: the size of the sparse matrix */
   if (CHSFormulation_JacobianSetup(form, 1, y, yp, &nnz, NULL, NULL, &err) != 0) {
     fprintf(stderr, "ida_user: %s\n", err.msg);
