@@ -48,10 +48,8 @@ static double ida_error(const char *form, const char *method, double tol) {
   return sum.diag.int_err_final;
 }
 
-/* With the analytic Jacobian (default) and IDA's difference quotients (jac=fd). The index-3
- * error is not monotone in the tolerance (only q is error-controlled; at t = 10 it measured
- * 3.8e-3, 1.1e-2, 6.2e-3, 1.7e-3 at tol 1e-7, 1e-8, 3e-9, 1e-9 with the analytic Jacobian, 1.8e-3,
- * 8.6e-4, 2.9e-3, 6.1e-4 with difference quotients): the bound at 1e-8 leaves room for that. */
+/* With the analytic Jacobian (default) and IDA's difference quotients (jac=fd): the error at
+ * tolerance 1e-8 at least 100 times below the one at 1e-4 (measured 197 .. 16922 times). */
 static void test_convergence(void **state) {
   (void)state;
   const char *forms[4] = {"dae-index3", "dae-ggl", "dae-index1", "dirac"};
