@@ -1,5 +1,8 @@
 /* SUNDIALS glue for programs that keep their own user_data (src/chs/sundials.h). */
+#include <float.h>
+#include <math.h>
 #include <arkode/arkode_erkstep.h>
+#include <ida/ida.h>
 #include "chs/sundials.h"
 #include "compat.h"
 #include "impl.h"
@@ -13,27 +16,88 @@ int CHSFormulation_EvalResidual(CHSFormulation f, sunrealtype t, N_Vector y, N_V
   return f ? CHSFormulation_Residual(t, y, yp, res, f) : CHS_ERR_ARG;
 }
 
-/* The components excluded from the error test (id = 0: multipliers, and the index-2 momenta of the
- * index-3 form) get an absolute tolerance so large that they do not dominate the Newton
- * convergence test either: otherwise the O(h^-2) and O(h^-1) amplification of their Newton
- * corrections forces IDA into ever smaller steps at tight tolerances (seen: dae-index3 stuck at
- * t ~ 1e-8 with 1e-10). Not so large that they drop out of it: with 1e6, andrews' momenta
- * (|p| ~ 1e-2) were never checked, IDA accepted Newton iterates with wrong p and crept
- * (dae-index3 at rtol 1e-6 .. 1e-10: 50000 steps reached t < 0.009 of 0.03). So the algebraic
- * momenta (components n .. 2n-1 of the state (q, p, multipliers)) get CHS_IDA_MOMENTUM_ATOL, the
- * multipliers CHS_IDA_ALGEBRAIC_ATOL (with 1 for them too, the spherical-pendulum plugin's
- * dae-index3 failed at t ~ 7e-9 at 1e-10); measured on pendulum, double-pendulum, car-axis,
- * andrews at 1e-6 .. 1e-10 and the install test's plugin. */
+extern const CHSFormulationOps chs_formulation_dae_index1;
+
+/* IDA's error weights (docs/sundials.md "IDA: error weights"): w_i = h^(k_i - 1) / (rtol |y_i| +
+ * atol), k_i the index of component i: 1 for the differential components (positions, the momenta
+ * of GGL and the index-1 form) and the index-1 form's multipliers, 2 for the index-3 form's momenta
+ * and GGL's multipliers, 3 for the index-3 form's multipliers. The scaling is Hairer & Wanner's
+ * (RADAU5): a change d of the positions moves the index-2 components by d / h and the index-3 ones
+ * by d / h^2 through the constraints, so their Newton corrections, round-off included, are
+ * measured at the positions' scale. Unscaled, at tolerance 1e-10 the multipliers' round-off
+ * (eps / h^2) alone exceeds the tolerance and IDA's steps shrink without end; left out of the
+ * Newton test (huge atol), IDA stops iterating with wrong momenta and multipliers and the
+ * positions drift far beyond the tolerance. h <= 0: the first step, whose size IDA has not
+ * chosen yet; its bound 0.5 / |y'| (IDA's own, in the norm of the error-tested components)
+ * stands for it. */
+int CHSFormulation_IDAErrorWeights(CHSFormulation f, sunrealtype rtol, sunrealtype atol,
+                                   sunrealtype h, N_Vector y, N_Vector ewt) {
+  if (!f || !y || !ewt || !(rtol >= 0) || !(atol > 0) || !isfinite(h) ||
+      N_VGetLength(y) != CHSFormulation_GetStateSize(f) ||
+      N_VGetLength(ewt) != CHSFormulation_GetStateSize(f)) {
+    return CHS_ERR_ARG;
+  }
+  sunindextype N = N_VGetLength(y), n = CHSProblem_GetDims(CHSFormulation_GetProblem(f))->n;
+  const sunrealtype *yv = N_VGetArrayPointer(y);
+  sunrealtype *w = N_VGetArrayPointer(ewt);
+  h = fabs(h);
+  if (h == 0) {
+    N_Vector yp = N_VClone(y);
+    if (!yp) {
+      return CHS_ERR_MEM;
+    }
+    int rc = CHSFormulation_InitialDerivative(f, y, yp);
+    CHSFormulation_ComponentIds(f, ewt);
+    const sunrealtype *ypv = N_VGetArrayPointer(yp);
+    sunrealtype sum = 0;
+    for (sunindextype i = 0; i < N; i++) {
+      sunrealtype e = w[i] > 0 ? ypv[i] / (rtol * fabs(yv[i]) + atol) : 0;
+      sum += e * e;
+    }
+    N_VDestroy(yp);
+    if (rc != 0) {
+      return rc;
+    }
+    sunrealtype ypnorm = sqrt(sum / (sunrealtype)N);
+    h = ypnorm > 0 && isfinite(ypnorm) ? 0.5 / ypnorm : sqrt(DBL_EPSILON);
+  }
+  CHSFormulation_ComponentIds(f, ewt);
+  int p_algebraic = N > n && w[n] == 0;
+  int lambda_index = p_algebraic ? 3 : f->ops == &chs_formulation_dae_index1 ? 1 : 2;
+  for (sunindextype i = 0; i < N; i++) {
+    int k = w[i] > 0 ? 1 : i < 2 * n ? 2 : lambda_index;
+    sunrealtype scale = k == 1 ? 1 : k == 2 ? h : h * h;
+    w[i] = scale / (rtol * fabs(yv[i]) + atol);
+  }
+  return 0;
+}
+
+/* IDAEwtFn with the formulation as user_data: the weights at IDA's next step size. */
+static int chs_ida_ewt(N_Vector y, N_Vector ewt, void *user_data) {
+  CHSFormulation f = user_data;
+  sunrealtype h = 0;
+  if (!f || !f->idaw.ida || IDAGetCurrentStep(f->idaw.ida, &h) != IDA_SUCCESS) {
+    return -1;
+  }
+  return CHSFormulation_IDAErrorWeights(f, f->idaw.rtol, f->idaw.atol, h, y, ewt) == 0 ? 0 : -1;
+}
+
+int CHSFormulation_IDASetTolerances(CHSFormulation f, void *ida_mem, sunrealtype rtol,
+                                    sunrealtype atol) {
+  if (!f || !ida_mem || !(rtol >= 0) || !(atol > 0) || !isfinite(rtol) || !isfinite(atol)) {
+    return CHS_ERR_ARG;
+  }
+  f->idaw.ida = ida_mem;
+  f->idaw.rtol = rtol;
+  f->idaw.atol = atol;
+  return IDAWFtolerances(ida_mem, chs_ida_ewt) == IDA_SUCCESS ? 0 : CHS_ERR_SOLVER;
+}
+
 int CHSFormulation_IDATolerances(CHSFormulation f, sunrealtype atol, N_Vector atol_vec) {
   if (!f || !atol_vec || !(atol > 0) || N_VGetLength(atol_vec) != CHSFormulation_GetStateSize(f)) {
     return CHS_ERR_ARG;
   }
-  CHSFormulation_ComponentIds(f, atol_vec);
-  sunrealtype *a = N_VGetArrayPointer(atol_vec);
-  sunindextype np = 2 * CHSProblem_GetDims(CHSFormulation_GetProblem(f))->n;
-  for (sunindextype i = 0; i < N_VGetLength(atol_vec); i++) {
-    a[i] = a[i] > 0 ? atol : i < np ? CHS_IDA_MOMENTUM_ATOL : CHS_IDA_ALGEBRAIC_ATOL;
-  }
+  N_VConst(atol, atol_vec);
   return 0;
 }
 

@@ -522,6 +522,10 @@ struct CHSFormulation_ {
   CHSError failure;
   CHSJacWork *jac;         /* Jacobian workspace of the integrator using it, or NULL */
   struct CHSPrecond *prec; /* Krylov preconditioner of the CVODE using it (owned there), or NULL */
+  struct { /* the IDA whose error weights it gives (CHSFormulation_IDASetTolerances) */
+    void *ida;
+    sunrealtype rtol, atol;
+  } idaw;
 };
 
 /* ------------------------------------------------------------------ shared checks and clocks */

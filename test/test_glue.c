@@ -4,8 +4,9 @@
  *    stays at round-off, and the program's own counters see every call;
  *  - CHSProjector_CVodeProjFn and CHSProjector_ARKPostprocess without a projector fail loudly
  *    (CVODE once counted 952 projections that did nothing);
- *  - CHSFormulation_IDATolerances: atol on the differential components, CHS_IDA_ALGEBRAIC_ATOL on
- *    the multipliers, and IDA with it integrates dae-ggl to the reference;
+ *  - CHSFormulation_IDATolerances: atol on every component; CHSFormulation_IDAErrorWeights: the
+ *    weights h^(k-1) / (rtol |y| + atol) by the components' index k; IDA with
+ *    CHSFormulation_IDASetTolerances integrates dae-ggl to the reference;
  *  - CHSERKStep_FixLastStageReuse: classical RK4 in the user's own ERKStep converges with order 4
  *    (on SUNDIALS 6.4 without the fix it is order 3). */
 #include <arkode/arkode_erkstep.h>
@@ -120,45 +121,49 @@ static void test_ida_tolerances(void **state) {
   SUNContext ctx = test_context();
   own_ida u = own_ida_new("pendulum", "dae-ggl");
   assert_int_equal(CHSFormulation_IDATolerances(u.f, 1e-9, u.atol), 0);
-  CHSFormulation_ComponentIds(u.f, u.id);
   sunindextype N = N_VGetLength(u.y);
-  int algebraic = 0;
   for (sunindextype i = 0; i < N; i++) {
-    double a = N_VGetArrayPointer(u.atol)[i], k = N_VGetArrayPointer(u.id)[i];
-    assert_true(k > 0 ? a == 1e-9 : a == CHS_IDA_ALGEBRAIC_ATOL);
-    algebraic += k == 0;
+    assert_true(N_VGetArrayPointer(u.atol)[i] == 1e-9);
   }
-  assert_int_equal(algebraic, 2); /* GGL: lambda and mu of the one constraint */
-  /* the index-3 form: its momenta are algebraic too, with the momentum floor */
-  CHSFormulation f3 = new_formulation("dae-index3", u.prob, ctx);
-  N_Vector y3, a3, id3;
-  assert_int_equal(CHSFormulation_NewInitialState(f3, &y3, NULL), 0);
-  a3 = N_VClone(y3);
-  id3 = N_VClone(y3);
-  assert_int_equal(CHSFormulation_IDATolerances(f3, 1e-9, a3), 0);
-  CHSFormulation_ComponentIds(f3, id3);
-  int floors = 0;
-  for (sunindextype i = 0; i < N_VGetLength(y3); i++) {
-    double a = N_VGetArrayPointer(a3)[i], k = N_VGetArrayPointer(id3)[i];
-    if (k == 0 && i < 4) {
-      assert_true(a == CHS_IDA_MOMENTUM_ATOL);
-      floors++;
+  /* the error weights at step size h: h^(k-1) / (rtol |y| + atol), k the component's index */
+  const struct {
+    const char *form;
+    int k[7]; /* pendulum: q (2), p (2), multipliers */
+  } idx[] = {{"dae-index3", {1, 1, 2, 2, 3}},
+             {"dae-ggl", {1, 1, 1, 1, 2, 2}},
+             {"dae-index1", {1, 1, 1, 1, 1}}};
+  const double h = 1e-3, rtol = 1e-6, atol = 1e-8;
+  for (int c = 0; c < 3; c++) {
+    CHSFormulation f = new_formulation(idx[c].form, u.prob, ctx);
+    N_Vector y = new_initial_state(f), w = N_VClone(y);
+    assert_int_equal(CHSFormulation_IDAErrorWeights(f, rtol, atol, h, y, w), 0);
+    for (sunindextype i = 0; i < N_VGetLength(y); i++) {
+      double yi = N_VGetArrayPointer(y)[i];
+      CHECK_NEAR(N_VGetArrayPointer(w)[i], pow(h, idx[c].k[i] - 1) / (rtol * fabs(yi) + atol),
+                 1e-12 / (rtol * fabs(yi) + atol));
     }
+    /* h = 0 (before IDA's first step): a positive step size stands for it */
+    assert_int_equal(CHSFormulation_IDAErrorWeights(f, rtol, atol, 0, y, w), 0);
+    assert_true(N_VMin(w) > 0);
+    assert_int_equal(CHSFormulation_IDAErrorWeights(f, rtol, 0, h, y, w), CHS_ERR_ARG);
+    N_VDestroy(y);
+    N_VDestroy(w);
+    CHSFormulation_Destroy(&f);
   }
-  assert_int_equal(floors, 2);
-  N_VDestroy(y3);
-  N_VDestroy(a3);
-  N_VDestroy(id3);
-  CHSFormulation_Destroy(&f3);
   N_Vector shortv = N_VNew_Serial(N - 1, ctx);
   assert_int_equal(CHSFormulation_IDATolerances(u.f, 1e-9, shortv), CHS_ERR_ARG);
   assert_int_equal(CHSFormulation_IDATolerances(u.f, 0, u.atol), CHS_ERR_ARG);
+  assert_int_equal(CHSFormulation_IDAErrorWeights(u.f, 1e-9, 1e-9, h, u.y, shortv), CHS_ERR_ARG);
+  assert_int_equal(CHSFormulation_IDASetTolerances(u.f, NULL, 1e-9, 1e-9), CHS_ERR_ARG);
   N_VDestroy(shortv);
+  CHSFormulation_ComponentIds(u.f, u.id);
   /* the caller's own IDA with these tolerances reaches the reference */
   assert_int_equal(CHSFormulation_InitialDerivative(u.f, u.y, u.yp), 0);
   u.A = SUNDenseMatrix(N, N, ctx);
   u.LS = SUNLinSol_Dense(u.y, u.A, ctx);
   own_ida_start(&u, 1e-9);
+  assert_int_equal(CHSFormulation_IDASetTolerances(u.f, u.mem, 1e-9, 1e-9), 0);
+  assert_int_equal(IDASetSuppressAlg(u.mem, SUNTRUE), 0);
   sunrealtype t, q[2], p[2], qr[2], pr[2];
   assert_true(IDASolve(u.mem, 5, &t, u.y, u.yp, IDA_NORMAL) >= 0);
   CHSFormulation_ToPhysical(u.f, u.y, q, p);

@@ -269,6 +269,7 @@ static void test_ida_klu(void **state) {
   u.A = SUNSparseMatrix(N, N, nnz, CSC_MAT, ctx);
   u.LS = SUNLinSol_KLU(u.y, u.A, ctx);
   own_ida_start(&u, 1e-10);
+  assert_int_equal(CHSFormulation_IDASetTolerances(u.f, u.mem, 1e-10, 1e-10), 0);
   assert_int_equal(IDASetJacFn(u.mem, CHSFormulation_ResidualJacFn), 0);
   sunrealtype t, q[2], p[2], qr[2], pr[2];
   assert_true(IDASolve(u.mem, 1, &t, u.y, u.yp, IDA_NORMAL) >= 0);

@@ -1,5 +1,5 @@
 /* Your own IDA program on chs' dae-ggl residual of the pendulum (positions, momenta and two
- * multipliers), with chs' tolerances for the algebraic components and KLU on chs' sparse
+ * multipliers), with chs' error weights for the algebraic components and KLU on chs' sparse
  * Jacobian; the formulation is IDA's user_data, so chs' adapters go to IDA directly
  * (docs/sundials.md). Exit status 0 when the state matches the reference at t = 5. */
 #include <math.h>
@@ -15,7 +15,7 @@ int main(void) {
   CHSFormulation form;
   CHSDiagnostics diag;
   CHSRecord rec;
-  N_Vector y, yp, atol, id;
+  N_Vector y, yp, id;
   CHSError err;
   sunindextype nnz;
   SUNContext_Create(0, &ctx); /* 0: no MPI communicator (SUNDIALS 6 and 7) */
@@ -27,11 +27,9 @@ int main(void) {
     return 1;
   }
   yp = N_VClone(y);
-  atol = N_VClone(y);
   id = N_VClone(y);
-  CHSFormulation_InitialDerivative(form, y, yp);   /* consistent y'(0) */
-  CHSFormulation_IDATolerances(form, 1e-10, atol); /* large on the multipliers */
-  CHSFormulation_ComponentIds(form, id);           /* differential 1, algebraic 0 */
+  CHSFormulation_InitialDerivative(form, y, yp); /* consistent y'(0) */
+  CHSFormulation_ComponentIds(form, id);         /* differential 1, algebraic 0 */
   /* the Jacobian's pattern at the initial state: the size of the sparse matrix */
   if (CHSFormulation_JacobianSetup(form, 1, y, yp, &nnz, NULL, NULL, &err) != 0) {
     fprintf(stderr, "ida_user: %s\n", err.msg);
@@ -43,8 +41,10 @@ int main(void) {
   void *ida = IDACreate(ctx);
   IDAInit(ida, CHSFormulation_Residual, 0.0, y, yp); /* chs' residual ... */
   IDASetUserData(ida, form);                         /* ... with the formulation as user_data */
-  IDASVtolerances(ida, 1e-10, atol);
+  /* rtol, atol on every component, the multipliers' weights scaled by the step size */
+  CHSFormulation_IDASetTolerances(form, ida, 1e-10, 1e-10);
   IDASetId(ida, id);
+  IDASetSuppressAlg(ida, SUNTRUE); /* multipliers out of the error test */
   IDASetLinearSolver(ida, LS, A);
   IDASetJacFn(ida, CHSFormulation_ResidualJacFn); /* dF/dy + cj dF/dy' into the CSC matrix */
   IDASetMaxNumSteps(ida, 100000);
@@ -63,7 +63,6 @@ int main(void) {
   SUNMatDestroy(A);
   N_VDestroy(y);
   N_VDestroy(yp);
-  N_VDestroy(atol);
   N_VDestroy(id);
   CHSDiagnostics_Destroy(&diag);
   CHSFormulation_Destroy(&form);

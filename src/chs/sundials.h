@@ -42,19 +42,35 @@ CHS_EXPORT int CHSFormulation_EvalResidual(CHSFormulation f, sunrealtype t, N_Ve
 CHS_EXPORT int CHSProjector_CVodeProject(CHSProjector proj, sunrealtype t, N_Vector ycur,
                                          N_Vector corr, N_Vector err);
 
-/** Absolute tolerances for IDA (IDASVtolerances) on the formulation's state (q, p, multipliers):
- * atol on the differential components; on the algebraic ones (CHSFormulation_ComponentIds = 0)
- * CHS_IDA_MOMENTUM_ATOL for momenta (the index-3 form's) and CHS_IDA_ALGEBRAIC_ATOL for the
- * multipliers, which takes them out of the error test in effect. The index-3 and GGL residuals
- * determine the multipliers only through the Newton iteration: testing their error makes IDA
- * reject its first steps and fail at t = 0 at tight tolerances (as SUNDIALS' own idaSlCrank_dns,
- * which tests them, does below tolerance 1e-9), while their error is controlled through the
- * positions and momenta they enforce; src/glue.c says how the two floors were measured.
- * atol_vec must have the formulation's state size. Call IDASetId with the component ids too. */
-#define CHS_IDA_ALGEBRAIC_ATOL 1e6
-#define CHS_IDA_MOMENTUM_ATOL 1.0 /**< absolute tolerance on algebraic momenta (see above) */
-/** Fill atol_vec with the absolute tolerances described at CHS_IDA_ALGEBRAIC_ATOL. */
+/** @name IDA's error weights on a DAE formulation (docs/sundials.md "IDA: error weights")
+ * IDA weighs each component of the state (q, p, multipliers) in its local error test and in its
+ * Newton convergence test by w_i. CHSFormulation_IDAErrorWeights gives the weights for step size
+ * h: w_i = h^(k_i - 1) / (rtol |y_i| + atol), k_i the component's index (1: positions and the
+ * differential momenta, and the index-1 form's multipliers; 2: the index-3 form's momenta, GGL's
+ * multipliers; 3: the index-3 form's multipliers), the scaling of Hairer & Wanner's index-3 codes.
+ * The algebraic components (CHSFormulation_ComponentIds = 0) then enter IDA's Newton test at the
+ * positions' scale; exclude them from its error test with IDASetId and IDASetSuppressAlg.
+ * @{ */
+/** ewt for IDA's next step of size h (IDAGetCurrentStep; h = 0 before the first step: estimated
+ * as IDA does, from y'). For a program whose IDA user_data is its own structure: call it from
+ * its own IDAEwtFn (IDAWFtolerances). y and ewt have the formulation's state size. */
+CHS_EXPORT int CHSFormulation_IDAErrorWeights(CHSFormulation f, sunrealtype rtol, sunrealtype atol,
+                                              sunrealtype h, N_Vector y, N_Vector ewt);
+/** IDAWFtolerances on ida_mem with these weights; IDA's user_data must be the formulation. The
+ * formulation remembers ida_mem (one IDA at a time). */
+CHS_EXPORT int CHSFormulation_IDASetTolerances(CHSFormulation f, void *ida_mem, sunrealtype rtol,
+                                               sunrealtype atol);
+/** atol on every component of atol_vec (IDASVtolerances): the real tolerances, without the step
+ * size scaling. With them IDA's Newton test holds the index-3 form's multipliers to atol, below
+ * their round-off at tight tolerances: prefer CHSFormulation_IDASetTolerances. atol_vec must have
+ * the formulation's state size. */
 CHS_EXPORT int CHSFormulation_IDATolerances(CHSFormulation f, sunrealtype atol, N_Vector atol_vec);
+/** Not used by chs any more: floors of absolute tolerance once put on the multipliers and the
+ * index-3 form's momenta, which took them out of IDA's Newton test. Kept for source
+ * compatibility. */
+#define CHS_IDA_ALGEBRAIC_ATOL 1e6
+#define CHS_IDA_MOMENTUM_ATOL 1.0 /**< see CHS_IDA_ALGEBRAIC_ATOL */
+/** @} */
 
 /** @name Jacobians for SUNDIALS' matrix-based linear solvers
  * The formulation's Jacobian into a dense, band or CSC sparse SUNMatrix, for CVODE and ARKODE
