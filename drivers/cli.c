@@ -393,6 +393,38 @@ static const struct {
 } cli_run_memory[] = {{"dirac", 569},    {"standard", 569}, {"baumgarte", 569}, {"impetus", 569},
                       {"extended", 642}, {"total", 642},    {"fj", 651}};
 
+/* The memory a run may use: the least of the physical memory, the cgroup's limit (a batch job's
+ * or container's memory.max: the kernel kills beyond it, whatever the machine has) and
+ * CHS_MEMORY_LIMIT (bytes) when set; *what names it. 0: unknown; -1: CHS_MEMORY_LIMIT is not a
+ * number of bytes > 0. */
+static double cli_memory_available(const char **what) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+  *what = "this machine's physical memory";
+  FILE *fp = fopen("/sys/fs/cgroup/memory.max", "r");
+  if (fp) {
+    double lim = 0;
+    if (fscanf(fp, "%lf", &lim) == 1 && lim > 0 && (have == 0 || lim < have)) {
+      have = lim;
+      *what = "the cgroup's memory limit (/sys/fs/cgroup/memory.max)";
+    }
+    fclose(fp);
+  }
+  const char *env = getenv("CHS_MEMORY_LIMIT");
+  if (env) {
+    char *end = NULL;
+    double lim = strtod(env, &end);
+    if (end == env || *end != '\0' || !(lim > 0) || !isfinite(lim)) {
+      return -1;
+    }
+    if (have == 0 || lim < have) {
+      have = lim;
+      *what = "CHS_MEMORY_LIMIT";
+    }
+  }
+  return have;
+}
+
 static int cli_check_memory(const char *formulation, CHSProblem prob) {
   char name[64];
   const char *params = NULL;
@@ -407,14 +439,19 @@ static int cli_check_memory(const char *formulation, CHSProblem prob) {
     }
   }
   long n = (long)CHSProblem_GetDims(prob)->n;
-  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  double need = (double)n * per * CLI_MEM_MARGIN, have = (double)pages * (double)page;
-  if (pages > 0 && page > 0 && need > have) {
-    return usage_error("%s on %s (%ld coordinates) needs about %.1f GB (%.0f bytes per coordinate "
-                       "measured, and a %.0f %% margin), more than this machine's %.1f GB of "
-                       "physical memory",
+  const char *what = NULL;
+  double have = cli_memory_available(&what);
+  if (!(have > 0)) {
+    return have < 0 ? usage_error("CHS_MEMORY_LIMIT '%s' is not a number of bytes > 0",
+                                  getenv("CHS_MEMORY_LIMIT"))
+                    : 0;
+  }
+  double need = (double)n * per * CLI_MEM_MARGIN;
+  if (need > have) {
+    return usage_error("%s on %s (%ld coordinates) needs about %.2f GB (%.0f bytes per coordinate "
+                       "measured, and a %.0f %% margin), more than the %.2f GB of %s",
                        name, CHSProblem_GetName(prob), n, need / 1e9, per,
-                       100 * (CLI_MEM_MARGIN - 1), have / 1e9);
+                       100 * (CLI_MEM_MARGIN - 1), have / 1e9, what);
   }
   return 0;
 }

@@ -800,5 +800,13 @@ for fm in "dae-ggl ida:ls=klu" "standard cvode:bdf"; do
     elif awk -v h="$hmax" 'BEGIN { exit !(h > 0.01) }'; then ok; else bad "$m: largest step $hmax (the bound test cannot fail)"; fi
   done
 done
+# The memory guard uses measured bytes per coordinate (dirac: 569, 25 % margin): chain:N=10^6 needs
+# 1.42 GB, more than a 1.2 GB limit (the problem's own 700 bytes per atom, 0.7 GB, would pass it);
+# refused with exit 2 before any work, and run under a 2 GB limit. CHS_MEMORY_LIMIT is checked.
+big=(run --problem chain:N=1000000 --formulation dirac --method erk:rk4 --h 1e-3 --tf 1e-3 --dry-run)
+CHS_MEMORY_LIMIT=1.2e9 expect 2 "needs about 1.42 GB (569 bytes per coordinate" -- "${big[@]}"
+CHS_MEMORY_LIMIT=2e9 expect 0 "" -- "${big[@]}"
+CHS_MEMORY_LIMIT=1.2e9 expect 2 "needs about 1.60 GB (642 bytes per coordinate" -- "${big[@]/dirac/extended}"
+CHS_MEMORY_LIMIT=12x expect 2 "CHS_MEMORY_LIMIT '12x' is not a number" -- "${big[@]}"
 echo "cli: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]
