@@ -276,6 +276,9 @@ void chs_jac_mv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *u
 /* Evaluate G(q) into s->G, assemble Q = G M^{-1} G^T and factor it (counted).
  * 0, CHS_RECOVERABLE (singular Q or callback out of domain), or < 0. */
 int chs_system_gram_at(CHSSystem *s, const sunrealtype *q);
+/* The error of a failed chs_system_gram_at (or of what it evaluates) in a step of who at t: the
+ * problem callback that failed, when one did; an overflowing Gram matrix; else a singular one. */
+int chs_system_gram_fail(const CHSSystem *s, CHSError *err, const char *who, sunrealtype t);
 
 /* F = -grad V(q) + Fnc(q, v) (the non-conservative part only when the problem has one).
  * 0, CHS_RECOVERABLE (callback out of domain) or CHS_ERR_CALLBACK. Uses scratch s->wn[7]. */

@@ -497,6 +497,22 @@ int chs_system_cb(CHSSystem *s, const char *name, int rc) {
   return rc > 0 ? CHS_RECOVERABLE : CHS_ERR_CALLBACK;
 }
 
+int chs_system_gram_fail(const CHSSystem *s, CHSError *err, const char *who, sunrealtype t) {
+  if (s->cb_failed) {
+    return chs_error_set(
+        err, s->cb_rc < 0 ? CHS_ERR_CALLBACK : CHS_ERR_SOLVER,
+        "%s: problem '%s' callback %s returned %d (%s) at t = %g", who, s->ops->name, s->cb_failed,
+        s->cb_rc, s->cb_rc < 0 ? "a fatal error" : "the state is outside its domain", (double)t);
+  }
+  if (s->gram && s->gram->nonfinite) {
+    return chs_error_set(err, CHS_ERR_SOLVER,
+                         "%s: the Gram matrix G M^-1 G^T is not finite at t = %g (its entries "
+                         "overflow, or G is not finite)",
+                         who, (double)t);
+  }
+  return chs_error_set(err, CHS_ERR_SOLVER, "%s: singular Gram matrix at t = %g", who, (double)t);
+}
+
 int chs_system_mass_at(CHSSystem *s, const sunrealtype *q) {
   if (s->mass_kind != CHS_MASS_CONFIG) {
     return 0;

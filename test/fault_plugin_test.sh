@@ -80,6 +80,13 @@ row nan_midrun 3 "non-finite right-hand side" -- --formulation dirac --method id
 row singular_start 2 "singular Gram matrix G M^-1 G^T at the initial state" -- "${ssf[@]}"
 row nan_midrun 3 "t = 0.3" -- "${ssf[@]}"
 
+# the symplectic constrained methods name the callback that failed in their Gram evaluation, and
+# keep "singular Gram matrix" for a G that is singular
+for m in rattle sprk:leapfrog_2_2; do
+  row jacobian_error_midrun 3 "callback jacobian returned -1 (a fatal error)" -- --formulation dirac --method $m --h 0.01 --tf 2
+  row singular_midrun 3 "singular Gram matrix" -- --formulation dirac --method $m --h 0.01 --tf 2
+done
+
 # a callback's fatal error (-1) mid-run is named, in every path (not "singular Gram matrix" or
 # "non-finite state"): the ODE formulations, the state space form, IDA on the DAEs
 for k in force jacobian; do

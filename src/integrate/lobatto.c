@@ -634,8 +634,7 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
     }
   }
   if (c->structured && (chs_system_gram_at(sys, c->q) != 0 || cprk_structured_setup(c, tb) != 0)) {
-    return chs_error_set(err, CHS_ERR_SOLVER, "%s: singular Gram matrix at t = %g", c->who,
-                         (double)c->t);
+    return chs_system_gram_fail(sys, err, c->who, c->t);
   }
   sunrealtype pscale = 1 + chs_norm2(c->p, n) + h * chs_norm2(c->F0, n);
   /* positions' scale: the constraints pin the stage positions Q_i = q_n + h sum_j a_ij M^{-1} P_j
@@ -765,8 +764,7 @@ int chs_cprk_trial(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h, int w
     c->p1[k] = v;
   }
   if (chs_system_gram_at(sys, c->q1) != 0 || chs_system_time_terms(sys, c->q1) != 0) {
-    return chs_error_set(err, CHS_ERR_SOLVER, "%s: singular Gram matrix at t = %g", c->who,
-                         (double)(c->t + h));
+    return chs_system_gram_fail(sys, err, c->who, c->t + h);
   }
   chs_mass_inv(sys, c->p1, c->wn1);
   chs_system_psi(sys, c->wn1, c->wm1); /* G M^{-1} p + g_t */

@@ -244,8 +244,7 @@ static int rattle_step(void *mem, sunrealtype h, CHSError *err) {
     r->have_force = 1;
   }
   if (chs_system_gram_at(s, q) != 0) { /* G(q_n) and Q(q_n) factored */
-    return chs_error_set(err, CHS_ERR_SOLVER, "rattle: singular Gram matrix at t = %g",
-                         (double)r->t);
+    return chs_system_gram_fail(s, err, "rattle", r->t);
   }
   memcpy(r->G0, s->G, (size_t)s->gsize * sizeof *r->G0);
   /* Unconstrained half kick and drift, then SHAKE: lambda with q1 = qb - h^2/2 M^{-1} G0^T lambda
@@ -310,8 +309,7 @@ static int rattle_step(void *mem, sunrealtype h, CHSError *err) {
     p[i] = ph[i] + h / 2 * F[i];
   }
   if (chs_system_gram_at(s, q) != 0) {
-    return chs_error_set(err, CHS_ERR_SOLVER, "rattle: singular Gram matrix at t = %g",
-                         (double)r->t);
+    return chs_system_gram_fail(s, err, "rattle", r->t);
   }
   chs_mass_inv(s, p, v);
   chs_jac_mv(s, s->G, v, r->g);

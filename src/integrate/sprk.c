@@ -485,8 +485,7 @@ static int sprk_create(const char *options, CHSFormulation f, N_Vector y0, sunre
 static int sprk_gram(sprk_mem *r, CHSError *err) {
   if (!r->have_gram) {
     if (chs_system_gram_at(r->s, r->q) != 0) {
-      return chs_error_set(err, CHS_ERR_SOLVER, "sprk: singular Gram matrix at t = %g",
-                           (double)r->t);
+      return chs_system_gram_fail(r->s, err, "sprk", r->t);
     }
     r->have_gram = 1;
   }
