@@ -35,8 +35,8 @@ static const struct {
 } cal_known[] = {
     {"dae-index3", "ida",
      "fails calibration on the built-in problems (`chs bench calibrate`: final error up to "
-     "1e6 x tol on pendulum and heavy-top): IDA leaves p and lambda out of its error test, so "
-     "nothing controls their error; dae-ggl/ida comes closer to the tolerance"},
+     "7e4 x tol on andrews and 5e4 x tol on the pendulum): IDA leaves the index-2 momenta and the "
+     "multipliers out of its error test; dae-ggl/ida comes closer to the tolerance"},
     {"total", NULL,
      "fails calibration on the built-in problems (`chs bench calibrate`: with every default "
      "method, runs end in a non-finite right-hand side or errors reach 1e8 .. 1e11 x tol on "

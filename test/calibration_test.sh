@@ -59,7 +59,7 @@ if jq -e '[.points[] | .est_error / .int_err | select(. >= 0.1 and . <= 10)] | l
   "$tmp/w.json" >/dev/null; then ok; else bad "workprec est_error: $(head -c 600 "$tmp/w.json")"; fi
 
 # the bench: a subset with a configuration that applies nowhere (dae-index3/erk:dp5), one that
-# fails calibration (dae-index3/ida: p and lambda out of IDA's error test) and calibrated ones
+# fails calibration (dae-index3/ida on the pendulum: 2e3 .. 5e3 x tol) and calibrated ones
 if "$chs" bench calibrate --problems pendulum,car-axis --formulations dirac,dae-index3,dae-ggl \
   --methods erk:dp5,ida --tols 1e-5:1e-7:3 --json --quiet --csv "$tmp/c.csv" >"$tmp/c.json" \
   2>"$tmp/c.err"; then ok; else bad "bench calibrate: $(head -c 300 "$tmp/c.err")"; fi
@@ -95,7 +95,7 @@ for c in cfgs:
     assert c["falls"] == falls, c
     assert c["calibrated"] == (falls and all(p["calibrated"] for p in pts)), c
     nfail += not c["calibrated"]
-bad = [c for c in cfgs if c["formulation"] == "dae-index3"]
+bad = [c for c in cfgs if c["formulation"] == "dae-index3" and c["problem"] == "pendulum"]
 assert bad and all(not c["calibrated"] for c in bad), bad
 good = [c for c in cfgs if c["formulation"] == "dirac" and c["method"] == "erk:dp5"]
 assert good and all(c["calibrated"] for c in good), good

@@ -277,7 +277,7 @@ expect 2 "'nosuch'" -- run --problem nosuch:help
 # energy_err is relative to |H(0)|, absolute when H(0) = 0 (the output says which)
 if has '"energy_err_kind": "relative"' "$tmp/dirac.json" &&
   "$chs" run --problem pendulum:py=0 --formulation dirac --method erk:rk4 --h 0.1 --tf 1 --json | has '"energy_err_kind": "absolute"'; then ok; else bad "energy_err_kind"; fi
-if [[ $nkeys -eq 27 ]]; then ok; else bad "JSON has $nkeys keys, the contract has 27 (with q_final, p_final, energy_err_kind, cpu_s, cpu_per_step_s, cpu_system_s, page_faults, peak_rss_bytes)"; fi
+if [[ $nkeys -eq 28 ]]; then ok; else bad "JSON has $nkeys keys, the contract has 28 (with q_final, p_final, energy_err_kind, cpu_s, cpu_per_step_s, cpu_system_s, page_faults, peak_rss_bytes, warnings)"; fi
 # the cost keys: CPU time positive, per step = cpu_s / steps, the kernel's part of it in
 # [0, cpu_s], page faults a count, peak resident size above 1 MB
 cost_ok='import json,sys; j=json.load(open(sys.argv[1])); c=j["cpu_s"]; k=j["cpu_system_s"]; f=j["page_faults"]; assert c>0 and abs(j["cpu_per_step_s"]*j["steps"]-c)<=1e-12*c and 0<=k<=c and isinstance(f,int) and f>=int(sys.argv[2]) and j["peak_rss_bytes"]>2**20'
