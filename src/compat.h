@@ -20,10 +20,12 @@
 /* linear solver return codes: SUNDIALS 7 folded SUNLS_* into SUNErrCode */
 #define CHS_LS_SUCCESS SUN_SUCCESS
 #define CHS_LS_FAIL_UNREC SUN_ERR_EXT_FAIL
+#define CHS_NLS_SUCCESS SUN_SUCCESS /* nonlinear solvers too (SUN_NLS_SUCCESS is gone) */
 #else
 #define CHS_COMM_NULL NULL
 #define CHS_LS_SUCCESS SUNLS_SUCCESS
 #define CHS_LS_FAIL_UNREC SUNLS_PACKAGE_FAIL_UNREC
+#define CHS_NLS_SUCCESS SUN_NLS_SUCCESS
 #endif
 
 static inline int chs_context_create(SUNContext *ctx) {

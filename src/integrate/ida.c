@@ -169,7 +169,7 @@ static int ida_conv_test(SUNNonlinearSolver NLS, N_Vector ycor, N_Vector del, su
   (void)ycor;
   ida_mem *d = mem;
   int m = 0;
-  if (SUNNonlinSolGetCurIter(NLS, &m) != SUN_NLS_SUCCESS) {
+  if (SUNNonlinSolGetCurIter(NLS, &m) != CHS_NLS_SUCCESS) {
     return -1;
   }
   sunrealtype delnrm = N_VWrmsNorm(del, ewt), ss = 100;
@@ -186,7 +186,7 @@ static int ida_conv_test(SUNNonlinearSolver NLS, N_Vector ycor, N_Vector del, su
     }
     ss = rate / (1 - rate);
   }
-  return ss * delnrm <= tol ? SUN_NLS_SUCCESS : SUN_NLS_CONTINUE;
+  return ss * delnrm <= tol ? CHS_NLS_SUCCESS : SUN_NLS_CONTINUE;
 }
 
 static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrealtype t0,
