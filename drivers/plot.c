@@ -63,8 +63,11 @@ static void tmp_install_handlers(void) {
   tmp_handlers_installed = 1;
   for (int i = 0; i < TMP_NSIGNALS; i++) {
     struct sigaction old, sa;
-    if (sigaction(tmp_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN) {
-      continue; /* an ignored signal stays ignored (nohup; SIGXFSZ ignored: writes fail) */
+    if (sigaction(tmp_signals[i], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+        old.sa_handler != SIG_DFL) {
+      continue; /* an ignored signal stays ignored (nohup; SIGXFSZ ignored: writes fail), and a
+                 * handler installed before is its owner's (libFuzzer's SIGALRM timer: replacing
+                 * it ended the fuzzer at its first alarm) */
     }
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = tmp_on_signal;
