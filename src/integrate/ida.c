@@ -106,8 +106,8 @@ static int ida_prec_setup(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, 
 /* GMRES on IDA's Newton system measures its residual in IDA's error weights, row i weighted as
  * component i of y (idaLsSolve: scaling vectors s1 = s2 = 1/ewt, test |s1 P^-1 (b - A x)|_2 <
  * sqrt(N) 0.05 epsNewt). For a DAE formulation the rows of the constraints, g(q) = 0 and
- * G M^-1 p = 0, belong to the multipliers, whose absolute tolerance is huge
- * (CHS_IDA_ALGEBRAIC_ATOL): their weight is about 1e-6 against 1/atol for q, so an
+ * G M^-1 p = 0, belong to the multipliers, whose weights are scaled by the step size (h or h^2,
+ * CHSFormulation_IDAErrorWeights) and so are orders of magnitude below q's; an
  * unpreconditioned GMRES stopped with the constraint rows unsolved (often after no iteration at
  * all), Newton saw a small correction and converged, and the error test, on q and p alone, passed:
  * the positions drifted off g = 0 (the pendulum plugin with ida:ls=spgmr: |g| = 0.5 by t = 2,
