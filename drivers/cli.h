@@ -184,6 +184,9 @@ typedef struct {
   int has_estimate;
   double est_error;
   char est_companion[160];
+  /* run with --formulation or --method auto (drivers/auto.h): why the configuration */
+  int has_auto;
+  char auto_why[600];
 } cli_result;
 int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor, void *ctx,
                   CHSProblem prob, cli_result *res);

@@ -60,6 +60,7 @@ typedef struct {
   int done; /* 1: the child finished the run (rc below is its code) */
   int rc, input;
   int has_ref;
+  int warnings; /* the run's warnings (stderr and JSON of `chs run`) */
   long steps, evals;
   double err, wall;
   char msg[240];
@@ -94,6 +95,7 @@ static void cal_child(void *arg, void *buf) {
     r->steps = res.sum.stats.steps;
     r->evals = res.sum.rhs_evals;
     r->wall = res.sum.wall_s;
+    r->warnings = res.sum.n_warnings;
   }
   CHSProblem_Destroy(&prob);
   r->input = r->rc != 0 && CHSError_IsInput(e.code);
@@ -115,6 +117,11 @@ static void cal_run(const cal_job *j, double limit, cal_point *r) {
     r->rc = -1;
     cli_child_why(status, limit, r->msg, sizeof r->msg);
   }
+}
+
+/* A point that misses calibration with exit 0 and no warning: a silent wrong answer. */
+static int cal_silent(const cal_point *p, double tol) {
+  return p->rc == 0 && !cal_point_calibrated(1, p->err, tol) && p->warnings == 0;
 }
 
 typedef struct {
@@ -207,20 +214,27 @@ static void print_text(const cal_config *cfg, int nc, const double *tols, int nt
       if (p->rc != 0) {
         printf(" %8s", "FAILED");
       } else {
-        printf(" %7.2g%s", p->err / tols[t], cal_point_calibrated(1, p->err, tols[t]) ? " " : "!");
+        printf(" %7.2g%s", p->err / tols[t],
+               cal_point_calibrated(1, p->err, tols[t]) ? " "
+               : cal_silent(p, tols[t])                 ? "?"
+                                                        : "!");
       }
     }
     printf("  %5s  %s\n", k->falls ? "yes" : "NO", k->calibrated ? "ok" : "FAILS");
   }
-  int nfail = 0, nskip = 0, nrun = 0;
+  int nfail = 0, nskip = 0, nrun = 0, nsilent = 0;
   for (int c = 0; c < nc; c++) {
+    for (int t = 0; t < nt && !cfg[c].skipped; t++) {
+      nsilent += cal_silent(&cfg[c].pt[t], tols[t]);
+    }
     nskip += cfg[c].skipped;
     nrun += !cfg[c].skipped;
     nfail += !cfg[c].skipped && !cfg[c].calibrated;
   }
-  printf("\n!: error > %g tol. %d configurations, %d fail calibration; %d do not apply "
-         "(--json lists them with the reason)\n",
-         CAL_OVER_FACTOR, nrun, nfail, nskip);
+  printf("\n!: error > %g tol, the run warned; ?: error > %g tol and no warning (a silent wrong "
+         "answer). %d configurations, %d fail calibration; %d do not apply (--json lists them "
+         "with the reason); %d silent points\n",
+         CAL_OVER_FACTOR, CAL_OVER_FACTOR, nrun, nfail, nskip, nsilent);
   for (int c = 0; c < nc; c++) {
     for (int t = 0; t < nt && !cfg[c].skipped; t++) {
       if (cfg[c].pt[t].rc != 0) {
@@ -241,7 +255,13 @@ static void print_json(const cal_config *cfg, int nc, const double *tols, int nt
   for (int t = 0; t < nt; t++) {
     printf("%s%.17g", t ? ", " : "", tols[t]);
   }
-  printf("],\n  \"configurations\": [");
+  int nsilent = 0;
+  for (int c = 0; c < nc; c++) {
+    for (int t = 0; t < nt && !cfg[c].skipped; t++) {
+      nsilent += cal_silent(&cfg[c].pt[t], tols[t]);
+    }
+  }
+  printf("],\n  \"silent_points\": %d,\n  \"configurations\": [", nsilent);
   int first = 1;
   for (int c = 0; c < nc; c++) {
     const cal_config *k = &cfg[c];
@@ -272,6 +292,9 @@ static void print_json(const cal_config *cfg, int nc, const double *tols, int nt
       json_long(stdout, p->evals, ok);
       printf(", \"wall_s\": ");
       json_real(stdout, p->wall, ok);
+      printf(", \"warnings\": ");
+      json_long(stdout, p->warnings, ok);
+      printf(", \"silent\": %s", cal_silent(p, tols[t]) ? "true" : "false");
       printf(", \"calibrated\": %s}", cal_point_calibrated(ok, p->err, tols[t]) ? "true" : "false");
     }
     printf("]}");
@@ -316,8 +339,9 @@ static int write_csv(const char *path, const cal_config *cfg, int nc, const doub
   if (out_file_open(&f, path, &err) != 0) {
     return cli_fail(&err);
   }
-  int bad = fprintf(f.fp, "problem,t_final,formulation,method,tol,status,steps,rhs_evals,"
-                          "int_err_final,err_over_tol,point_calibrated,falls,calibrated\n") < 0;
+  int bad =
+      fprintf(f.fp, "problem,t_final,formulation,method,tol,status,steps,rhs_evals,"
+                    "int_err_final,err_over_tol,warnings,point_calibrated,falls,calibrated\n") < 0;
   for (int c = 0; c < nc && !bad; c++) {
     const cal_config *k = &cfg[c];
     for (int t = 0; t < nt && !bad && !k->skipped; t++) {
@@ -327,10 +351,10 @@ static int write_csv(const char *path, const cal_config *cfg, int nc, const doub
                     cal_problems[k->problem].tf, k->form, k->method, tols[t]) < 0 ||
             csv_field(f.fp, ok ? "ok" : p->msg) != 0;
       if (ok) {
-        bad = bad || fprintf(f.fp, ",%ld,%ld,%.17g,%.17g", p->steps, p->evals, p->err,
-                             p->err / tols[t]) < 0;
+        bad = bad || fprintf(f.fp, ",%ld,%ld,%.17g,%.17g,%d", p->steps, p->evals, p->err,
+                             p->err / tols[t], p->warnings) < 0;
       } else {
-        bad = bad || fprintf(f.fp, ",,,,") < 0;
+        bad = bad || fprintf(f.fp, ",,,,,") < 0;
       }
       bad = bad || fprintf(f.fp, ",%d,%d,%d\n", cal_point_calibrated(ok, p->err, tols[t]), k->falls,
                            k->calibrated) < 0;

@@ -5,7 +5,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include "../src/compat.h"
-#include "calibration.h"
+#include "auto.h"
 #include "cli.h"
 #include "estimate.h"
 #include "mpi_cli.h"
@@ -35,6 +35,11 @@ static void print_summary(const cli_result *r) {
            (double)d->int_err_final);
   } else {
     printf("  |(q,p)-ref|    n/a (no reference solution at t_final)\n");
+  }
+  if (r->has_auto) {
+    printf("  auto           ");
+    cli_fputs_safe(stdout, r->auto_why);
+    printf("\n");
   }
   if (r->has_estimate) {
     printf("  est. error     final %.3e  (|(q,p) - companion|_2; companion: %s)\n", r->est_error,
@@ -394,6 +399,10 @@ int cmd_run(int argc, char **argv) {
   if (rc != 0) {
     return rc == CLI_HELP_DONE ? CHS_EXIT_OK : rc;
   }
+  if (o.problem && !cli_is_first_order(o.problem)) { /* auto by default (drivers/auto.h) */
+    o.formulation = o.formulation ? o.formulation : "auto";
+    o.method = o.method ? o.method : "auto";
+  }
   if ((rc = cli_check_run_options(&o)) != 0) {
     return rc;
   }
@@ -434,6 +443,10 @@ int cmd_run(int argc, char **argv) {
   if (cli_mpi_size() > 0 && o.estimate_error) {
     return cli_usage_error("--estimate-error: not available under mpirun");
   }
+  if (cli_mpi_size() > 0 && (cli_auto_wanted(o.formulation) || cli_auto_wanted(o.method))) {
+    return cli_usage_error("under mpirun give --formulation and --method (auto chooses by pilot "
+                           "runs, which are not distributed)");
+  }
   if (cli_mpi_size() > 0) { /* started by mpirun: the state distributed over the ranks */
     return cmd_run_mpi(&o);
   }
@@ -443,9 +456,20 @@ int cmd_run(int argc, char **argv) {
   if (CHSProblem_Create(o.problem, &prob, &err) != 0) {
     return cli_fail(&err);
   }
-  if (cli_check_formulation(o.formulation) != 0) {
+  cli_auto_choice choice;
+  int use_auto = cli_auto_wanted(o.formulation) || cli_auto_wanted(o.method);
+  if (use_auto && o.wedge) {
+    CHSProblem_Destroy(&prob);
+    return cli_usage_error("--wedge: give --formulation and --method (not auto)");
+  }
+  if (!cli_auto_wanted(o.formulation) && cli_check_formulation(o.formulation) != 0) {
     CHSProblem_Destroy(&prob);
     return CHS_EXIT_USAGE;
+  }
+  if (use_auto) {
+    cli_auto_choose(&o, prob, &choice);
+    o.formulation = choice.formulation;
+    o.method = choice.method;
   }
   if (CHSProblem_CheckStopAt(prob, o.stop_at, &err) != 0) {
     CHSProblem_Destroy(&prob);
@@ -493,6 +517,10 @@ int cmd_run(int argc, char **argv) {
   run_monitor_ctx mon = {&csv, o.out != NULL, n, final, final + n, o.plot ? &rp : NULL, &prog};
   cli_integrate_costed(&o, o.formulation, run_monitor, &mon, prob, &res);
   progress_end(&prog);
+  if (use_auto) {
+    res.has_auto = 1;
+    snprintf(res.auto_why, sizeof res.auto_why, "%s", choice.why);
+  }
   if (res.sum.diag.records > 0) {
     res.q_final = final;
     res.p_final = final + n;
@@ -518,19 +546,6 @@ int cmd_run(int argc, char **argv) {
     res.sum.diag.invariant_names[i] = inv_names[i];
   }
   CHSProblem_Destroy(&prob);
-  /* a configuration the calibration found uncalibrated (docs/calibration.md) joins the run's
-   * warnings */
-  const char *cal_warning =
-      o.have_h ? NULL : chs_calibration_warning(o.formulation, o.method, o.rtol, o.atol);
-  if (cal_warning) {
-    char sf[256], sm[256];
-    if (res.sum.n_warnings < CHS_RUN_MAX_WARNINGS) {
-      snprintf(res.sum.warnings[res.sum.n_warnings], sizeof res.sum.warnings[0], "%s/%s: %s",
-               cli_safe(sf, sizeof sf, o.formulation), cli_safe(sm, sizeof sm, o.method),
-               cal_warning);
-    }
-    res.sum.n_warnings++;
-  }
   /* the run's warnings (chs/run.h "Warnings"), also before a failure */
   int nw = res.sum.n_warnings < CHS_RUN_MAX_WARNINGS ? res.sum.n_warnings : CHS_RUN_MAX_WARNINGS;
   for (int i = 0; i < nw; i++) {

@@ -142,6 +142,10 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
     fprintf(out, ",\n%s  \"estimated_error_companion\": ", indent);
     json_string(out, r->est_companion);
   }
+  if (r->has_auto) { /* --formulation/--method auto (drivers/auto.c) */
+    fprintf(out, ",\n%s  \"auto_choice\": ", indent);
+    json_string(out, r->auto_why);
+  }
   /* Problems with explicit time dependence or a non-conservative force: the energy balance
    * (docs/mechanics.md "Energy balance"): |H - H0 - W| / |H0| and the work W at t_final. */
   if (d->balance_tracked) {

@@ -652,6 +652,24 @@ static int chs_integrate(CHSFormulation f, CHSIntegrator it, const CHSRunOptions
   return CHS_SUCCESS;
 }
 
+/* The reference check (chs/run.h "Warnings"): a completed adaptive run whose final record has a
+ * reference, compared with its tolerance. */
+static void chs_reference_check(const CHSRunOptions *opt, CHSRunSummary *sum) {
+  const CHSDiagnosticsSummary *d = &sum->diag;
+  if (opt->ctl.h > 0 || !d->has_reference) {
+    return;
+  }
+  sunrealtype tol = fmax(opt->ctl.rtol, opt->ctl.atol);
+  if (d->int_err_final > CHS_RUN_REFERENCE_FACTOR * tol) {
+    chs_run_warn(sum,
+                 "final error |(q,p) - reference| = %.3g at t = %.6g is %.0f x the tolerance %.3g "
+                 "(more than %g x): the tolerance bounds each step's error, not the accumulated "
+                 "one; tighten it (docs/calibration.md)",
+                 (double)d->int_err_final, (double)d->t_final, (double)(d->int_err_final / tol),
+                 (double)tol, CHS_RUN_REFERENCE_FACTOR);
+  }
+}
+
 static int chs_run(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, void *ctx,
                    CHSRunSummary *sum, CHSError *err) {
   memset(sum, 0, sizeof *sum);
@@ -731,6 +749,9 @@ static int chs_run(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn moni
   }
   if (ob.diag) {
     CHSDiagnostics_GetSummary(ob.diag, &sum->diag);
+  }
+  if (rc == 0) {
+    chs_reference_check(opt, sum);
   }
   if (proj) {
     sum->proj_position = CHSProjector_GetNumPosition(proj);

@@ -75,13 +75,21 @@ typedef struct CHSRunOptions {
  *    max(CHS_RUN_WATCH_FACTOR * rtol, CHS_RUN_WATCH_FLOOR) (adaptive runs) or CHS_RUN_WATCH_FLOOR
  *    (fixed step); the first record beyond it gives one warning per quantity, naming its value
  *    and time. Every formulation is watched: a residual or an energy that far off is a wrong
- *    answer also for formulations that drift (standard, dae-index1).
+ *    answer also for formulations that drift (standard, dae-index1);
+ *  - the reference check after the run: an adaptive run that reaches its final time on a problem
+ *    with a reference solution there (CHSProblem_Reference) and ends farther from it than
+ *    CHS_RUN_REFERENCE_FACTOR * max(rtol, atol) in |(q,p) - (q,p)_ref|_2 gives a warning naming
+ *    the error and the factor. The tolerances bound each step's local error; the global error is
+ *    their sum carried through the flow, so on problems that amplify errors (or over many steps)
+ *    it can exceed the tolerance by orders of magnitude while still falling with it.
  * At most CHS_RUN_MAX_WARNINGS are kept (n_warnings counts them all).
  * @{ */
 #define CHS_RUN_MAX_WARNINGS 8   /**< warnings kept in CHSRunSummary.warnings */
 #define CHS_RUN_WARNING_LEN 320  /**< size of one warning, terminating NUL included */
 #define CHS_RUN_WATCH_FACTOR 1e4 /**< the watch's bound: this times rtol ... */
 #define CHS_RUN_WATCH_FLOOR 5e-2 /**< ... and at least this (relative) */
+/** The reference check's bound: this times max(rtol, atol). */
+#define CHS_RUN_REFERENCE_FACTOR 1e3
 /** @} */
 
 /** @name Subnormal numbers during CHSRun (CHSRunOptions.subnormals)
