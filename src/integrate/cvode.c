@@ -29,6 +29,7 @@ typedef struct {
   long base_steps, base_rhs, base_jac;
   long mxstep; /* steps of one evolve to tout (counted here: see cvode_evolve) */
   chs_watch watch;
+  int ls, ls_auto; /* the linear solver (CHS_LS_*) and whether ls=auto chose it */
   char arkode_msg[CHS_ARKODE_MSG_LEN];
 } cvode_mem;
 
@@ -131,6 +132,8 @@ static int cvode_create(const char *options, CHSFormulation f, N_Vector y0, sunr
     cvode_destroy(c);
     return rc;
   }
+  c->ls = lso.ls;
+  c->ls_auto = lso.chosen_by_auto;
   rc = c->cvode ? 0 : -1;
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)
   if (rc == 0) {
@@ -239,6 +242,8 @@ static int cvode_stats(void *mem, CHSIntegratorStats *st) {
                           CVodeGetNumLinIters(c->cvode, &v) == 0
                       ? v
                       : 0;
+  st->linear_solver = chs_ls_names[c->ls];
+  st->linear_solver_auto = c->ls_auto;
   return 0;
 }
 

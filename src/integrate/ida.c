@@ -38,6 +38,7 @@ typedef struct {
   N_Vector yp, id;
   N_Vector ewt; /* IDA's error weights, for the row scaling of GMRES (ida_prec_solve) */
   chs_watch watch;
+  int ls, ls_auto; /* the linear solver (CHS_LS_*) and whether ls=auto chose it */
   long base_steps, base_res, base_jac;
   long mxstep; /* steps of one evolve to tout (SUNDIALS' mxstep, counted here: see ida_evolve) */
   char msg[CHS_ARKODE_MSG_LEN];
@@ -244,6 +245,8 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
       ida_destroy(d);
       return rc;
     }
+    d->ls = lso.ls;
+    d->ls_auto = lso.chosen_by_auto;
   }
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)
   if (rc == 0) {
@@ -415,6 +418,8 @@ static int ida_stats(void *mem, CHSIntegratorStats *st) {
                           IDAGetNumLinIters(d->ida, &v) == 0
                       ? v
                       : 0;
+  st->linear_solver = chs_ls_names[d->ls];
+  st->linear_solver_auto = d->ls_auto;
   return 0;
 }
 
