@@ -1,7 +1,8 @@
 /* Linear solvers of the Newton iterations of CVODE and IDA, chosen by the method's parameters
- * "ls=dense|band|klu|umfpack|spgmr,jac=analytic|fd" (src/integrate/cvode.c, ida.c; also hmax=H > 0,
- * the step-size bound: CVodeSetMaxStep, IDASetMaxStep):
+ * "ls=auto|dense|band|klu|umfpack|spgmr,jac=analytic|fd" (src/integrate/cvode.c, ida.c; also
+ * hmax=H > 0, the step-size bound: CVodeSetMaxStep, IDASetMaxStep):
  *
+ *   auto   the default: one of the below, chosen from the system (chs_ls_auto)
  *   dense  SUNDIALS dense matrix + LU
  *   band   SUNDIALS band matrix + band LU, with the band widths mu, ml of the Jacobian's sparsity
  *          pattern (found at set-up, src/jacobian.c): honest, so for the formulations whose
@@ -100,12 +101,13 @@ int chs_ls_parse(const char *method, const char *params, chs_ls_options *o, CHSE
 
 /* ls=auto: dense up to this state size. Every small built-in problem (the largest, the pendulum
  * chain of 10 links in dae-ggl, has N = 60) keeps the dense LU it always had; above, dense costs
- * more than the sparse and Krylov solvers at once (docs/cli.md: IDA on the pendulum chain, N =
- * 120: 16 ms dense, 2 ms klu). */
+ * several times the sparse and Krylov solvers (IDA on the pendulum chain, N = 120: 16 ms dense,
+ * 2 ms klu; docs/cli.md, "Linear solvers of ida and cvode"). */
 #define CHS_LS_AUTO_DENSE_N 100
-/* ls=auto: KLU while the fill of its AMD analysis, nnz(L + U) / nnz(J), stays at most this; the
- * pendulum chain's Newton matrices fill 2-3 times, the coil's more than 10 times at a few hundred
- * atoms and more as it grows (docs/cli.md has the measured values and the CPU times behind it) */
+/* ls=auto: KLU while the fill of its AMD analysis, nnz(L + U) / nnz(J), stays at most this: the
+ * pendulum chain's Newton matrices fill 1.95-2.08 times at every size (KLU as fast as GMRES or
+ * faster), the coil's 3.2 and more (44 at 10^4 atoms), where GMRES with the sparse preconditioner
+ * is 3-50 times faster (docs/cli.md) */
 #define CHS_LS_AUTO_FILL_MAX 2.5
 
 /* The DAE formulations' preconditioner of IDA's GMRES (chs_ida_prec_create) exists: the sparse

@@ -3,8 +3,9 @@
  *
  *   cvode:bdf    BDF orders 1-5
  *   cvode:adams  Adams-Moulton orders 1-12
- *   cvode:bdf:ls=dense|band|klu|spgmr[,jac=analytic|fd]   the Newton linear solver (src/linsol.c):
- *                dense LU (default) or band LU with SUNDIALS' difference-quotient Jacobian, KLU
+ *   cvode:bdf:ls=auto|dense|band|klu|spgmr[,jac=analytic|fd]   the Newton linear solver
+ *                (src/linsol.c): chosen from the system (auto, the default: dense up to N = 100),
+ *                dense LU or band LU with SUNDIALS' difference-quotient Jacobian, KLU
  *                with the formulation's analytic sparse Jacobian (forward differences when it
  *                has none), or matrix-free SPGMR (difference-quotient J v; prec=sparse|none,
  *                see src/linsol.c): Krylov iterations in the statistics (lin_iters)
@@ -263,9 +264,9 @@ static void *cvode_sundials_mem(void *mem) {
 
 const CHSIntegratorOps chs_integrator_cvode = {
     .family = "cvode",
-    .summary =
-        "CVODE BDF or Adams, Newton + ls=dense|band|klu|umfpack|spgmr, hmax=H; projections via "
-        "CVodeSetProjFn",
+    .summary = "CVODE BDF or Adams, Newton + ls=auto|dense|band|klu|umfpack|spgmr, hmax=H; "
+               "projections via "
+               "CVodeSetProjFn",
     .method_name = cvode_method_name,
     .create = cvode_create,
     .evolve = cvode_evolve,

@@ -2,7 +2,8 @@
  * formulations dae-index3, dae-ggl, dae-index1, or y' - f(t, y) for an ODE formulation), Newton
  * with a direct linear solver or GMRES, adaptive only:
  *
- *   ida:ls=dense|band|klu[,jac=analytic|fd]   (src/linsol.c; default ls=dense)
+ *   ida:ls=auto|dense|band|klu[,jac=analytic|fd]   (src/linsol.c; default ls=auto, chosen from
+ *                                                  the system: dense up to N = 100)
  *   ida:ls=spgmr[,prec=sparse|none]          matrix-free GMRES (IDA's difference-quotient J v),
  *                                            preconditioned by the DAE Jacobian without hess V
  *                                            factored by KLU (default where it exists),
@@ -442,9 +443,9 @@ static void *ida_sundials_mem(void *mem) {
 
 const CHSIntegratorOps chs_integrator_ida = {
     .family = "ida",
-    .summary =
-        "IDA (BDF) on the residual (DAE formulations, or y' - f); ls=dense|band|klu|umfpack|spgmr, "
-        "analytic Jacobians, hmax=H",
+    .summary = "IDA (BDF) on the residual (DAE formulations, or y' - f); "
+               "ls=auto|dense|band|klu|umfpack|spgmr, "
+               "analytic Jacobians, hmax=H",
     .accepts_dae = 1,
     .method_name = ida_method_name,
     .create = ida_create,
