@@ -431,8 +431,8 @@ int chs_klu_reinit(SUNLinearSolver S) {
  * AMD's nnz(L) of that symmetric pattern with the diagonal, nzoff the entries off the diagonal
  * blocks. It is the fill of a factorisation without pivoting on AMD's order, not of KLU's own
  * (pivots, colamd or nested dissection), and costs one AMD pass (no METIS, no numbers): enough to
- * tell a matrix that fills like a 1-D graph (the pendulum chain: 2-3 nnz(J)) from one that fills
- * like a 2-D mesh (the coil: tens of nnz(J) at 10^3 atoms and more). */
+ * tell a matrix that fills like a 1-D graph (the pendulum chain: about 2 nnz(J)) from one that
+ * fills like a 2-D mesh (the coil: 3 nnz(J) at 32 atoms, 16 at 10^3, 44 at 10^4). */
 double chs_klu_fill(const struct cs_dl_sparse *J) {
   if (!J || J->n <= 0 || J->n > INT_MAX || J->p[J->n] <= 0 || J->p[J->n] > INT_MAX) {
     return -1;
