@@ -56,6 +56,10 @@ static void print_summary(const cli_result *r) {
     }
     printf("\n");
   }
+  if (s->stats.linear_solver) { /* cvode, ida: which one, and whether ls=auto chose it */
+    printf("  linear solver  %s%s\n", s->stats.linear_solver,
+           s->stats.linear_solver_auto ? " (ls=auto)" : "");
+  }
   if (s->stats.lin_iters > 0 && s->stats.nonlin_iters > 0) { /* cvode ls=spgmr */
     printf("  krylov         %ld iterations, %.2f per Newton iteration\n", s->stats.lin_iters,
            (double)s->stats.lin_iters / (double)s->stats.nonlin_iters);

@@ -123,6 +123,10 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
       json_real(out, (double)s->stats.lin_iters / (double)s->stats.nonlin_iters, 1);
     }
   }
+  if (s->stats.linear_solver) { /* cvode, ida: the Newton iterations' (ls=auto's choice or ls=) */
+    fprintf(out, ",\n%s  \"linear_solver\": ", indent);
+    json_string(out, s->stats.linear_solver);
+  }
   if (cli_is_alpha_prk(r->method)) { /* the family's own statistics */
     fprintf(out, ",\n%s  \"alpha_max\": ", indent);
     json_real(out, s->stats.alpha_max, 1);

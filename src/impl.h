@@ -488,9 +488,14 @@ int chs_ida_jac(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector
 #define CHS_LS_KLU 2
 #define CHS_LS_SPGMR 3
 #define CHS_LS_UMFPACK 4
-extern const char *const chs_ls_names[]; /* "dense", "band", "klu", "spgmr", "umfpack", NULL */
+/* ls=auto (the default): chs_ls_create picks one of the above from the system (src/linsol.c,
+ * chs_ls_auto) and writes it to chs_ls_options.ls, setting chosen_by_auto */
+#define CHS_LS_AUTO 5
+/* "dense", "band", "klu", "spgmr", "umfpack", "auto", NULL */
+extern const char *const chs_ls_names[];
 typedef struct {
   int ls, jac;
+  int chosen_by_auto; /* 1: ls was auto, chs_ls_create chose ls */
   int prec;  /* spgmr: 0 none, 1 sparse (P = [I, -gamma M^{-1}; gamma (H + K), I]); -1 not given */
   int order; /* klu: 0 amd, 1 colamd, CHS_KLU_ORDER_ND nested dissection; -1 not given */
   sunrealtype hmax; /* hmax=H > 0: the step-size bound (CVodeSetMaxStep, IDASetMaxStep); 0 none */
@@ -506,8 +511,11 @@ SUNLinearSolver chs_klu_create(N_Vector y, SUNMatrix A, int order, SUNContext ct
  * fill); chs_klu_reinit applies to it too. */
 SUNLinearSolver chs_umfpack_create(N_Vector y, SUNMatrix A, SUNContext ctx);
 int chs_klu_reinit(SUNLinearSolver S);
+/* (lnz + unz + nzoff) / nnz(J) of KLU's symbolic analysis of J's pattern with AMD (the fill of
+ * an LU without pivoting on AMD's order); -1 when it cannot be computed (src/klu.c) */
+double chs_klu_fill(const struct cs_dl_sparse *J);
 int chs_ls_parse(const char *method, const char *params, chs_ls_options *o, CHSError *err);
-int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o, int residual,
+int chs_ls_create(CHSFormulation f, const char *method, chs_ls_options *o, int residual,
                   N_Vector y0, N_Vector yp0, SUNMatrix *A, SUNLinearSolver *LS, int *user_jac,
                   CHSError *err);
 

@@ -1,7 +1,8 @@
 /* Linear solvers of the Newton iterations of CVODE and IDA, chosen by the method's parameters
- * "ls=dense|band|klu|umfpack|spgmr,jac=analytic|fd" (src/integrate/cvode.c, ida.c; also hmax=H > 0,
- * the step-size bound: CVodeSetMaxStep, IDASetMaxStep):
+ * "ls=auto|dense|band|klu|umfpack|spgmr,jac=analytic|fd" (src/integrate/cvode.c, ida.c; also
+ * hmax=H > 0, the step-size bound: CVodeSetMaxStep, IDASetMaxStep):
  *
+ *   auto   the default: one of the below, chosen from the system (chs_ls_auto)
  *   dense  SUNDIALS dense matrix + LU
  *   band   SUNDIALS band matrix + band LU, with the band widths mu, ml of the Jacobian's sparsity
  *          pattern (found at set-up, src/jacobian.c): honest, so for the formulations whose
@@ -43,7 +44,7 @@
 /* The dense solver's N x N matrix: up to this N (8000^2 doubles = 512 MB). */
 #define CHS_LS_DENSE_MAX 8000
 
-const char *const chs_ls_names[] = {"dense", "band", "klu", "spgmr", "umfpack", NULL};
+const char *const chs_ls_names[] = {"dense", "band", "klu", "spgmr", "umfpack", "auto", NULL};
 static const char *const chs_prec_names[] = {"none", "sparse", NULL};
 /* KLU fill-reducing orderings, amd and colamd numbered as KLU numbers them; nd
  * (CHS_KLU_ORDER_ND) is KLU's user ordering chs_klu_order_nd (src/klu.c) */
@@ -51,16 +52,17 @@ static const char *const chs_order_names[] = {"amd", "colamd", "nd", NULL};
 
 int chs_ls_parse(const char *method, const char *params, chs_ls_options *o, CHSError *err) {
   CHSParams kv = NULL;
-  o->ls = CHS_LS_DENSE;
+  o->ls = CHS_LS_AUTO;
+  o->chosen_by_auto = 0;
   o->jac = -1;
   o->prec = -1;
   o->order = -1;
   o->hmax = 0;
   int rc = CHSParams_Parse(params, &kv, err);
-  if (rc == 0 && CHSParams_GetChoice(kv, "ls", chs_ls_names, CHS_LS_DENSE, &o->ls, err) != 0) {
-    rc =
-        chs_error_set(err, CHS_ERR_ARG,
-                      "method %s: bad linear solver (ls=dense, band, klu, umfpack, spgmr)", method);
+  if (rc == 0 && CHSParams_GetChoice(kv, "ls", chs_ls_names, CHS_LS_AUTO, &o->ls, err) != 0) {
+    rc = chs_error_set(err, CHS_ERR_ARG,
+                       "method %s: bad linear solver (ls=auto, dense, band, klu, umfpack, spgmr)",
+                       method);
   }
   if (rc == 0 && CHSParams_GetChoice(kv, "jac", chs_jac_mode_names, -1, &o->jac, err) != 0) {
     rc = chs_error_set(err, CHS_ERR_ARG, "method %s: bad Jacobian (jac=analytic, fd)", method);
@@ -97,7 +99,71 @@ int chs_ls_parse(const char *method, const char *params, chs_ls_options *o, CHSE
 /* the Krylov space of IDA's unpreconditioned GMRES on a DAE formulation (see chs_ls_create) */
 #define CHS_IDA_SPGMR_MAXL 30
 
-int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o, int residual,
+/* ls=auto: dense up to this state size. Every small built-in problem (the largest, the pendulum
+ * chain of 10 links in dae-ggl, has N = 60) keeps the dense LU it always had; above, dense costs
+ * several times the sparse and Krylov solvers (IDA on the pendulum chain, N = 120: 16 ms dense,
+ * 2 ms klu; docs/cli.md, "Linear solvers of ida and cvode"). */
+#define CHS_LS_AUTO_DENSE_N 100
+/* ls=auto: KLU while the fill of its AMD analysis, nnz(L + U) / nnz(J), stays at most this: the
+ * pendulum chain's Newton matrices fill 1.95-2.08 times at every size (KLU as fast as GMRES or
+ * faster), the coil's 3.2 and more (44 at 10^4 atoms), where GMRES with the sparse preconditioner
+ * is 3-50 times faster (docs/cli.md) */
+#define CHS_LS_AUTO_FILL_MAX 2.5
+
+/* The DAE formulations' preconditioner of IDA's GMRES (chs_ida_prec_create) exists: the sparse
+ * assembly with a constant diagonal mass */
+static int chs_ida_prec_avail(CHSFormulation f) {
+  return chs_dae_kind(f->ops) != 0 && CHSFormulation_HasJacobian(f) &&
+         (f->sys.mass_kind == CHS_MASS_IDENTITY || f->sys.mass_kind == CHS_MASS_DIAGONAL);
+}
+
+/* ls=auto: the linear solver for f, written to o->ls.
+ *   N <= CHS_LS_AUTO_DENSE_N                        dense
+ *   IDA, DAE formulation, analytic sparse Jacobian  klu when the AMD fill of J(y0) (cj = 1) is
+ *                                                   at most CHS_LS_AUTO_FILL_MAX, else spgmr
+ *                                                   with the sparse preconditioner where it
+ *                                                   exists, else umfpack (made for fill)
+ *   jac= given (a direct solver asked for)          klu where J is assembled sparse, else dense
+ *   otherwise (CVODE; IDA on an ODE formulation)    spgmr: these Jacobians are built as N x N
+ *                                                   arrays whatever the solver
+ * The fill needs the pattern at y0: one sparse assembly, freed here (the chosen solver makes its
+ * own), and one AMD pass. */
+static int chs_ls_auto(CHSFormulation f, chs_ls_options *o, int residual, N_Vector y0,
+                       CHSError *err) {
+  sunindextype N = N_VGetLength(y0);
+  int sparse = residual && CHSFormulation_HasJacobian(f) && chs_dae_kind(f->ops) != 0 &&
+               o->jac != CHS_JACOBIAN_FD;
+  o->chosen_by_auto = 1;
+  if (N <= CHS_LS_AUTO_DENSE_N) {
+    o->ls = CHS_LS_DENSE;
+  } else if (o->jac >= 0) {
+    o->ls = sparse ? CHS_LS_KLU : CHS_LS_DENSE;
+  } else if (!sparse) {
+    o->ls = CHS_LS_SPGMR;
+  } else {
+    CHSSparseAsm *a = NULL;
+    const struct cs_dl_sparse *J = NULL;
+    int rc = chs_sparse_asm_create(f, 0, &a);
+    if (rc == 0) {
+      rc = chs_dae_jacobian_csc_reuse(f, &a, 1, N_VGetArrayPointer(y0), NULL, 0, &J);
+    }
+    double fill = rc == 0 ? chs_klu_fill(J) : -1;
+    chs_sparse_asm_free(&a);
+    if (rc == CHS_ERR_MEM) {
+      return chs_error_set(err, rc, "out of memory for the sparse Jacobian");
+    }
+    if (rc == 0 && fill >= 0 && fill <= CHS_LS_AUTO_FILL_MAX) {
+      o->ls = CHS_LS_KLU;
+    } else if (chs_ida_prec_avail(f)) { /* fills, or no full pattern (its hess V missing) */
+      o->ls = CHS_LS_SPGMR;
+    } else { /* umfpack for the fill; without a pattern, klu's set-up says what is missing */
+      o->ls = rc == 0 ? CHS_LS_UMFPACK : CHS_LS_KLU;
+    }
+  }
+  return 0;
+}
+
+int chs_ls_create(CHSFormulation f, const char *method, chs_ls_options *o, int residual,
                   N_Vector y0, N_Vector yp0, SUNMatrix *A, SUNLinearSolver *LS, int *user_jac,
                   CHSError *err) {
   SUNContext ctx = f->sunctx;
@@ -106,6 +172,9 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
   *A = NULL;
   *LS = NULL;
   *user_jac = 0;
+  if (o->ls == CHS_LS_AUTO) {
+    CHS_CALL(chs_ls_auto(f, o, residual, y0, err));
+  }
   /* the DAE Jacobian assembled sparse with hess V's pattern from hessian_sparse (pairs: a graph
    * that can be 2-D, the coil): order=nd by default; without (V linear, the pendulum chain: a
    * 1-D coupling, where dissection fills more and costs its METIS calls) colamd */
@@ -126,8 +195,7 @@ int chs_ls_create(CHSFormulation f, const char *method, const chs_ls_options *o,
     /* IDA: prec=sparse (the default where it exists) is the DAE Jacobian without hess V, factored
      * by KLU (chs_ida_prec_create, src/jacobian.c); without a preconditioner GMRES meets the
      * index-2/3 Newton matrices' conditioning (powers of cj) unaided */
-    int avail = chs_dae_kind(f->ops) != 0 && has &&
-                (f->sys.mass_kind == CHS_MASS_IDENTITY || f->sys.mass_kind == CHS_MASS_DIAGONAL);
+    int avail = chs_ida_prec_avail(f);
     int prec = o->prec >= 0 ? o->prec : avail;
     chs_jac_work_free(&f->jac);
     if (prec && !avail) {

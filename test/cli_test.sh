@@ -139,12 +139,12 @@ if XDG_CACHE_HOME="$tmp/xdg2" "$chs" "${wpc[@]}" --tf 1 --no-cache | head -1 | h
 if grep -q 'FAILED' "$tmp/wpf.txt" && grep -qE '^dae-ggl/ida,1e-09,failed,[0-9]+,[0-9]+,' "$tmp/wpf/workprec.csv" && grep -q ',ok,' "$tmp/wpf/workprec.csv" && [[ -s $tmp/wpf/workprec-wall.png ]]; then ok; else bad "workprec failed points: $(cat "$tmp/wpf.txt")"; fi
 
 # Linear solvers of CVODE and IDA: bad values are input errors naming them; every solver runs.
-expect 2 "ls=dense, band, klu, umfpack, spgmr" -- run --problem pendulum --formulation standard --method cvode:bdf:ls=lapack --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "ls=auto, dense, band, klu, umfpack, spgmr" -- run --problem pendulum --formulation standard --method cvode:bdf:ls=lapack --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "jac=analytic, fd" -- run --problem pendulum --formulation standard --method cvode:bdf:ls=klu,jac=exact --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "prec=sparse needs a DAE formulation" -- run --problem pendulum --formulation dirac --method ida:ls=spgmr,prec=sparse --rtol 1e-6 --atol 1e-6 --tf 1
 # IDA's GMRES, preconditioned by the DAE Jacobian without hess V (issue 15): the coil's Krylov line
 if "$chs" run --problem chain:N=200,init=2,vel=thermal --formulation dae-ggl --method ida:ls=spgmr --rtol 1e-6 --atol 1e-6 --tf 0.05 | has 'per Newton iteration'; then ok; else bad "ida:ls=spgmr"; fi
-expect 2 "ls=dense, band, klu, umfpack, spgmr" -- run --problem pendulum --formulation dae-ggl --method ida:ls=superlu --rtol 1e-6 --atol 1e-6 --tf 1
+expect 2 "ls=auto, dense, band, klu, umfpack, spgmr" -- run --problem pendulum --formulation dae-ggl --method ida:ls=superlu --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "no analytic Jacobian" -- run --problem pendulum --formulation dirac --method ida:jac=analytic --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "unknown parameter" -- run --problem pendulum --formulation dae-ggl --method ida:solver=klu --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "too large for a dense Jacobian" -- run --problem pendulum-chain:N=3000 --formulation dae-ggl --method ida:ls=band --rtol 1e-6 --atol 1e-6 --tf 1
@@ -158,8 +158,8 @@ expect 2 "order=amd, colamd, nd" -- run --problem pendulum --formulation dae-ggl
 expect 2 "order=nested: bad ordering" -- run --problem chain:N=50,init=2 --formulation dae-ggl --method ida:ls=klu,order=nested --rtol 1e-6 --atol 1e-6 --tf 0.01
 if "$chs" run --problem chain:N=100,init=2,vel=thermal --formulation dae-ggl --method ida:ls=klu,order=nd --rtol 1e-6 --atol 1e-6 --tf 0.01 | has 'Jacobian evaluations'; then ok; else bad "ida:ls=klu,order=nd"; fi
 expect 2 "order= is for ls=klu only" -- run --problem pendulum --formulation dae-ggl --method ida:ls=dense,order=amd --rtol 1e-6 --atol 1e-6 --tf 1
-expect 2 "too large for the dense linear solver" -- run --problem pendulum-chain:N=5000 --formulation standard --method cvode:bdf --rtol 1e-6 --atol 1e-6 --tf 0.01
-expect 2 "too large for the dense linear solver" -- run --problem pendulum-chain:N=5000 --formulation dae-ggl --method ida --rtol 1e-6 --atol 1e-6 --tf 0.01
+expect 2 "too large for the dense linear solver" -- run --problem pendulum-chain:N=5000 --formulation standard --method cvode:bdf:ls=dense --rtol 1e-6 --atol 1e-6 --tf 0.01
+expect 2 "too large for the dense linear solver" -- run --problem pendulum-chain:N=5000 --formulation dae-ggl --method ida:ls=dense --rtol 1e-6 --atol 1e-6 --tf 0.01
 expect 2 "bad preconditioner" -- run --problem pendulum --formulation standard --method cvode:bdf:ls=spgmr,prec=ilu --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "prec= is for ls=spgmr only" -- run --problem pendulum --formulation standard --method cvode:bdf:prec=sparse --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "prec=sparse needs" -- run --problem andrews --formulation standard --method cvode:bdf:ls=spgmr,prec=sparse --rtol 1e-6 --atol 1e-6 --tf 0.01

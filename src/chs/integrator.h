@@ -44,6 +44,11 @@ typedef struct CHSIntegratorStats {
   long nonlin_conv_fails; /**< nonlinear solver convergence failures (see nonlin_iters) */
   /** Krylov iterations of the Newton iterations (cvode ls=spgmr); 0 otherwise */
   long lin_iters;
+  /** The Newton iterations' linear solver (cvode, ida): "dense", "band", "klu", "umfpack",
+   * "spgmr" (static storage); NULL for methods without one */
+  const char *linear_solver;
+  /** 1: ls=auto (the default) chose linear_solver; 0: it was given */
+  int linear_solver_auto;
 } CHSIntegratorStats;
 
 /** An integrator family: its name and callbacks (one const table per family). */

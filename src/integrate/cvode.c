@@ -3,8 +3,9 @@
  *
  *   cvode:bdf    BDF orders 1-5
  *   cvode:adams  Adams-Moulton orders 1-12
- *   cvode:bdf:ls=dense|band|klu|spgmr[,jac=analytic|fd]   the Newton linear solver (src/linsol.c):
- *                dense LU (default) or band LU with SUNDIALS' difference-quotient Jacobian, KLU
+ *   cvode:bdf:ls=auto|dense|band|klu|spgmr[,jac=analytic|fd]   the Newton linear solver
+ *                (src/linsol.c): chosen from the system (auto, the default: dense up to N = 100),
+ *                dense LU or band LU with SUNDIALS' difference-quotient Jacobian, KLU
  *                with the formulation's analytic sparse Jacobian (forward differences when it
  *                has none), or matrix-free SPGMR (difference-quotient J v; prec=sparse|none,
  *                see src/linsol.c): Krylov iterations in the statistics (lin_iters)
@@ -29,6 +30,7 @@ typedef struct {
   long base_steps, base_rhs, base_jac;
   long mxstep; /* steps of one evolve to tout (counted here: see cvode_evolve) */
   chs_watch watch;
+  int ls, ls_auto; /* the linear solver (CHS_LS_*) and whether ls=auto chose it */
   char arkode_msg[CHS_ARKODE_MSG_LEN];
 } cvode_mem;
 
@@ -131,6 +133,8 @@ static int cvode_create(const char *options, CHSFormulation f, N_Vector y0, sunr
     cvode_destroy(c);
     return rc;
   }
+  c->ls = lso.ls;
+  c->ls_auto = lso.chosen_by_auto;
   rc = c->cvode ? 0 : -1;
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)
   if (rc == 0) {
@@ -239,6 +243,8 @@ static int cvode_stats(void *mem, CHSIntegratorStats *st) {
                           CVodeGetNumLinIters(c->cvode, &v) == 0
                       ? v
                       : 0;
+  st->linear_solver = chs_ls_names[c->ls];
+  st->linear_solver_auto = c->ls_auto;
   return 0;
 }
 
@@ -258,9 +264,9 @@ static void *cvode_sundials_mem(void *mem) {
 
 const CHSIntegratorOps chs_integrator_cvode = {
     .family = "cvode",
-    .summary =
-        "CVODE BDF or Adams, Newton + ls=dense|band|klu|umfpack|spgmr, hmax=H; projections via "
-        "CVodeSetProjFn",
+    .summary = "CVODE BDF or Adams, Newton + ls=auto|dense|band|klu|umfpack|spgmr, hmax=H; "
+               "projections via "
+               "CVodeSetProjFn",
     .method_name = cvode_method_name,
     .create = cvode_create,
     .evolve = cvode_evolve,

@@ -2,7 +2,8 @@
  * formulations dae-index3, dae-ggl, dae-index1, or y' - f(t, y) for an ODE formulation), Newton
  * with a direct linear solver or GMRES, adaptive only:
  *
- *   ida:ls=dense|band|klu[,jac=analytic|fd]   (src/linsol.c; default ls=dense)
+ *   ida:ls=auto|dense|band|klu[,jac=analytic|fd]   (src/linsol.c; default ls=auto, chosen from
+ *                                                  the system: dense up to N = 100)
  *   ida:ls=spgmr[,prec=sparse|none]          matrix-free GMRES (IDA's difference-quotient J v),
  *                                            preconditioned by the DAE Jacobian without hess V
  *                                            factored by KLU (default where it exists),
@@ -38,6 +39,7 @@ typedef struct {
   N_Vector yp, id;
   N_Vector ewt; /* IDA's error weights, for the row scaling of GMRES (ida_prec_solve) */
   chs_watch watch;
+  int ls, ls_auto; /* the linear solver (CHS_LS_*) and whether ls=auto chose it */
   long base_steps, base_res, base_jac;
   long mxstep; /* steps of one evolve to tout (SUNDIALS' mxstep, counted here: see ida_evolve) */
   char msg[CHS_ARKODE_MSG_LEN];
@@ -244,6 +246,8 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
       ida_destroy(d);
       return rc;
     }
+    d->ls = lso.ls;
+    d->ls_auto = lso.chosen_by_auto;
   }
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)
   if (rc == 0) {
@@ -415,6 +419,8 @@ static int ida_stats(void *mem, CHSIntegratorStats *st) {
                           IDAGetNumLinIters(d->ida, &v) == 0
                       ? v
                       : 0;
+  st->linear_solver = chs_ls_names[d->ls];
+  st->linear_solver_auto = d->ls_auto;
   return 0;
 }
 
@@ -437,9 +443,9 @@ static void *ida_sundials_mem(void *mem) {
 
 const CHSIntegratorOps chs_integrator_ida = {
     .family = "ida",
-    .summary =
-        "IDA (BDF) on the residual (DAE formulations, or y' - f); ls=dense|band|klu|umfpack|spgmr, "
-        "analytic Jacobians, hmax=H",
+    .summary = "IDA (BDF) on the residual (DAE formulations, or y' - f); "
+               "ls=auto|dense|band|klu|umfpack|spgmr, "
+               "analytic Jacobians, hmax=H",
     .accepts_dae = 1,
     .method_name = ida_method_name,
     .create = ida_create,
