@@ -947,12 +947,14 @@ void cli_print_bash_completion(FILE *out) {
       fprintf(out, "%s ", commands[c].name);
     }
   }
-  fprintf(out, "bench --help --version\" -- \"$cur\"))\n    return\n  fi\n"
-               "  if [[ $key == bench ]]; then\n"
-               "    if ((cw == 2)); then\n"
-               "      COMPREPLY=($(compgen -W \"rhs dae scale mpi calibrate auto --help\" -- \"$cur\"))\n"
-               "      return\n    fi\n    key=\"bench ${w[2]}\"\n  fi\n"
-               "  local opts= files= dirs= words= pos=\n  case $key in\n");
+  fprintf(
+      out,
+      "bench --help --version\" -- \"$cur\"))\n    return\n  fi\n"
+      "  if [[ $key == bench ]]; then\n"
+      "    if ((cw == 2)); then\n"
+      "      COMPREPLY=($(compgen -W \"rhs dae scale mpi calibrate auto --help\" -- \"$cur\"))\n"
+      "      return\n    fi\n    key=\"bench ${w[2]}\"\n  fi\n"
+      "  local opts= files= dirs= words= pos=\n  case $key in\n");
   for (int c = 0; c < CLI_NCOMMANDS; c++) {
     fprintf(out, "  '%s')\n    opts='--help", commands[c].name);
     for (int i = 0; i < NOPTIONS; i++) {
