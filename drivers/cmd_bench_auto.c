@@ -8,7 +8,7 @@
  * error is at most auto's. The ratio auto evaluations / cheapest evaluations is what auto costs
  * over a choice made knowing every configuration's outcome. When --formulations and --methods
  * include auto's configuration, its own point at the same tolerance is a candidate, so the ratio
- * is at most 1. Every run is a forked child killed at --time-limit. */
+ * is at least 1. Every run is a forked child killed at --time-limit. */
 #include <stdlib.h>
 #include <string.h>
 #include "auto.h"
