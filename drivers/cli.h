@@ -32,6 +32,7 @@ typedef enum {
   CLI_LIST,
   CLI_COMPLETION,
   CLI_BENCH_CALIBRATE,
+  CLI_BENCH_AUTO,
   CLI_NCOMMANDS
 } cli_command_id;
 #define CLI_MAX_PROBLEMS 16 /* bench rhs: --problem repeated at most this often */
@@ -247,6 +248,7 @@ int cmd_bench_scale_implicit(const cli_options *o);
 int cmd_bench_dae_scale(const cli_options *o);  /* chs bench dae --scale */
 int cmd_bench_mpi(int argc, char **argv);       /* chs bench mpi (drivers/cmd_bench_mpi.c) */
 int cmd_bench_calibrate(int argc, char **argv); /* drivers/cmd_bench_calibrate.c */
+int cmd_bench_auto(int argc, char **argv);      /* drivers/cmd_bench_auto.c */
 /* problem NULL: the built-in set; else that problem to t = tf */
 int cmd_bench_dae(int json, int quiet, const char *problem, double tf);
 int cmd_reproduce(int argc, char **argv);

@@ -189,23 +189,23 @@ static const cli_option options[] = {
   /* chs run --estimate-error and chs bench calibrate (drivers/estimate.c, cmd_bench_calibrate.c) */
   {"estimate-error", CLI_FLAG, NULL, M(CLI_RUN) | M(CLI_WORKPREC), 0, F(estimate_error), 0,
    .help = "(adaptive) also estimate the final global error from a companion run at tol/100 (run: estimated_error_final; workprec: column est_error)"},
-  {"problems", CLI_STR, "LIST", M(CLI_BENCH_CALIBRATE), 0, F(scale_problems), 0, .max = 256,
+  {"problems", CLI_STR, "LIST", M(CLI_BENCH_CALIBRATE) | M(CLI_BENCH_AUTO), 0, F(scale_problems), 0, .max = 256,
    .help = "problems with a reference at their final time: pendulum, andrews, car-axis, heavy-top (default all)"},
-  {"formulations", CLI_STR, "F1,F2,...", M(CLI_BENCH_CALIBRATE), 0, F(formulation), 0, .max = 1024, .complete = CLI_C_FORMULATION,
+  {"formulations", CLI_STR, "F1,F2,...", M(CLI_BENCH_CALIBRATE) | M(CLI_BENCH_AUTO), 0, F(formulation), 0, .max = 1024, .complete = CLI_C_FORMULATION,
    .help = "formulations (default: every registered one; those that refuse a problem or method are skipped)"},
-  {"methods", CLI_STR, "M1,M2,...|all", M(CLI_BENCH_CALIBRATE), 0, F(method), 0, .complete = CLI_C_METHOD,
+  {"methods", CLI_STR, "M1,M2,...|all", M(CLI_BENCH_CALIBRATE) | M(CLI_BENCH_AUTO), 0, F(method), 0, .complete = CLI_C_METHOD,
    .help = "adaptive methods (default: erk:dp5, the Bogacki-Shampine, Verner 8(5)6 and Fehlberg 13(7)8 tables, dirk Kvaerno 4(2)3 and 7(4)5, cvode:adams, cvode:bdf, ida; all: every ERK and DIRK table besides)"},
-  {"tols", CLI_SWEEP, "HI:LO:N", M(CLI_BENCH_CALIBRATE), 0, F(tols), 0, .hi = 16, .def = "1e-4:1e-10:7",
-   .help = "tolerances (rtol = atol) from HI down to LO, N >= 2, HI < 1"},
-  {"time-limit", CLI_REAL, "S", M(CLI_BENCH_CALIBRATE), 0, F(time_limit), F(have_time_limit), .lo = 0.1,
+  {"tols", CLI_SWEEP, "HI:LO:N", M(CLI_BENCH_CALIBRATE) | M(CLI_BENCH_AUTO), 0, F(tols), 0, .hi = 16, .def = "1e-4:1e-10:7",
+   .help = "tolerances (rtol = atol) from HI down to LO, HI < 1 (calibrate: N >= 2; auto: N = 1 with HI = LO allowed)"},
+  {"time-limit", CLI_REAL, "S", M(CLI_BENCH_CALIBRATE) | M(CLI_BENCH_AUTO), 0, F(time_limit), F(have_time_limit), .lo = 0.1,
    .help = "seconds per run, at most 86400 (default 60: a run over it is killed, a FAILED point)"},
-  {"csv", CLI_STR, "FILE", M(CLI_BENCH_CALIBRATE), 0, F(csv), 0, .complete = CLI_C_FILE,
-   .help = "every point as CSV (round-trip precision)"},
-  {"json", CLI_FLAG, NULL, M(CLI_BENCH_CALIBRATE), 0, F(json), 0,
+  {"csv", CLI_STR, "FILE", M(CLI_BENCH_CALIBRATE) | M(CLI_BENCH_AUTO), 0, F(csv), 0, .complete = CLI_C_FILE,
+   .help = "as CSV (round-trip precision): every point (calibrate), every problem and tolerance (auto)"},
+  {"json", CLI_FLAG, NULL, M(CLI_BENCH_CALIBRATE) | M(CLI_BENCH_AUTO), 0, F(json), 0,
    .help = "one JSON object on stdout"},
-  {"quiet", CLI_FLAG, NULL, M(CLI_BENCH_CALIBRATE), 0, F(quiet), 0,
+  {"quiet", CLI_FLAG, NULL, M(CLI_BENCH_CALIBRATE) | M(CLI_BENCH_AUTO), 0, F(quiet), 0,
    .help = "no progress on stderr"},
-  {"dry-run", CLI_FLAG, NULL, M(CLI_BENCH_CALIBRATE), 0, F(dry_run), 0,
+  {"dry-run", CLI_FLAG, NULL, M(CLI_BENCH_CALIBRATE) | M(CLI_BENCH_AUTO), 0, F(dry_run), 0,
    .help = "check every option and input as a real run would, then exit 0 before any work"},
 };
 /* clang-format on */
@@ -305,6 +305,15 @@ static const cli_command_spec commands[CLI_NCOMMANDS] = {
                              "--time-limit. A point fails calibration when its final error "
                              "exceeds 1000 tol or the run fails; a configuration also fails when "
                              "its error does not fall over the sweep (docs/calibration.md)."},
+    [CLI_BENCH_AUTO] = {"bench auto", NULL, NULL,
+                        "auto's cost against the cheapest swept configuration at the same final "
+                        "error",
+                        "On the problems of bench calibrate, at each tolerance (rtol = atol): the "
+                        "configuration `chs run` chooses without --formulation and --method "
+                        "(docs/auto.md), its final error and right-hand side evaluations; the "
+                        "cheapest point of the sweep (every formulation x method that applies, "
+                        "at any of the tolerances) whose final error is at most auto's; and the "
+                        "ratio of evaluations. Each run a forked process killed at --time-limit."},
 };
 
 static int accepts(const cli_option *op, cli_command_id cmd) {
@@ -938,12 +947,14 @@ void cli_print_bash_completion(FILE *out) {
       fprintf(out, "%s ", commands[c].name);
     }
   }
-  fprintf(out, "bench --help --version\" -- \"$cur\"))\n    return\n  fi\n"
-               "  if [[ $key == bench ]]; then\n"
-               "    if ((cw == 2)); then\n"
-               "      COMPREPLY=($(compgen -W \"rhs dae scale mpi --help\" -- \"$cur\"))\n"
-               "      return\n    fi\n    key=\"bench ${w[2]}\"\n  fi\n"
-               "  local opts= files= dirs= words= pos=\n  case $key in\n");
+  fprintf(
+      out,
+      "bench --help --version\" -- \"$cur\"))\n    return\n  fi\n"
+      "  if [[ $key == bench ]]; then\n"
+      "    if ((cw == 2)); then\n"
+      "      COMPREPLY=($(compgen -W \"rhs dae scale mpi calibrate auto --help\" -- \"$cur\"))\n"
+      "      return\n    fi\n    key=\"bench ${w[2]}\"\n  fi\n"
+      "  local opts= files= dirs= words= pos=\n  case $key in\n");
   for (int c = 0; c < CLI_NCOMMANDS; c++) {
     fprintf(out, "  '%s')\n    opts='--help", commands[c].name);
     for (int i = 0; i < NOPTIONS; i++) {

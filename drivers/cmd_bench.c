@@ -218,7 +218,8 @@ int cmd_bench(int argc, char **argv) {
                  {"dae", CLI_BENCH_DAE},
                  {"scale", CLI_BENCH_SCALE},
                  {"mpi", CLI_BENCH_MPI},
-                 {"calibrate", CLI_BENCH_CALIBRATE}};
+                 {"calibrate", CLI_BENCH_CALIBRATE},
+                 {"auto", CLI_BENCH_AUTO}};
   const int nbench = (int)(sizeof benches / sizeof benches[0]);
   const char *what = argc > 1 ? argv[1] : NULL;
   int which = -1;
@@ -234,7 +235,7 @@ int cmd_bench(int argc, char **argv) {
   }
   if (which < 0) {
     return cli_usage_error(
-        "unknown benchmark '%.200s' (available: rhs, dae, scale, mpi, calibrate: chs bench "
+        "unknown benchmark '%.200s' (available: rhs, dae, scale, mpi, calibrate, auto: chs bench "
         "rhs [options])",
         what ? what : "");
   }
@@ -243,6 +244,9 @@ int cmd_bench(int argc, char **argv) {
   }
   if (benches[which].id == CLI_BENCH_CALIBRATE) {
     return cmd_bench_calibrate(argc - 1, argv + 1); /* drivers/cmd_bench_calibrate.c */
+  }
+  if (benches[which].id == CLI_BENCH_AUTO) {
+    return cmd_bench_auto(argc - 1, argv + 1); /* drivers/cmd_bench_auto.c */
   }
   if (benches[which].id == CLI_BENCH_SCALE) {
     return cmd_bench_scale(argc - 1, argv + 1); /* drivers/cmd_bench_scale.c */

@@ -51,5 +51,60 @@ fi
 # refused where auto cannot choose: --wedge
 expect 2 "--wedge" -- run --problem pendulum --h 0.1 --tf 1 --wedge
 
+# chs bench auto (drivers/cmd_bench_auto.c): against a `chs bench calibrate` sweep of the same
+# subset, each result's best point is the fewest-evaluation point (any tolerance) whose final error
+# is at most auto's, the ratio is auto_evals / best_evals, worst_ratio their maximum; auto's error
+# and evaluations are those of `chs run` without --formulation and --method; the CSV holds the
+# JSON's rows. On this subset the cheapest is another configuration at 4 of 6 points (measured:
+# fj/cvode:adams on the pendulum at 1e-8, ssf and standard with cvode:adams on andrews).
+sub=(--problems "pendulum,andrews" --formulations "dirac,standard,fj,ssf"
+  --methods "erk:dp5,cvode:adams" --tols 1e-6:1e-8:3 --quiet)
+if "$chs" bench auto "${sub[@]}" --json --csv "$tmp/ba.csv" >"$tmp/ba.json" 2>"$tmp/ba.err" &&
+  "$chs" bench calibrate "${sub[@]}" --json >"$tmp/bc.json" 2>>"$tmp/ba.err"; then ok; else
+  bad "bench auto / calibrate: $(head -c 300 "$tmp/ba.err")"
+fi
+# auto's runs at the bench's tolerances, with its one record at tf (the record times move the
+# pendulum's reference at tf by 1e-12 relative)
+python3 -c 'import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    print(r["problem"], repr(r["t_final"]), repr(r["tol"]))' "$tmp/ba.json" |
+  while read -r p tf tol; do
+    "$chs" run --problem "$p" --tf "$tf" --rtol "$tol" --atol "$tol" --every 1000000000 --json 2>/dev/null |
+      jq -c --arg p "$p" --arg tol "$tol" '{problem: $p, tol: ($tol | tonumber),
+        config: (.formulation + "/" + .method), err: .int_err_final, evals: .rhs_evals}'
+  done >"$tmp/runs.jsonl"
+if python3 - "$tmp/ba.json" "$tmp/bc.json" "$tmp/ba.csv" "$tmp/runs.jsonl" <<'EOF'; then ok; else bad "bench auto: results"; fi
+import csv, json, sys
+a = json.load(open(sys.argv[1]))
+c = json.load(open(sys.argv[2]))
+rows = list(csv.DictReader(open(sys.argv[3])))
+runs = [json.loads(l) for l in open(sys.argv[4])]
+res = a["results"]
+assert a["benchmark"] == "auto" and len(res) == 6 == len(rows) == len(runs), (res, rows, runs)
+assert a["configurations_swept"] == len(c["configurations"]) == 16
+others = 0
+for r, w in zip(res, rows):
+    assert r["auto_config"] == "dirac/cvode:adams" and r["auto_status"] == "ok", r
+    run = [x for x in runs if x["problem"] == r["problem"] and x["tol"] == r["tol"]]
+    assert len(run) == 1 and run[0]["config"] == r["auto_config"], (r, run)
+    assert run[0]["err"] == r["auto_err"] and run[0]["evals"] == r["auto_evals"], (r, run)
+    pts = [(p["rhs_evals"], p["int_err_final"], k["formulation"] + "/" + k["method"], p["tol"])
+           for k in c["configurations"] if k["problem"] == r["problem"]
+           for p in k["points"] if p["status"] == "ok" and p["int_err_final"] <= r["auto_err"]]
+    least = min(e for e, _, _, _ in pts)
+    assert r["best_evals"] == least, (r, least)
+    assert (r["best_evals"], r["best_err"], r["best_config"], r["best_tol"]) in pts, r
+    assert r["best_err"] <= r["auto_err"], r
+    assert abs(r["ratio"] - r["auto_evals"] / r["best_evals"]) <= 1e-12 * r["ratio"], r
+    assert r["ratio"] >= 1, r  # auto's own configuration is swept
+    others += r["best_config"] != r["auto_config"]
+    for k in ("auto_config", "best_config"):
+        assert w[k] == r[k], (w, r)
+    for k in ("tol", "auto_err", "auto_evals", "best_tol", "best_err", "best_evals", "ratio"):
+        assert float(w[k]) == r[k], (k, w, r)
+assert others == 4, others
+assert a["worst_ratio"] == max(r["ratio"] for r in res), a["worst_ratio"]
+EOF
+
 echo "auto: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]
