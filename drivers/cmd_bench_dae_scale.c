@@ -1,4 +1,4 @@
-/* chs bench dae --scale: DAE versus stabilised-ODE cost as a function of size (issue 15).
+/* chs bench dae --scale: DAE versus stabilised-ODE cost as a function of size (docs/scale.md).
  *
  * For the chain molecule (coil init=2, thermal momenta kT = 0.1 seed 1, LJ cut off at 2.5 sigma)
  * and the pendulum chain at each N of --sizes, to t = --tf:

@@ -1,4 +1,4 @@
-/* chs bench mpi: strong and weak scaling of the distributed chains (docs/mpi.md, issue 18).
+/* chs bench mpi: strong and weak scaling of the distributed chains (docs/mpi.md).
  *
  * For every K of --ranks, this chs binary is launched as `MPIRUN [--oversubscribe] -np K CHS run
  * --problem SPEC --formulation dirac --method erk:rk4 --h 0.001 --tf S*0.001 --json` with an argv

@@ -18,18 +18,18 @@
  * Jacobians or Krylov iterations, the same in every round), and the verdict: linear when the
  * median ratio is at most 1.2 times the ratio of the sizes (12 for N/10 and N), decided only when
  * a confidence interval of at least 95 % for that median (si_ci_rank) lies on the same side of the
- * bound (the rounds of a shared machine scatter by 10-20 %: docs/scale.md, session 16).
+ * bound (the rounds of a shared machine scatter by 10-20 %: docs/scale.md).
  * Also the median ratio of whole runs (the same interval at the same tolerance): where IDA takes
  * fewer, larger steps at N than at N/10 (the weighted norm of a longer chain), a step at N does
  * more of the work (Jacobians per step) and the per-step ratio exceeds the ratio of the runs'
- * costs (docs/scale.md, "Status of issue 15").
+ * costs (docs/scale.md).
  *
  * With --sizes LIST (2 .. 8 sizes) the same runs at every size of the list, interleaved the same
  * way, and instead of the ratio and verdict: per size the CPU time per step and per atom and step,
  * and the growth of the cost per atom and step from the size before, (t_s / N_s) / (t_{s-1} /
  * N_{s-1}) per round (1: linear), its median and the median's interval. Where the two sizes of
  * the ratio lie on the two sides of the last-level cache, this shows whether the growth is at one
- * size or spread (docs/scale.md, session 17). */
+ * size or spread (docs/scale.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

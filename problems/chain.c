@@ -24,7 +24,7 @@
  * the end atoms move with speed v0 perpendicular to their bonds (the only directions consistent
  * with psi = 0), the last one with the orientation `sign` (-1: opposite to the first when the end
  * bonds are parallel, as they are for centre=7: total momentum 0; sign=1: the same direction,
- * the default before issue 17, whose molecule drifts); vel=thermal: Gaussian momenta of variance kT
+ * a molecule that drifts); vel=thermal: Gaussian momenta of variance kT
  * from the deterministic generator seeded by `seed` (splitmix64 + Box-Muller, state local to the
  * creation), total momentum removed, projected mass-orthogonally onto psi = 0 (p - G^T Q^{-1} G p,
  * a tridiagonal solve) and scaled to the kinetic energy (N - 1) kT / 2 of the N - 1 degrees of

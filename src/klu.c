@@ -7,7 +7,7 @@
  * Newton iteration: KLU's int interface stores 12 bytes per entry instead of 16. On the pendulum
  * chain at N = 10^5 (dae-ggl, L + U 7.3e6 entries) a solve took 10 ms instead of 13 and a
  * refactorisation 31 ms instead of 33, on the same pivots and bitwise the same solution
- * (docs/scale.md, session 12). The matrix's pattern is copied to 32-bit arrays when KLU
+ * (docs/scale.md). The matrix's pattern is copied to 32-bit arrays when KLU
  * analyses it (the first set-up, after chs_klu_reinit, or when the number of entries changed);
  * the values are read in place. Where sunindextype is int, A's own arrays are used.
  *
@@ -33,7 +33,7 @@
  * held 15-22 10^6 entries in L + U and factored in 3.1-7.0 s whatever its ordering, UMFPACK (its
  * multifrontal method, BLAS inside the fronts; CHOLMOD's ordering choice, which took METIS there)
  * 6.0 10^6 entries in 0.27 s on OpenBLAS (0.87 s on the reference BLAS), with solves of 11 ms
- * against 29-35 (docs/scale.md, session 13). Each set-up is a numerical factorisation with
+ * against 29-35 (docs/scale.md). Each set-up is a numerical factorisation with
  * UMFPACK's threshold pivoting (UMFPACK has no refactorisation with kept pivots); the symbolic
  * analysis is redone when KLU's would be, from the last column order (chs_umf_analyse).
  * No iterative refinement (as KLU): IDA's and CVODE's Newton iterations correct the solve. */

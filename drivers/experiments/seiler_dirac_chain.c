@@ -339,8 +339,8 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
     }
     rep_note(r,
              "Initial state: the end atoms move with v0 = 0.25 perpendicular to their bonds, in "
-             "opposite directions (p7 = -p1: total linear momentum 0; before issue 17 chs had "
-             "p7 = p1, now chain:sign=1, a drifting molecule). The paper says [0, 200] is about "
+             "opposite directions (p7 = -p1: total linear momentum 0; chain:sign=1 gives "
+             "p7 = p1, a drifting molecule). The paper says [0, 200] is about "
              "5/4 periods of the rigid rotation; ours turns %.2f times; the hexagon centred on "
              "the middle atom with both end atoms turning the same way (chain:centre=4, end "
              "velocities not opposite) turns %.2f times. Fig. 3 is not legible in our copy. "

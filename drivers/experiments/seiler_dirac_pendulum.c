@@ -9,7 +9,7 @@
  * problem's reference by the trapezoidal rule for T = int_0^{2 pi} dth / sqrt(2 (e + cos th)),
  * e = 2 (spectrally accurate for this smooth periodic integrand).
  *
- * Two claims of the paper on the same runs (issue 17):
+ * Two claims of the paper on the same runs:
  *   - Sec. 10: "in Fig. 2 the constraint residuals for the extended Hamiltonian ... are
  *     approximately proportional to sqrt(t)": the exponent of the residuals' envelope (the
  *     maximum over each period [kT, (k+1)T]) against t, fitted on Fig. 2's window [5, 100]

@@ -5,7 +5,7 @@
  * 1023 (every 40 steps). The periodogram is of y(t) at those times: amplitude 2|X_k|/N (the
  * amplitude of a sinusoid; the paper does not state its normalisation).
  *
- * Tighter tolerances (issue 17): "With a tighter error tolerance the results for momentum
+ * Tighter tolerances: "With a tighter error tolerance the results for momentum
  * projections further improve, whereas this makes hardly any difference for position
  * projections": the runs with eps = 1e-6, 1e-8 and 1e-10 of both kinds. "Hardly any
  * difference" = the ratio of the max errors rounds to 1 (in [0.5, 1.5], the "about X" rule of

@@ -313,7 +313,8 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
 }
 
 /* The least cut of cj that makes IDA set up its Newton matrix anew: (1 - dcj) / (1 + dcj) with
- * its default dcj = 0.25 (chs does not change it: docs/scale.md, session 15) */
+ * its default dcj = 0.25 (chs does not change it: a larger dcj costs accuracy on the small
+ * problems, docs/scale.md) */
 #define IDA_CJ_WINDOW 0.6
 
 /* IDA's stop time for its next step towards tout: tout, or the midpoint of [t, tout] when the
