@@ -131,9 +131,8 @@ static int dirac_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
   sunrealtype *Gtw = s->wn[3], *a = s->wn[4], *b = s->wn[5], *Gtz = s->wn[6], *t1 = s->xn[0],
               *t2 = s->xn[1];
   CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
-  chs_jac_tmv(s, s->G, w, Gtw);
+  chs_jac_tmv_fused(s, w, NULL, Gtw, b, NULL); /* G^T w and Gdot^T w in one pass */
   chs_mass_inv(s, Gtw, a);
-  chs_jac_tmv(s, s->Gd, w, b);
   memcpy(t1, b, (size_t)n * sizeof *t1); /* t1 <- b + M'(q; a) v: M^{-1} t1 = M^{-1} b + ... */
   if (s->mass_kind == CHS_MASS_CONFIG) {
     if (CHS_SYS_CB(s, mass_grad, s->data, q, a, k.v, t2) != 0) {
