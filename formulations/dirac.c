@@ -68,6 +68,28 @@ static void dirac_final_csr(const CHSSystem *s, const CHSKinematics *k, const su
   }
 }
 
+/* Tridiagonal Q (CSR G, M = I (minv NULL) or diagonal): S w = Gdot a - G M^{-1} b row by row
+ * (chs_jac_mv2's operations, M^{-1} b entry by entry as chs_mass_inv forms it) with the forward
+ * substitution of the solve with Q in the same pass (dpttrs' operations); the backward one,
+ * chs_gram_tri_backward, completes Q^{-1} S w in Sw. */
+static inline void dirac_sw_tri_forward(const CHSSystem *s, const sunrealtype *a,
+                                        const sunrealtype *b, const sunrealtype *minv,
+                                        sunrealtype *Sw) {
+  const sunrealtype *G = s->G, *Gd = s->Gd;
+  const double *e = s->gram->tri_e;
+  sunrealtype prev = 0;
+  for (sunindextype i = 0; i < s->m; i++) {
+    sunrealtype acc1 = 0, acc2 = 0;
+    for (int32_t j = s->rp32[i]; j < s->rp32[i + 1]; j++) {
+      int32_t c = s->ci32[j];
+      acc1 += Gd[j] * a[c];
+      acc2 += G[j] * (minv ? minv[c] * b[c] : b[c]);
+    }
+    sunrealtype sw = acc1 + -1 * acc2;
+    prev = Sw[i] = i > 0 ? sw - prev * e[i - 1] : sw;
+  }
+}
+
 /* The end shared by both paths: with form_z, z <- lambda - z (z holds Q^{-1} S w) and
  * Gtz = G^T z (otherwise Gtz holds it already); then
  *   ydot = (v - a, F - G^T z + b)
@@ -109,9 +131,8 @@ static int dirac_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
   sunrealtype *Gtw = s->wn[3], *a = s->wn[4], *b = s->wn[5], *Gtz = s->wn[6], *t1 = s->xn[0],
               *t2 = s->xn[1];
   CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
-  chs_jac_tmv(s, s->G, w, Gtw);
+  chs_jac_tmv_fused(s, w, NULL, Gtw, b, NULL); /* G^T w and Gdot^T w in one pass */
   chs_mass_inv(s, Gtw, a);
-  chs_jac_tmv(s, s->Gd, w, b);
   memcpy(t1, b, (size_t)n * sizeof *t1); /* t1 <- b + M'(q; a) v: M^{-1} t1 = M^{-1} b + ... */
   if (s->mass_kind == CHS_MASS_CONFIG) {
     if (CHS_SYS_CB(s, mass_grad, s->data, q, a, k.v, t2) != 0) {
@@ -189,21 +210,12 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
     if (a != Gtw) {
       chs_mass_inv(s, Gtw, Minv_Gtw);
     }
-    if (s->jac_kind == CHS_JAC_CSR && s->gram->tri && s->gram->factored && a == Gtw) {
-      /* S w = Gdot a - G b row by row (chs_jac_mv2's operations) with the forward substitution
-       * of the tridiagonal solve in the same pass, then the backward one (dpttrs' operations) */
-      const sunrealtype *G = s->G, *Gd = s->Gd;
-      const double *e = s->gram->tri_e;
-      sunrealtype prev = 0;
-      for (sunindextype i = 0; i < m; i++) {
-        sunrealtype acc1 = 0, acc2 = 0;
-        for (int32_t j = s->rp32[i]; j < s->rp32[i + 1]; j++) {
-          int32_t c = s->ci32[j];
-          acc1 += Gd[j] * a[c];
-          acc2 += G[j] * b[c];
-        }
-        sunrealtype sw = acc1 + -1 * acc2;
-        prev = Sw[i] = i > 0 ? sw - prev * e[i - 1] : sw;
+    if (s->jac_kind == CHS_JAC_CSR && s->gram->tri && s->gram->factored) {
+      /* M = I or diagonal for a tridiagonal Q: two specialisations */
+      if (s->minv) {
+        dirac_sw_tri_forward(s, a, b, s->minv, Sw);
+      } else {
+        dirac_sw_tri_forward(s, a, b, NULL, Sw);
       }
       chs_gram_tri_backward(s->gram, z, NULL); /* z is Sw */
     } else {

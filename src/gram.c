@@ -2,7 +2,7 @@
  * point, factored once there and solved many times, with a storage chosen from the structure:
  *
  *   dense  SUNDIALS dense matrix; Q is symmetric positive definite, so Cholesky and solves by
- *          SUNDIALS' dense kernels (SUNDlsMat_densePOTRF/POTRS) called directly on the columns
+ *          the operations of SUNDIALS' dense kernels (SUNDlsMat_densePOTRF/POTRS) on the columns
  *          (SUNLinSol_Dense is LU only, and its two N_Vector copies per solve were the larger
  *          part of the Hamilton-Dirac equations' extra cost for small m); m = 1 is a division;
  *   band   SUNDIALS band matrix, when the sparsity of Q has a small bandwidth (chains:
@@ -12,9 +12,9 @@
  *          third of the cost of a solve at m = 10^5; a tridiagonal Q (half-bandwidth 1, every
  *          chain) is SPD and skips the band storage: its diagonal and subdiagonal are assembled
  *          straight into LAPACK's d and e arrays and factored as L D L^T in the same pass (the
- *          recurrence of dpttrf; solves by dpttrs), with no product lists (a fifth of the memory
- *          traffic of the general assembly at m = 10^5); `auto` picks band for every tridiagonal Q;
- *   klu    SUNDIALS sparse (CSC) matrix + SUNLinSol_KLU: the symbolic analysis is done at the
+ *          recurrence of dpttrf; solves by dpttrs' operations), with no product lists (a fifth of
+ * the memory traffic of the general assembly at m = 10^5); `auto` picks band for every tridiagonal
+ * Q; klu    SUNDIALS sparse (CSC) matrix + SUNLinSol_KLU: the symbolic analysis is done at the
  *          first factorisation and reused, later ones are numeric refactorisations.
  *
  * Band and KLU need a CSR G and a diagonal (or identity) mass matrix. For CSR G the pattern of Q
@@ -590,17 +590,64 @@ int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
   return 0;
 }
 
-/* LAPACK (Fortran): solves with the L D L^T factors of a symmetric positive definite tridiagonal
- * matrix (dpttrf's output, computed by chs_gram_tri_assemble_factor). */
-extern void dpttrs_(const int *n, const int *nrhs, const double *d, const double *e, double *b,
-                    const int *ldb, int *info);
-
+/* Solves with the L D L^T factors of a symmetric positive definite tridiagonal matrix (computed
+ * by chs_gram_tri_assemble_factor): the forward substitution x_j <- x_j - x_{j-1} e_{j-1}, then
+ * chs_gram_tri_backward; LAPACK dpttrs' operations in its order (m >= 2: a tridiagonal Q has a
+ * subdiagonal), without the call into Fortran (a sixth of the double pendulum's Dirac field). */
 static void chs_gram_tri_solve(const CHSGram *g, const sunrealtype *b, sunrealtype *x) {
-  int n = (int)g->m, one = 1, info = 0;
-  if (x != b) {
-    memcpy(x, b, (size_t)g->m * sizeof *x);
+  const double *e = g->tri_e;
+  sunrealtype prev = x[0] = b[0];
+  for (sunindextype j = 1; j < g->m; j++) {
+    prev = x[j] = b[j] - prev * e[j - 1];
   }
-  dpttrs_(&n, &one, g->tri_dd, g->tri_e, x, &n, &info); /* info != 0 only for bad arguments */
+  chs_gram_tri_backward(g, x, NULL);
+}
+
+/* Cholesky factor Q = L L^T in place (column j of L in a[j], rows j .. m-1) and the solves with
+ * it: SUNDIALS' SUNDlsMat_densePOTRF/POTRS, operation for operation in the same order (results
+ * bitwise the same), compiled here with the library's optimisation: the distribution's SUNDIALS
+ * is built without (-O0), and its solve was a third of a Dirac right-hand side with m = 8. */
+static int chs_gram_dense_potrf(sunrealtype **a, sunindextype m) {
+  for (sunindextype j = 0; j < m; j++) {
+    sunrealtype *aj = a[j];
+    for (sunindextype i = j; j > 0 && i < m; i++) {
+      sunrealtype acc = aj[i];
+      for (sunindextype k = 0; k < j; k++) {
+        acc -= a[k][i] * a[k][j];
+      }
+      aj[i] = acc;
+    }
+    sunrealtype diag = aj[j];
+    if (diag <= 0) {
+      return (int)j + 1;
+    }
+    diag = sqrt(diag);
+    for (sunindextype i = j; i < m; i++) {
+      aj[i] /= diag;
+    }
+  }
+  return 0;
+}
+
+/* x <- L^{-T} L^{-1} x: forward substitution (L(m-1,m-1) divides x_{m-1} once here and once more
+ * at the start of the backward one, as in POTRS), backward substitution. */
+static void chs_gram_dense_potrs(sunrealtype *const *a, sunindextype m, sunrealtype *x) {
+  for (sunindextype i = 0; i < m; i++) {
+    sunrealtype acc = x[i];
+    for (sunindextype j = 0; j < i; j++) {
+      acc -= x[j] * a[j][i];
+    }
+    x[i] = acc / a[i][i];
+  }
+  x[m - 1] /= a[m - 1][m - 1];
+  for (sunindextype i = m - 1; i-- > 0;) {
+    const sunrealtype *ai = a[i];
+    sunrealtype acc = x[i];
+    for (sunindextype j = i + 1; j < m; j++) {
+      acc -= ai[j] * x[j];
+    }
+    x[i] = acc / ai[i];
+  }
 }
 
 int chs_gram_factor(CHSGram *g) {
@@ -623,7 +670,7 @@ int chs_gram_factor(CHSGram *g) {
       g->factored = a[0] > 64 * SUN_UNIT_ROUNDOFF * diag_max;
       return g->factored ? CHS_SUCCESS : CHS_RECOVERABLE;
     }
-    if (SUNDlsMat_densePOTRF(g->cols, m) != 0) {
+    if (chs_gram_dense_potrf(g->cols, m) != 0) {
       return CHS_RECOVERABLE;
     }
     /* Reject pivots at round-off level relative to Q's scale: numerically singular (e.g. a
@@ -665,7 +712,7 @@ int chs_gram_solve_general(CHSGram *g, const sunrealtype *b, sunrealtype *x) {
     if (x != b) {
       memcpy(x, b, (size_t)g->m * sizeof *x);
     }
-    SUNDlsMat_densePOTRS(g->cols, g->m, x);
+    chs_gram_dense_potrs(g->cols, g->m, x);
     return CHS_SUCCESS; /* a non-finite solution shows in the right-hand side, which is checked */
   }
   if (g->tri) {
