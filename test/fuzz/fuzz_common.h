@@ -29,10 +29,18 @@ static inline int fuzz_is_plugin_spec(const char *spec) {
 /* 1 when the text asks for a chain larger than max atoms (N=...): such inputs are slow, not
  * wrong; skip them so that every input runs in milliseconds. */
 static inline int fuzz_too_large(const char *s, long max) {
-  for (const char *p = strstr(s, "N="); p; p = strstr(p + 2, "N=")) {
+  /* the parameter parser trims blanks around keys and values: "N = 9e6" is N too */
+  for (const char *p = strchr(s, 'N'); p; p = strchr(p + 1, 'N')) {
+    const char *q = p + 1;
+    while (*q == ' ' || *q == '\t') {
+      q++;
+    }
+    if (*q != '=') {
+      continue;
+    }
     char *end = NULL;
-    long n = strtol(p + 2, &end, 10);
-    if (end == p + 2 || n > max || n < -max) {
+    long n = strtol(q + 1, &end, 10); /* strtol skips the blanks after '=' */
+    if (end == q + 1 || n > max || n < -max) {
       return 1;
     }
   }
