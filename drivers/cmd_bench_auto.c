@@ -189,22 +189,10 @@ static int write_csv(const char *path, const auto_row *rows, int nr, const sweep
 
 int cmd_bench_auto(int argc, char **argv) {
   cli_options o;
-  int rc = cli_parse(CLI_BENCH_AUTO, argc, argv, &o);
-  if (rc != 0) {
-    return rc == CLI_HELP_DONE ? CHS_EXIT_OK : rc;
-  }
-  sweep_spec *s = malloc(sizeof *s);
-  if (!s) {
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
-  }
-  if ((rc = sweep_parse(&o, NULL, s)) != 0) {
-    free(s);
+  sweep_spec *s = NULL;
+  int rc = 0;
+  if (!sweep_start(CLI_BENCH_AUTO, argc, argv, NULL, "the auto comparison", &o, &s, &rc)) {
     return rc;
-  }
-  if (o.dry_run) {
-    free(s);
-    return cli_dry_run_done("the auto comparison");
   }
   int nc = s->np * s->nf * s->nm, nt = s->nt, nr = s->np * nt;
   auto_row *rows = calloc((size_t)nr, sizeof *rows);

@@ -194,22 +194,12 @@ static int write_csv(const char *path, const sweep_config *cfg, const cal_verdic
 
 int cmd_bench_calibrate(int argc, char **argv) {
   cli_options o;
-  int rc = cli_parse(CLI_BENCH_CALIBRATE, argc, argv, &o);
-  if (rc != 0) {
-    return rc == CLI_HELP_DONE ? CHS_EXIT_OK : rc;
-  }
-  sweep_spec *s = malloc(sizeof *s);
-  if (!s) {
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
-  }
-  if ((rc = sweep_parse(&o, "calibration asks whether the error falls with them", s)) != 0) {
-    free(s);
+  sweep_spec *s = NULL;
+  int rc = 0;
+  if (!sweep_start(CLI_BENCH_CALIBRATE, argc, argv,
+                   "calibration asks whether the error falls with them", "the calibration sweep",
+                   &o, &s, &rc)) {
     return rc;
-  }
-  if (o.dry_run) {
-    free(s);
-    return cli_dry_run_done("the calibration sweep");
   }
   int nc = s->np * s->nf * s->nm, nt = s->nt;
   progress prog;

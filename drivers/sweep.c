@@ -310,3 +310,26 @@ int sweep_csv_field(FILE *fp, const char *s) {
   }
   return fputc('"', fp) == EOF ? -1 : 0;
 }
+
+int sweep_start(int cmd, int argc, char **argv, const char *two_tols, const char *what,
+                cli_options *o, sweep_spec **s, int *status) {
+  *s = NULL;
+  int rc = cli_parse(cmd, argc, argv, o);
+  if (rc != 0) {
+    *status = rc == CLI_HELP_DONE ? CHS_EXIT_OK : rc;
+    return 0;
+  }
+  *s = malloc(sizeof **s);
+  if (!*s) {
+    fprintf(stderr, "chs: out of memory\n");
+    *status = CHS_EXIT_NUMERIC;
+    return 0;
+  }
+  if ((rc = sweep_parse(o, two_tols, *s)) != 0 || o->dry_run) {
+    free(*s);
+    *s = NULL;
+    *status = rc != 0 ? rc : cli_dry_run_done(what);
+    return 0;
+  }
+  return 1;
+}

@@ -63,6 +63,11 @@ typedef struct {
  * s, refusing bad input (exit status 2, the message printed). two_tols != NULL: at least two
  * different tolerances are needed, two_tols says why. 0. */
 int sweep_parse(const cli_options *o, const char *two_tols, sweep_spec *s);
+/* The start both sweeping commands share: argv parsed as command cmd, *s allocated and filled by
+ * sweep_parse, --dry-run stopped naming what. 1: run the sweep with *s (free it after); 0: the
+ * command is done and returns *status (help, bad input, dry run, out of memory). */
+int sweep_start(int cmd, int argc, char **argv, const char *two_tols, const char *what,
+                cli_options *o, sweep_spec **s, int *status);
 
 /* Runs the sweep (s->np * s->nf * s->nm configurations, in that order, problem outermost),
  * adding one to *done and updating prog per run. A configuration that refuses the problem or the
