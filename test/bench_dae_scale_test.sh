@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `chs bench dae --scale` (issue 15): bad options exit 2 before any work; at N = 100 (pendulum
+# `chs bench dae --scale`: bad options exit 2 before any work; at N = 100 (pendulum
 # chain, two targets, short time limit) the JSON has its structure, every chosen configuration's
 # error is at most its target and it is the cheapest such run of its side, every ERK table of
 # `chs list methods` was a candidate (run or skipped with a reason), the ratio is the quotient of

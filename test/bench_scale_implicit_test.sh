@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `chs bench scale --implicit` (issue 15): bad options exit 2 before any work; at N = 100 and
+# `chs bench scale --implicit`: bad options exit 2 before any work; at N = 100 and
 # 1000, every row's counts (steps, Newton iterations, Jacobians) are those of the `chs run` it
 # stands for, its medians, ratios (per step and per run) and verdict follow from its own per-round
 # times, its memory per atom is positive; with --sizes, the same counts at each size and the cost per

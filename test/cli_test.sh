@@ -142,13 +142,13 @@ if grep -q 'FAILED' "$tmp/wpf.txt" && grep -qE '^dae-ggl/ida,1e-09,failed,[0-9]+
 expect 2 "ls=auto, dense, band, klu, umfpack, spgmr" -- run --problem pendulum --formulation standard --method cvode:bdf:ls=lapack --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "jac=analytic, fd" -- run --problem pendulum --formulation standard --method cvode:bdf:ls=klu,jac=exact --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "prec=sparse needs a DAE formulation" -- run --problem pendulum --formulation dirac --method ida:ls=spgmr,prec=sparse --rtol 1e-6 --atol 1e-6 --tf 1
-# IDA's GMRES, preconditioned by the DAE Jacobian without hess V (issue 15): the coil's Krylov line
+# IDA's GMRES, preconditioned by the DAE Jacobian without hess V: the coil's Krylov line
 if "$chs" run --problem chain:N=200,init=2,vel=thermal --formulation dae-ggl --method ida:ls=spgmr --rtol 1e-6 --atol 1e-6 --tf 0.05 | has 'per Newton iteration'; then ok; else bad "ida:ls=spgmr"; fi
 expect 2 "ls=auto, dense, band, klu, umfpack, spgmr" -- run --problem pendulum --formulation dae-ggl --method ida:ls=superlu --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "no analytic Jacobian" -- run --problem pendulum --formulation dirac --method ida:jac=analytic --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "unknown parameter" -- run --problem pendulum --formulation dae-ggl --method ida:solver=klu --rtol 1e-6 --atol 1e-6 --tf 1
 expect 2 "too large for a dense Jacobian" -- run --problem pendulum-chain:N=3000 --formulation dae-ggl --method ida:ls=band --rtol 1e-6 --atol 1e-6 --tf 1
-# issue 15: ida:ls=klu on a DAE assembles its Jacobian sparse (no size limit); the dense solver
+# Ida:ls=klu on a DAE assembles its Jacobian sparse (no size limit); the dense solver
 # refuses N x N beyond 8000 up front (was: "cannot create the linear solver" at chain:N=1e6);
 # cvode's Krylov solver takes prec=none|sparse and reports its iterations
 if "$chs" run --problem pendulum-chain:N=3000 --formulation dae-ggl --method ida:ls=klu --rtol 1e-6 --atol 1e-6 --tf 0.01 | has 'Jacobian evaluations'; then ok; else bad "ida:ls=klu at N = 3000 (sparse Jacobian)"; fi
@@ -415,7 +415,7 @@ expect 2 "first-order" -- compare --problem fj-example --formulations dirac --me
 if [[ $(grep -c '"holds": true' "$tmp/fjex.json") -eq 5 ]] && ! grep -q '"holds": false' "$tmp/fjex.json"; then ok; else bad "seiler-fj-example claims"; fi
 
 
-# Issue 12 (outputs). Output paths are refused (exit 2, naming the path) before any integration:
+# Outputs. Output paths are refused (exit 2, naming the path) before any integration:
 # these runs would take hours, `timeout` fails them if they start.
 long=(run --problem pendulum --formulation dirac --method erk:rk4 --h 1e-3 --tf 1e9 --max-steps 1000000000000)
 touch "$tmp/afile"
@@ -530,7 +530,7 @@ if [[ $under_valgrind -eq 1 ]]; then
     if [[ $st -eq 2 ]]; then ok; else bad "valgrind workprec $args: exit $st: $(head -c 600 "$tmp/err")"; fi
   done
 fi
-# ---- issue 12 (parsing, range checks, bounded runs): every bad value is exit 2 naming it --------
+# ---- parsing, range checks, bounded runs: every bad value is exit 2 naming it --------
 r12=(run --problem pendulum --formulation dirac --method erk:rk4)
 c12=(compare --problem pendulum --formulations dirac --method erk:dp5 --tf 1)
 # 5: tolerance sweeps: non-finite, non-positive, bad counts, HI < LO
@@ -643,7 +643,7 @@ expect 2 'dir\x0aac' -- run --problem pendulum --formulation "$(printf 'dir\nac'
 expect 2 'erk:\xc3(' -- run --problem pendulum --formulation dirac --method "$(printf 'erk:\xc3\x28')" --h 0.1 --tf 1
 "$chs" run --problem "$(printf 'p\x1b]0;x\x07\xc2\x9b')" --formulation dirac --method erk:rk4 --h 0.1 --tf 1 2>"$tmp/err" >/dev/null
 if ! LC_ALL=C grep -q "$(printf '[\x01-\x08\x0b-\x1f\x7f]')" "$tmp/err" && ! grep -q "$(printf '\xc2\x9b')" "$tmp/err"; then ok; else bad "control bytes reached the terminal: $(od -c "$tmp/err" | head -3)"; fi
-# ---- end of issue 12 (parsing) ----
+# ---- end of parsing ----
 
 # stdout that cannot be written (a full disk) is a failed output for every subcommand
 for args in "run --problem pendulum --formulation dirac --method erk:rk4 --h 0.1 --tf 1 --json" \
@@ -682,14 +682,14 @@ fi
 # by name; the default uses difference quotients.
 expect 2 "constraint_third" -- run --problem slider-crank --formulation dae-index1 --method ida:jac=analytic --rtol 1e-6 --atol 1e-8 --tf 0.1
 
-# Issue 13: references at one time only (andrews: t = 0.03) and problems that some formulations
+# References at one time only (andrews: t = 0.03) and problems that some formulations
 # refuse (M(q), time dependence): runs with intermediate outputs and bench rhs exit 0.
 expect 0 "" -- run --problem andrews --formulation standard --method cvode:bdf --rtol 1e-8 --atol 1e-10 --tf 0.03 --every 5
 if grep -q '|(q,p)-ref|    max' "$tmp/out"; then ok; else bad "andrews run to 0.03 reports no reference error"; fi
 expect 0 "" -- run --problem andrews --formulation standard --method cvode:bdf --rtol 1e-8 --atol 1e-10 --tf 0.02 --every 5
 if grep -q '|(q,p)-ref|    max' "$tmp/out"; then bad "andrews run to 0.02 reports a reference error"; else ok; fi
 expect 0 "" -- bench rhs --evals 20
-# ---- issue 12: integrator robustness (src/integrate) ----
+# ---- integrator robustness (src/integrate) ----
 # Defect 2: a bad newton= value is refused (exit 2) naming it, without reading uninitialised
 # memory (valgrind, when installed, over one bad option per method family).
 expect 2 "'foo'" -- run --problem pendulum --formulation standard --method lobatto:3:newton=foo --h 0.01 --tf 1
@@ -739,8 +739,8 @@ done
 # Defect 10 (IDA part): an overflowing initial derivative is named (was "tstop = 5 is behind
 # current t = 0").
 expect 2 "initial derivative" -- run --problem pendulum:gravity=1e308 --formulation dae-ggl --method ida --rtol 1e-8 --atol 1e-8 --tf 5
-# ---- end of issue 12: integrator robustness ----
-# ---- issue 13 (s5-forms): extended, total, impetus, fj, ssf with M(q) and g(q, t) ----
+# ---- end of integrator robustness ----
+# ---- extended, total, impetus, fj, ssf with M(q) and g(q, t) ----
 # They ran only standard/dirac/baumgarte/dae-* (exit 2 "does not support"); now M(q) (andrews)
 # runs through all of them and g(q, t) (car-axis) through impetus, fj and ssf; extended and total
 # refuse g(q, t) and say why (their multiplier gradient needs grad_q g_tt and d/dq (G_t v)).
@@ -752,9 +752,9 @@ for f in impetus fj ssf; do
 done
 expect 2 "g_tt" -- run --problem car-axis --formulation total --method erk:dp5 --rtol 1e-6 --atol 1e-8 --tf 0.05
 expect 2 "g_tt" -- run --problem car-axis --formulation extended --method erk:dp5 --rtol 1e-6 --atol 1e-8 --tf 0.05
-# ---- end of issue 13 (s5-forms) ----
+# ---- end of extended, total, impetus, fj, ssf ----
 
-# ---- issue 16 (s6-progress): chs run --plot FILE.png ----
+# ---- chs run --plot FILE.png ----
 # A complete PNG (signature) drawn from a file chs names itself, none of its temporary files left;
 # a bad path refused (exit 2) before any work (nothing on stdout); a failed write is exit 3 and
 # leaves no file; a numerical failure still draws the run up to it (exit 3).
@@ -787,7 +787,7 @@ st=$?
 if [[ $st -eq 3 && ! -e $tmp/plot/big.png ]] && no_plot_tmp "$tmp/plot"; then ok; else bad "run --plot over the file size limit: exit $st, $(ls "$tmp/plot") $(head -c 300 "$tmp/err")"; fi
 expect 3 "too much work" -- run --problem pendulum --formulation dirac --method erk:dp5 --rtol 1e-6 --atol 1e-6 --tf 1e6 --max-steps 1000 --plot "$tmp/plot/failed.png"
 if is_png "$tmp/plot/failed.png" && has "shows the run up to" "$tmp/err"; then ok; else bad "run --plot of a failed run: no PNG"; fi
-# ---- end of issue 16 (s6-progress) ----
+# ---- end of --plot ----
 # hmax=H (cvode, ida): no step longer than H; without it the same runs take longer steps
 for fm in "dae-ggl ida:ls=klu" "standard cvode:bdf"; do
   set -- $fm

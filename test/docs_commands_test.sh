@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Every `chs ...` / `./build/chs ...` command in the code blocks (fenced, or indented by four
-# spaces) of README.md and docs/*.md runs with the build's chs and exits 0 (issue 16, "every
-# command in docs/ runs"). The commands of a block run in order in a fresh temporary directory
-# holding what the docs expect there: examples/ (the source tree's) and
-# build-plugin/libspherical_pendulum.so (the build's example plugin). A command whose line ends in
+# spaces) of README.md and docs/*.md runs with the build's chs and exits 0. The commands of a
+# block run in order in a fresh temporary directory holding what the docs expect there:
+# examples/ (the source tree's) and build-plugin/libspherical_pendulum.so (the build's example
+# plugin). A command whose line ends in
 # a comment `# exit N` must exit N instead. Markers in the Markdown, an HTML comment on the line
 # before a block:
 #   <!-- long -->          the block's commands take long (benchmarks, 10^5 atoms, --all sweeps):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The API reference of the public headers builds without a single doxygen warning (issue 16).
+# The API reference of the public headers builds without a single doxygen warning.
 # usage: doxygen_test.sh SOURCE_DIR OUTPUT_DIR
 # Exits 77 (skipped) when doxygen is not installed.
 set -euo pipefail

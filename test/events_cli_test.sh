@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `chs run --stop-at`, the events in the JSON, q_final / p_final and the energy-balance keys
-# (issue 13), against independent truths: the pendulum's event times from the complete elliptic
+# against independent truths: the pendulum's event times from the complete elliptic
 # integral K (arithmetic-geometric mean, computed here by awk) and Andrews' published positions
 # at t = 0.03 (IVP test set, PSIDE at tol 1e-14).
 # usage: events_cli_test.sh PATH_TO_CHS

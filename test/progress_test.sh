@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Progress on the standard error (drivers/progress.h, issue 16): shown when it is a terminal (a
+# Progress on the standard error (drivers/progress.h): shown when it is a terminal (a
 # pseudo terminal from util-linux `script`), erased at the end; absent with --quiet or without a
 # terminal; the standard output (tables, JSON) and the CSV are the same either way.
 # usage: progress_test.sh PATH_TO_CHS

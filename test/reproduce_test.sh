@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `chs reproduce` (issue 17): every corrected verdict is checked on the experiment's JSON through
+# `chs reproduce`: every corrected verdict is checked on the experiment's JSON through
 # the quantity it is computed from (so the test fails when the quantity or its reading changes),
 # against independent runs of `chs run` where one exists; --all's summary; the figures.
 # usage: reproduce_test.sh PATH_TO_CHS
@@ -160,7 +160,7 @@ assert abs(x - y) <= 1e-6 * y, (x, y)
 assert '%.5g' % x in d['notes']
 "
 
-# 7. Seeds 000 / 001: claims not examined before (issue 17). Each verdict is recomputed from the
+# 7. Seeds 000 / 001: claims not examined before. Each verdict is recomputed from the
 #    rows it rests on; the rows are checked against closed forms or independent `chs run`s.
 "$chs" reproduce seiler-projection-energy --json >"$tmp/pe.json"
 check "projection energy change: slopes and the exact -1/2 psi^T R^-1 psi" "$tmp/pe.json" "
@@ -243,7 +243,7 @@ for f in seiler-impetus-fig2-left-xy seiler-impetus-fig2-right-impetus; do
   if [[ $(head -c 8 "$tmp/imp/$f.png" 2>/dev/null | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; then ok; else bad "seed 001 Fig. 2: $f.png"; fi
 done
 
-# Seed 003 Sec. 6 (issue 17, claims not yet examined): the trajectories of RK4 from (0, -1, 2, 0),
+# Seed 003 Sec. 6: the trajectories of RK4 from (0, -1, 2, 0),
 # recomputed here from `chs run` CSVs (h and h/2), against the experiment's rows and verdicts.
 fjp_csv() { "$chs" run --problem pendulum:x=0,y=-1,px=2,py=0 --formulation "$1" --method erk:rk4 --h "$2" --tf 30 --every "$3" --out "$4" >/dev/null; }
 for f in standard fj; do
@@ -303,7 +303,7 @@ assert row('h = 0.1: sign changes of x^2 + y^2 - 1 on [0, %.3g], fj' % t_end) ==
 lp, lv = changes(fa, gp, T, t_end)[0], changes(fa, gv, T, t_end)[0]
 assert claim('in the stabilised formulation the trajectories oscillate')['holds'] == (lp >= 2 and lv >= 2), (lp, lv)
 "
-# Seed 002 Fig. 4.5 (issue 17): loss of regular structure under projection every 20th step,
+# Seed 002 Fig. 4.5: loss of regular structure under projection every 20th step,
 # tested with loose solver tolerances; the correlation recomputed from `chs run` CSVs.
 for tol in 1e-6 1e-8; do
   for pe in 0 20; do
@@ -361,7 +361,7 @@ for m, o in (('rattle', 2), ('lobatto:3', 4), ('alpha-prk:3', 4), ('lobatto:4', 
     assert paper('fitted slope of log error vs log h (3 step sizes, the order plot), ' + m) == o
     assert abs(v - o) < 0.25, (m, v)
 "
-# The figures of seeds 002-004 and seed 000's Fig. 3 (issue 17) are written as complete PNGs.
+# The figures of seeds 002-004 and seed 000's Fig. 3 are written as complete PNGs.
 for ex in seiler-fj-pendulum leimkuhler-reich-projection leimkuhler-reich-stability seiler-dirac-chain; do
   "$chs" reproduce $ex --plot-dir "$tmp/figs" >/dev/null 2>"$tmp/err" || bad "reproduce $ex --plot-dir: $(cat "$tmp/err")"
 done

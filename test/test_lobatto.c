@@ -226,7 +226,7 @@ static void test_refuses_adaptive(void **state) {
   CHSProblem_Destroy(&prob);
 }
 
-/* Issue 12, defect 15: small steps on the pendulum to t = 10. The stage Newton's increment stalls
+/* Small steps on the pendulum to t = 10. The stage Newton's increment stalls
  * at the rounding level of the momenta, u |M| |q| / h (the constraints pin the stage positions
  * only to u |q|), which exceeded the old fixed threshold 1e3 * 8u: lobatto:3 failed at t = 5.001
  * with h = 0.001 and at t = 0.0045 with h = 0.0005, lobatto:4 at t = 0.001, advising "reduce --h".
@@ -264,7 +264,7 @@ static void test_small_steps(void **state) {
   }
 }
 
-/* Issue 12, defect 2: a bad newton= value left the stage-count buffer unset (read uninitialised
+/* A bad newton= value left the stage-count buffer unset (read uninitialised
  * by lobatto_create); now the buffer is always set, the value refused and named. */
 static void test_newton_option(void **state) {
   (void)state;

@@ -71,13 +71,13 @@ static void test_parse_errors(void **state) {
   expect_parse_error("length=1,length=2", "length"); /* duplicate key */
   expect_parse_error("length=1,=2", "");             /* empty key */
   expect_parse_error("length=", "length");           /* empty value */
-  /* issue 12: stray commas are empty items, not skipped */
+  /* Stray commas are empty items, not skipped */
   expect_parse_error("length=1,,gravity=2", "empty item");
   expect_parse_error(",length=1", "empty item");
   expect_parse_error("length=1,", "empty item");
 }
 
-/* issue 12: integers are range-checked before narrowing (4294967298 is not 2 as an int), with
+/* Integers are range-checked before narrowing (4294967298 is not 2 as an int), with
  * overflow of long itself an error naming the key, never a clamped LONG_MAX. */
 static void test_int_ranges(void **state) {
   (void)state;

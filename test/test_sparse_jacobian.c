@@ -1,4 +1,4 @@
-/* Sparse residual Jacobians of the DAE formulations (src/jacobian_sparse.c, issue 15) against the
+/* Sparse residual Jacobians of the DAE formulations (src/jacobian_sparse.c) against the
  * dense analytic ones (formulations/dae_common.h, themselves checked against differences by
  * test_jacobian): equal to round-off on every problem with an analytic Jacobian, at the initial
  * state and at random inconsistent points with random cj (pendulum, double pendulum with dense
