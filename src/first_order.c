@@ -9,6 +9,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include "compat.h"
 #include "impl.h"
+#include "setup.h"
 
 struct CHSFirstOrder_ {
   const CHSFirstOrderOps *ops;
@@ -360,34 +361,29 @@ static int chs_fo_erk_create(CHSFirstOrder fo, const char *table, const CHSStepC
                          table);
   }
   void *mem = ERKStepCreate(CHSFirstOrder_Rhs, t0, z, fo->ctx);
-  int rc = mem ? 0 : -1;
+  chs_setup su = {0};
+  CHS_SETUP_CREATED(&su, mem, ERKStepCreate);
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)
-  if (rc == 0) {
-    rc = ERKStepSetErrHandlerFn(mem, chs_arkode_capture_error, msg);
-  }
+  CHS_SETUP(&su, ERKStepSetErrHandlerFn, mem, chs_arkode_capture_error, msg);
 #else
   (void)msg;
 #endif
-  if (rc == 0) {
-    rc = ERKStepSetTable(mem, B);
-  }
-  if (rc == 0) {
-    rc = chs_erk_fix_last_stage_reuse(mem, B);
-  }
-  if (rc == 0) {
-    rc = chs_erk_set_user_data(mem, fo);
-  }
-  if (rc == 0) {
-    rc = ctl->h > 0 ? chs_erk_set_fixed_step(mem, ctl->h)
-                    : chs_erk_sstolerances(mem, ctl->rtol, ctl->atol);
+  CHS_SETUP(&su, ERKStepSetTable, mem, B);
+  CHS_SETUP(&su, chs_erk_fix_last_stage_reuse, mem, B);
+  CHS_SETUP(&su, chs_erk_set_user_data, mem, fo);
+  if (ctl->h > 0) {
+    CHS_SETUP(&su, chs_erk_set_fixed_step, mem, ctl->h);
+  } else {
+    CHS_SETUP(&su, chs_erk_sstolerances, mem, ctl->rtol, ctl->atol);
   }
   ARKodeButcherTable_Free(B);
-  if (rc != 0) {
+  if (su.flag != 0) {
     if (mem) {
       chs_erk_free(&mem);
     }
-    return chs_error_set(err, CHS_ERR_SOLVER, "ERKStep set-up failed for erk:%s (flag %d)", table,
-                         rc);
+    char method[80];
+    snprintf(method, sizeof method, "erk:%s", table);
+    return chs_setup_error(&su, "ERKStep", method, err);
   }
   *out = mem;
   return CHS_SUCCESS;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "impl.h"
+#include "setup.h"
 
 #define CHS_INTEGRATOR(sym) extern const CHSIntegratorOps sym;
 #include "integrate/list.h"
@@ -207,4 +208,17 @@ int chs_arkode_failure(CHSError *err, const char *who, char *flag_name, sunrealt
   }
   free(flag_name);
   return CHS_ERR_SOLVER;
+}
+
+int chs_setup_error(const chs_setup *s, const char *solver, const char *method, CHSError *err) {
+  if (s->flag == 0) {
+    return CHS_SUCCESS;
+  }
+  if (s->null) {
+    return chs_error_set(err, CHS_ERR_MEM,
+                         "%s set-up failed for %s: %s returned NULL (out of memory)", solver,
+                         method, s->call);
+  }
+  return chs_error_set(err, CHS_ERR_SOLVER, "%s set-up failed for %s: %s returned %d", solver,
+                       method, s->call ? s->call : "a call", s->flag);
 }

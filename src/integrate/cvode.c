@@ -20,6 +20,7 @@
 #include <cvode/cvode_proj.h>
 #include "../compat.h"
 #include "../impl.h"
+#include "../setup.h"
 #include "progress.h"
 
 typedef struct {
@@ -135,44 +136,32 @@ static int cvode_create(const char *options, CHSFormulation f, N_Vector y0, sunr
   }
   c->ls = lso.ls;
   c->ls_auto = lso.chosen_by_auto;
-  rc = c->cvode ? 0 : -1;
+  chs_setup su = {0};
+  CHS_SETUP_CREATED(&su, c->cvode, CVodeCreate);
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)
-  if (rc == 0) {
-    rc = CVodeSetErrHandlerFn(c->cvode, chs_arkode_capture_error, c->arkode_msg);
-  }
+  CHS_SETUP(&su, CVodeSetErrHandlerFn, c->cvode, chs_arkode_capture_error, c->arkode_msg);
 #endif
-  if (rc == 0) {
-    rc = CVodeInit(c->cvode, cvode_rhs, t0, y0);
+  CHS_SETUP(&su, CVodeInit, c->cvode, cvode_rhs, t0, y0);
+  CHS_SETUP(&su, CVodeSetUserData, c->cvode, c);
+  CHS_SETUP(&su, CVodeSStolerances, c->cvode, ctl->rtol, ctl->atol);
+  CHS_SETUP(&su, CVodeSetLinearSolver, c->cvode, c->LS, c->A);
+  if (user_jac) {
+    CHS_SETUP(&su, CVodeSetJacFn, c->cvode, cvode_jac);
   }
-  if (rc == 0) {
-    rc = CVodeSetUserData(c->cvode, c);
+  if (f->prec) {
+    CHS_SETUP(&su, CVodeSetPreconditioner, c->cvode, cvode_prec_setup, cvode_prec_solve);
   }
-  if (rc == 0) {
-    rc = CVodeSStolerances(c->cvode, ctl->rtol, ctl->atol);
+  c->mxstep = ctl->max_steps > 0 ? ctl->max_steps : 500000;
+  CHS_SETUP(&su, CVodeSetMaxNumSteps, c->cvode, c->mxstep);
+  if (lso.hmax > 0) {
+    CHS_SETUP(&su, CVodeSetMaxStep, c->cvode, lso.hmax);
   }
-  if (rc == 0) {
-    rc = CVodeSetLinearSolver(c->cvode, c->LS, c->A);
+  if (proj) {
+    CHS_SETUP(&su, CVodeSetProjFn, c->cvode, cvode_proj);
   }
-  if (rc == 0 && user_jac) {
-    rc = CVodeSetJacFn(c->cvode, cvode_jac);
-  }
-  if (rc == 0 && f->prec) {
-    rc = CVodeSetPreconditioner(c->cvode, cvode_prec_setup, cvode_prec_solve);
-  }
-  if (rc == 0) {
-    c->mxstep = ctl->max_steps > 0 ? ctl->max_steps : 500000;
-    rc = CVodeSetMaxNumSteps(c->cvode, c->mxstep);
-  }
-  if (rc == 0 && lso.hmax > 0) {
-    rc = CVodeSetMaxStep(c->cvode, lso.hmax);
-  }
-  if (rc == 0 && proj) {
-    rc = CVodeSetProjFn(c->cvode, cvode_proj);
-  }
-  if (rc != 0) {
+  if (su.flag != 0) {
     cvode_destroy(c);
-    return chs_error_set(err, CHS_ERR_SOLVER, "CVODE set-up failed for cvode:%s (flag %d)", options,
-                         rc);
+    return chs_setup_error(&su, "CVODE", method, err);
   }
   *out = c;
   return CHS_SUCCESS;

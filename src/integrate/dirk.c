@@ -16,6 +16,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include "../compat.h"
 #include "../impl.h"
+#include "../setup.h"
 #include "fixed_step.h"
 
 typedef struct {
@@ -135,42 +136,33 @@ static int dirk_create(const char *options, CHSFormulation f, N_Vector y0, sunre
   d->arkode = ARKStepCreate(NULL, CHSFormulation_Rhs, t0, y0, ctx);
   d->A = SUNDenseMatrix(n, n, ctx);
   d->LS = d->A ? SUNLinSol_Dense(y0, d->A, ctx) : NULL;
-  int rc = d->arkode && d->LS ? 0 : -1;
+  chs_setup su = {0};
+  CHS_SETUP_CREATED(&su, d->arkode, ARKStepCreate);
+  CHS_SETUP_CREATED(&su, d->LS, SUNLinSol_Dense);
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)
-  if (rc == 0) {
-    rc = ARKStepSetErrHandlerFn(d->arkode, chs_arkode_capture_error, d->arkode_msg);
-  }
+  CHS_SETUP(&su, ARKStepSetErrHandlerFn, d->arkode, chs_arkode_capture_error, d->arkode_msg);
 #endif
-  if (rc == 0) {
-    rc = ARKStepSetTables(d->arkode, B->q, 0, B, NULL);
+  CHS_SETUP(&su, ARKStepSetTables, d->arkode, B->q, 0, B, NULL);
+  CHS_SETUP(&su, chs_ark_set_user_data, d->arkode, f);
+  CHS_SETUP(&su, chs_ark_sstolerances, d->arkode, ctl->rtol > 0 ? ctl->rtol : 1e-10,
+            ctl->atol > 0 ? ctl->atol : 1e-10);
+  /* modified Newton converges linearly: allow it to reach tight tolerances */
+  CHS_SETUP(&su, chs_ark_set_max_nonlin_iters, d->arkode, 50);
+  if (fixed) {
+    CHS_SETUP(&su, chs_ark_set_fixed_step, d->arkode, ctl->h);
   }
-  if (rc == 0) {
-    rc = chs_ark_set_user_data(d->arkode, f);
+  CHS_SETUP(&su, chs_ark_set_linear_solver, d->arkode, d->LS, d->A);
+  if (CHSFormulation_GetProjector(f)) { /* endpoint projection after every step */
+    CHS_SETUP(&su, chs_ark_set_postprocess, d->arkode, CHSProjector_ARKPostprocess);
   }
-  if (rc == 0) {
-    rc = chs_ark_sstolerances(d->arkode, ctl->rtol > 0 ? ctl->rtol : 1e-10,
-                              ctl->atol > 0 ? ctl->atol : 1e-10);
-  }
-  if (rc == 0) { /* modified Newton converges linearly: allow it to reach tight tolerances */
-    rc = chs_ark_set_max_nonlin_iters(d->arkode, 50);
-  }
-  if (rc == 0 && fixed) {
-    rc = chs_ark_set_fixed_step(d->arkode, ctl->h);
-  }
-  if (rc == 0) {
-    rc = chs_ark_set_linear_solver(d->arkode, d->LS, d->A);
-  }
-  if (rc == 0 && CHSFormulation_GetProjector(f)) { /* endpoint projection after every step */
-    rc = chs_ark_set_postprocess(d->arkode, CHSProjector_ARKPostprocess);
-  }
-  if (rc == 0) {
-    rc = chs_ark_set_max_num_steps(d->arkode, ctl->max_steps > 0 ? ctl->max_steps : 500000);
-  }
+  CHS_SETUP(&su, chs_ark_set_max_num_steps, d->arkode,
+            ctl->max_steps > 0 ? ctl->max_steps : 500000);
   ARKodeButcherTable_Free(B);
-  if (rc != 0) {
+  if (su.flag != 0) {
     dirk_destroy(d);
-    return chs_error_set(err, CHS_ERR_SOLVER, "ARKStep set-up failed for dirk:%s (flag %d)",
-                         options, rc);
+    char method[80];
+    snprintf(method, sizeof method, "dirk:%s", options);
+    return chs_setup_error(&su, "ARKStep", method, err);
   }
   *out = d;
   return CHS_SUCCESS;

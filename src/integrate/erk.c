@@ -13,6 +13,7 @@
 #include <arkode/arkode_erkstep.h>
 #include "../compat.h"
 #include "../impl.h"
+#include "../setup.h"
 #include "fixed_step.h"
 
 /* The ARKODE ERK tables of the SUNDIALS chs runs on: enumerated by ARKODE itself from 7.1 on,
@@ -143,36 +144,30 @@ static int erk_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   e->h = ctl->h;
   e->t = t0;
   e->arkode = ERKStepCreate(CHSFormulation_Rhs, t0, y0, CHSFormulation_GetContext(f));
-  int rc = e->arkode ? 0 : -1;
+  chs_setup su = {0};
+  CHS_SETUP_CREATED(&su, e->arkode, ERKStepCreate);
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)
-  if (rc == 0) {
-    rc = ERKStepSetErrHandlerFn(e->arkode, chs_arkode_capture_error, e->arkode_msg);
-  }
+  CHS_SETUP(&su, ERKStepSetErrHandlerFn, e->arkode, chs_arkode_capture_error, e->arkode_msg);
 #endif
-  if (rc == 0) {
-    rc = ERKStepSetTable(e->arkode, B);
+  CHS_SETUP(&su, ERKStepSetTable, e->arkode, B);
+  CHS_SETUP(&su, chs_erk_set_user_data, e->arkode, f);
+  if (fixed) {
+    CHS_SETUP(&su, chs_erk_set_fixed_step, e->arkode, ctl->h);
+  } else {
+    CHS_SETUP(&su, chs_erk_sstolerances, e->arkode, ctl->rtol, ctl->atol);
   }
-  if (rc == 0) {
-    rc = chs_erk_set_user_data(e->arkode, f);
+  CHS_SETUP(&su, chs_erk_fix_last_stage_reuse, e->arkode, B);
+  if (CHSFormulation_GetProjector(f)) { /* projection after every step */
+    CHS_SETUP(&su, chs_erk_set_postprocess, e->arkode, CHSProjector_ARKPostprocess);
   }
-  if (rc == 0) {
-    rc = fixed ? chs_erk_set_fixed_step(e->arkode, ctl->h)
-               : chs_erk_sstolerances(e->arkode, ctl->rtol, ctl->atol);
-  }
-  if (rc == 0) {
-    rc = chs_erk_fix_last_stage_reuse(e->arkode, B);
-  }
-  if (rc == 0 && CHSFormulation_GetProjector(f)) { /* projection after every step */
-    rc = chs_erk_set_postprocess(e->arkode, CHSProjector_ARKPostprocess);
-  }
-  if (rc == 0) {
-    rc = chs_erk_set_max_num_steps(e->arkode, ctl->max_steps > 0 ? ctl->max_steps : 500000);
-  }
+  CHS_SETUP(&su, chs_erk_set_max_num_steps, e->arkode,
+            ctl->max_steps > 0 ? ctl->max_steps : 500000);
   ARKodeButcherTable_Free(B);
-  if (rc != 0) {
+  if (su.flag != 0) {
     erk_destroy(e);
-    return chs_error_set(err, CHS_ERR_SOLVER, "ERKStep set-up failed for erk:%s (flag %d)", options,
-                         rc);
+    char method[80];
+    snprintf(method, sizeof method, "erk:%s", options);
+    return chs_setup_error(&su, "ERKStep", method, err);
   }
   *out = e;
   return CHS_SUCCESS;

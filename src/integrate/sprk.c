@@ -70,6 +70,7 @@
 #include <nvector/nvector_serial.h>
 #include "../compat.h"
 #include "../impl.h"
+#include "../setup.h"
 #include "fixed_step.h"
 #include "tangent.h"
 
@@ -377,22 +378,17 @@ static int sprk_arkode_create(sprk_mem *r, N_Vector y0, sunrealtype t0, const CH
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
   r->arkode = SPRKStepCreate(sprk_f1, sprk_f2, t0, y0, CHSFormulation_GetContext(r->f));
-  int rc = r->arkode ? 0 : -1;
-  if (rc == 0) {
-    rc = SPRKStepSetMethodName(r->arkode, r->T->name);
-  }
-  if (rc == 0) {
-    rc = chs_sprk_set_user_data(r->arkode, r);
-  }
-  if (rc == 0) {
-    rc = chs_sprk_set_fixed_step(r->arkode, ctl->h);
-  }
-  if (rc == 0) {
-    rc = chs_sprk_set_max_num_steps(r->arkode, ctl->max_steps > 0 ? ctl->max_steps : 500000);
-  }
-  if (rc != 0) {
-    return chs_error_set(err, CHS_ERR_SOLVER, "SPRKStep set-up failed for sprk:%s (flag %d)",
-                         r->T->name, rc);
+  chs_setup su = {0};
+  CHS_SETUP_CREATED(&su, r->arkode, SPRKStepCreate);
+  CHS_SETUP(&su, SPRKStepSetMethodName, r->arkode, r->T->name);
+  CHS_SETUP(&su, chs_sprk_set_user_data, r->arkode, r);
+  CHS_SETUP(&su, chs_sprk_set_fixed_step, r->arkode, ctl->h);
+  CHS_SETUP(&su, chs_sprk_set_max_num_steps, r->arkode,
+            ctl->max_steps > 0 ? ctl->max_steps : 500000);
+  if (su.flag != 0) {
+    char method[80];
+    snprintf(method, sizeof method, "sprk:%s", r->T->name);
+    return chs_setup_error(&su, "SPRKStep", method, err);
   }
   return 0;
 }
