@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "calibration.h"
-#include "reproduce.h"
+#include "bench.h"
 #include "sweep.h"
 
 /* A point that misses calibration with exit 0 and no warning: a silent wrong answer. */
@@ -156,40 +156,36 @@ static void print_json(const sweep_config *cfg, const cal_verdict *v, int nc, co
   printf("\n  ]\n}\n");
 }
 
-static int write_csv(const char *path, const sweep_config *cfg, const cal_verdict *v, int nc,
-                     const double *tols, int nt) {
-  CHSError err;
-  CHSError_Clear(&err);
-  out_file f;
-  if (out_file_open(&f, path, &err) != 0) {
-    return cli_fail(&err);
+typedef struct {
+  const sweep_config *cfg;
+  const cal_verdict *v;
+  const double *tols;
+  int nt;
+} cal_csv;
+
+/* Row i: configuration i / nt at tolerance i % nt (none for a skipped configuration). */
+static int csv_row(FILE *fp, int i, const void *ctx) {
+  const cal_csv *x = ctx;
+  int c = i / x->nt, t = i % x->nt;
+  const sweep_config *k = &x->cfg[c];
+  const sweep_point *p = &k->pt[t];
+  const double *tols = x->tols;
+  int ok = p->rc == 0;
+  if (k->skipped) {
+    return 0;
   }
-  int bad =
-      fprintf(f.fp, "problem,t_final,formulation,method,tol,status,steps,rhs_evals,"
-                    "int_err_final,err_over_tol,warnings,point_calibrated,falls,calibrated\n") < 0;
-  for (int c = 0; c < nc && !bad; c++) {
-    const sweep_config *k = &cfg[c];
-    const cal_verdict *kv = &v[c];
-    for (int t = 0; t < nt && !bad && !k->skipped; t++) {
-      const sweep_point *p = &k->pt[t];
-      int ok = p->rc == 0;
-      bad = fprintf(f.fp, "%s,%.17g,%s,%s,%.17g,", sweep_problems[k->problem].spec,
+  int bad = fprintf(fp, "%s,%.17g,%s,%s,%.17g,", sweep_problems[k->problem].spec,
                     sweep_problems[k->problem].tf, k->form, k->method, tols[t]) < 0 ||
-            sweep_csv_field(f.fp, ok ? "ok" : p->msg) != 0;
-      if (ok) {
-        bad = bad || fprintf(f.fp, ",%ld,%ld,%.17g,%.17g,%d", p->steps, p->evals, p->err,
-                             p->err / tols[t], p->warnings) < 0;
-      } else {
-        bad = bad || fprintf(f.fp, ",,,,,") < 0;
-      }
-      bad = bad || fprintf(f.fp, ",%d,%d,%d\n", cal_point_calibrated(ok, p->err, tols[t]),
-                           kv->falls, kv->calibrated) < 0;
-    }
+            sweep_csv_field(fp, ok ? "ok" : p->msg) != 0;
+  if (ok) {
+    bad = bad || fprintf(fp, ",%ld,%ld,%.17g,%.17g,%d", p->steps, p->evals, p->err,
+                         p->err / tols[t], p->warnings) < 0;
+  } else {
+    bad = bad || fprintf(fp, ",,,,,") < 0;
   }
-  if (out_file_finish(&f, bad, &err) != 0) {
-    return cli_fail(&err);
-  }
-  return 0;
+  bad = bad || fprintf(fp, ",%d,%d,%d\n", cal_point_calibrated(ok, p->err, tols[t]), x->v[c].falls,
+                       x->v[c].calibrated) < 0;
+  return -bad;
 }
 
 int cmd_bench_calibrate(int argc, char **argv) {
@@ -238,7 +234,11 @@ int cmd_bench_calibrate(int argc, char **argv) {
   }
   int status = 0;
   if (o.csv) {
-    status = write_csv(o.csv, cfg, v, nc, tols, nt);
+    cal_csv x = {cfg, v, tols, nt};
+    status = bench_csv(o.csv,
+                       "problem,t_final,formulation,method,tol,status,steps,rhs_evals,"
+                       "int_err_final,err_over_tol,warnings,point_calibrated,falls,calibrated",
+                       nc * nt, csv_row, &x);
   }
   free(cfg);
   free(v);

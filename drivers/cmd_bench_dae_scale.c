@@ -46,7 +46,8 @@
 #include "child.h"
 #include "mpi_cli.h"
 #include "progress.h"
-#include "reproduce.h"
+#include "bench.h"
+#include "runlib.h"
 
 #define DS_MAX_SIZES 8
 #define DS_MAX_TARGETS 8
@@ -120,12 +121,9 @@ static int ds_parse(const cli_options *c, ds_opts *o) {
   o->cache_dir = c->cache_dir;
   o->explicit_cache = c->cache_dir != NULL;
   o->tf = c->have_tf ? c->tf : -1;
-  o->time_limit = c->have_time_limit ? c->time_limit : -1;
-  if (c->have_time_limit && c->time_limit > 86400) {
-    return cli_usage_error("bad value for --time-limit: '%g' (0.1 .. 86400 s)", c->time_limit);
-  }
-  if (c->csv && cli_check_output_file("--csv", c->csv) != 0) {
-    return CHS_EXIT_USAGE;
+  int rc = bench_limit_csv(c, 20, &o->time_limit);
+  if (rc != 0) {
+    return rc;
   }
   o->csv = c->csv;
   if (c->sizes) {
@@ -158,7 +156,6 @@ static int ds_parse(const cli_options *c, ds_opts *o) {
   }
   qsort(o->targets, (size_t)o->ntargets, sizeof *o->targets, cmp_desc);
   o->tf = o->tf > 0 ? o->tf : 0.1;
-  o->time_limit = o->time_limit > 0 ? o->time_limit : 20;
   return 0;
 }
 
@@ -243,21 +240,16 @@ static void ds_child_run(const char *spec, const ds_cand *k, double tf, double t
                        .project = k->project};
     CHSRunSummary sum;
     memset(&sum, 0, sizeof sum);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+    double t0 = bench_now(CLOCK_PROCESS_CPUTIME_ID);
     out->rc = rep_run(prob, k->form, o, rep_final_monitor, z, &sum, &err);
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-    out->cpu = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    out->cpu = bench_now(CLOCK_PROCESS_CPUTIME_ID) - t0;
     out->steps = sum.stats.steps;
     out->evals = sum.rhs_evals;
     out->newton = sum.stats.nonlin_iters;
     out->krylov = sum.stats.lin_iters;
     out->wall = sum.wall_s;
-    double d = 0;
-    for (long i = 1; i <= 2 * n; i++) {
-      d += (z[i] - ref[i]) * (z[i] - ref[i]);
-    }
-    out->err = out->rc == 0 && isfinite(d) ? sqrt(d) : INFINITY;
+    double d = rep_final_distance(z, ref);
+    out->err = out->rc == 0 && isfinite(d) ? d : INFINITY;
   }
   if (out->rc != 0) {
     out->input_error = CHSError_IsInput(out->rc);
@@ -287,20 +279,19 @@ static int ds_run(const char *spec, const ds_cand *k, double tf, double tol, lon
   pt->tol = tol;
   pt->k = steps;
   ds_job job = {spec, k, tf, tol, steps, ref};
-  cli_child ch;
-  if (cli_child_start(&ch, ds_child_job, &job, &pt->c, sizeof pt->c, (unsigned)ceil(limit)) != 0) {
+  char why[sizeof pt->c.msg];
+  struct rusage ru;
+  int crc = bench_child(ds_child_job, &job, &pt->c, sizeof pt->c, limit, &ru, why, sizeof why);
+  if (crc < 0) {
     return -1;
   }
-  int status = 0;
-  struct rusage ru;
-  size_t got = cli_child_finish(&ch, &pt->c, sizeof pt->c, &status, &ru);
   pt->pcpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
              (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
   pt->peak = (double)ru.ru_maxrss * 1024;
-  if (got != sizeof pt->c) {
+  if (crc > 0) {
     memset(&pt->c, 0, sizeof pt->c);
     pt->c.rc = CHS_ERR_SOLVER;
-    cli_child_why(status, limit, pt->c.msg, sizeof pt->c.msg);
+    memcpy(pt->c.msg, why, sizeof why);
     pt->c.err = INFINITY;
   }
   pt->cpu = pt->c.cpu;

@@ -8,6 +8,7 @@
  * work spent in the CSV, red crosses above the curves in the plots. Table, CSV and PNG plots
  * (gnuplot) into --out, or JSON. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,7 +17,7 @@
 #include "mpi_cli.h"
 #include "estimate.h"
 #include "progress.h"
-#include "reproduce.h"
+#include "runlib.h"
 
 #define WP_MAX_CONFIGS 16
 #define WP_MAX_TOLS 32
@@ -503,11 +504,7 @@ int cmd_workprec(int argc, char **argv) {
           }
           break;
         }
-        double d = 0;
-        for (long i = 0; i < 2 * n; i++) {
-          d += (z[1 + i] - ref[1 + i]) * (z[1 + i] - ref[1 + i]);
-        }
-        pt->err = sqrt(d);
+        pt->err = rep_final_distance(z, ref);
         pt->g = sum.diag.pos_res_max;
         pt->psi = sum.diag.mom_res_max;
         pt->balance = sum.diag.balance_tracked;
@@ -524,11 +521,7 @@ int cmd_workprec(int argc, char **argv) {
           }
           o.ctl.rtol = o.ctl.atol = fmax(tols[t] / CHS_ESTIMATE_FACTOR, CHS_ESTIMATE_TOL_FLOOR);
           if (rep_run(prob, cfg[c].form, o, rep_final_monitor, z, NULL, &e) == 0) {
-            double s = 0;
-            for (long i = 0; i < 2 * n; i++) {
-              s += (z[1 + i] - ref[1 + 2 * n + i]) * (z[1 + i] - ref[1 + 2 * n + i]);
-            }
-            pt->est = sqrt(s);
+            pt->est = rep_final_distance(z, ref + 2 * n); /* against the run kept above */
           }
         }
       }
