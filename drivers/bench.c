@@ -130,6 +130,21 @@ int bench_child(void (*fn)(void *arg, void *buf), void *arg, void *buf, size_t l
   return 0;
 }
 
+void bench_json_real(const char *key, double x, int valid) {
+  printf(", \"%s\": ", key);
+  json_real(stdout, x, valid);
+}
+
+void bench_json_long(const char *key, long x, int valid) {
+  printf(", \"%s\": ", key);
+  json_long(stdout, x, valid);
+}
+
+void bench_json_string(const char *key, const char *s) {
+  printf(", \"%s\": ", key);
+  json_string(stdout, s);
+}
+
 int bench_limit_csv(const cli_options *o, double dflt, double *limit) {
   *limit = o->have_time_limit ? o->time_limit : dflt;
   if (*limit > 86400) {

@@ -52,6 +52,12 @@ int bench_child(void (*fn)(void *arg, void *buf), void *arg, void *buf, size_t l
  * the usage error's exit status (the message printed). */
 int bench_limit_csv(const cli_options *o, double dflt, double *limit);
 
+/* A JSON object's next field on stdout: `, "key": ` and the value (json_real, json_long: null
+ * when not valid; json_string). */
+void bench_json_real(const char *key, double x, int valid);
+void bench_json_long(const char *key, long x, int valid);
+void bench_json_string(const char *key, const char *s);
+
 /* The CSV file path: the header line, then row(fp, i, ctx) for i < nrows (0, or < 0 when a write
  * failed), written whole or not at all (drivers/plot.h's out_file). 0, or the exit status with
  * the message printed. */

@@ -47,8 +47,7 @@ static int bench_rows(const char *problem, CHSProblem prob, const char *const *n
     if (json) {
       printf("%s\n    {\"problem\": ", *first ? "" : ",");
       json_string(stdout, problem);
-      printf(", \"formulation\": ");
-      json_string(stdout, names[i]);
+      bench_json_string("formulation", names[i]);
       if (refused) {
         printf(", \"ns_per_eval\": null, \"ratio_to_standard\": null");
       } else {

@@ -122,12 +122,9 @@ static void print_json(const auto_row *rows, int nr, const sweep_config *cfg, in
     printf(", \"t_final\": %.17g, \"tol\": %.17g, \"auto_config\": ", sweep_problems[r->problem].tf,
            r->tol);
     json_string(stdout, r->config);
-    printf(", \"auto_status\": ");
-    json_string(stdout, ok ? "ok" : r->pt.msg);
-    printf(", \"auto_err\": ");
-    json_real(stdout, r->pt.err, ok);
-    printf(", \"auto_evals\": ");
-    json_long(stdout, r->pt.evals, ok);
+    bench_json_string("auto_status", ok ? "ok" : r->pt.msg);
+    bench_json_real("auto_err", r->pt.err, ok);
+    bench_json_long("auto_evals", r->pt.evals, ok);
     printf(", \"best_config\": ");
     if (has) {
       char name[200];
@@ -136,14 +133,10 @@ static void print_json(const auto_row *rows, int nr, const sweep_config *cfg, in
     } else {
       printf("null");
     }
-    printf(", \"best_tol\": ");
-    json_real(stdout, has ? tols[r->best_t] : 0, has);
-    printf(", \"best_err\": ");
-    json_real(stdout, has ? p->err : 0, has);
-    printf(", \"best_evals\": ");
-    json_long(stdout, has ? p->evals : 0, has);
-    printf(", \"ratio\": ");
-    json_real(stdout, r->ratio, has);
+    bench_json_real("best_tol", has ? tols[r->best_t] : 0, has);
+    bench_json_real("best_err", has ? p->err : 0, has);
+    bench_json_long("best_evals", has ? p->evals : 0, has);
+    bench_json_real("ratio", r->ratio, has);
     printf("}");
     worst = has && r->ratio > worst ? r->ratio : worst;
   }

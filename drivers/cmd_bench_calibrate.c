@@ -110,8 +110,7 @@ static void print_json(const sweep_config *cfg, const cal_verdict *v, int nc, co
     json_string(stdout, sweep_problems[k->problem].spec);
     printf(", \"t_final\": %.17g, \"formulation\": ", sweep_problems[k->problem].tf);
     json_string(stdout, k->form);
-    printf(", \"method\": ");
-    json_string(stdout, k->method);
+    bench_json_string("method", k->method);
     printf(", \"falls\": %s, \"calibrated\": %s, \"points\": [", kv->falls ? "true" : "false",
            kv->calibrated ? "true" : "false");
     for (int t = 0; t < nt; t++) {
@@ -119,18 +118,12 @@ static void print_json(const sweep_config *cfg, const cal_verdict *v, int nc, co
       int ok = p->rc == 0;
       printf("%s\n      {\"tol\": %.17g, \"status\": ", t ? "," : "", tols[t]);
       json_string(stdout, ok ? "ok" : p->msg);
-      printf(", \"int_err_final\": ");
-      json_real(stdout, p->err, ok);
-      printf(", \"err_over_tol\": ");
-      json_real(stdout, p->err / tols[t], ok);
-      printf(", \"steps\": ");
-      json_long(stdout, p->steps, ok);
-      printf(", \"rhs_evals\": ");
-      json_long(stdout, p->evals, ok);
-      printf(", \"wall_s\": ");
-      json_real(stdout, p->wall, ok);
-      printf(", \"warnings\": ");
-      json_long(stdout, p->warnings, ok);
+      bench_json_real("int_err_final", p->err, ok);
+      bench_json_real("err_over_tol", p->err / tols[t], ok);
+      bench_json_long("steps", p->steps, ok);
+      bench_json_long("rhs_evals", p->evals, ok);
+      bench_json_real("wall_s", p->wall, ok);
+      bench_json_long("warnings", p->warnings, ok);
       printf(", \"silent\": %s", cal_silent(p, tols[t]) ? "true" : "false");
       printf(", \"calibrated\": %s}", cal_point_calibrated(ok, p->err, tols[t]) ? "true" : "false");
     }
@@ -145,12 +138,9 @@ static void print_json(const sweep_config *cfg, const cal_verdict *v, int nc, co
     printf("%s\n    {\"problem\": ", first ? "" : ",");
     first = 0;
     json_string(stdout, sweep_problems[cfg[c].problem].spec);
-    printf(", \"formulation\": ");
-    json_string(stdout, cfg[c].form);
-    printf(", \"method\": ");
-    json_string(stdout, cfg[c].method);
-    printf(", \"why\": ");
-    json_string(stdout, cfg[c].why);
+    bench_json_string("formulation", cfg[c].form);
+    bench_json_string("method", cfg[c].method);
+    bench_json_string("why", cfg[c].why);
     printf("}");
   }
   printf("\n  ]\n}\n");

@@ -232,16 +232,11 @@ static int bench_dae_problem(const char *problem, double tf, const bench_cfg *cf
       json_string(stdout, problem);
       printf(", \"target_error\": %.0e, \"ode\": ", target);
       json_string(stdout, name[0]);
-      printf(", \"ode_evals\": ");
-      json_real(stdout, best[0], who[0] >= 0);
-      printf(", \"dae\": ");
-      json_string(stdout, name[1]);
-      printf(", \"dae_evals\": ");
-      json_real(stdout, best[1], who[1] >= 0);
-      printf(", \"evals_ratio_dae_over_ode\": ");
-      json_real(stdout, best[1] / best[0], both);
-      printf(", \"wall_ratio_dae_over_ode\": ");
-      json_real(stdout, bwall[1] / bwall[0], both);
+      bench_json_real("ode_evals", best[0], who[0] >= 0);
+      bench_json_string("dae", name[1]);
+      bench_json_real("dae_evals", best[1], who[1] >= 0);
+      bench_json_real("evals_ratio_dae_over_ode", best[1] / best[0], both);
+      bench_json_real("wall_ratio_dae_over_ode", bwall[1] / bwall[0], both);
       printf("}");
     } else {
       char e0[32] = "-", e1[32] = "-", r0[32] = "-", r1[32] = "-";
@@ -327,12 +322,9 @@ int cmd_bench_dae(int json, int quiet, const char *problem, double tf) {
     for (int i = 0; i < nbj; i++) {
       printf("%s\n    {\"problem\": ", i ? "," : "");
       json_string(stdout, bj[i].problem);
-      printf(", \"formulation\": ");
-      json_string(stdout, bj[i].form);
-      printf(", \"wall_s_analytic\": ");
-      json_real(stdout, bj[i].wall[0], bj[i].wall[0] >= 0);
-      printf(", \"wall_s_fd\": ");
-      json_real(stdout, bj[i].wall[1], bj[i].wall[1] >= 0);
+      bench_json_string("formulation", bj[i].form);
+      bench_json_real("wall_s_analytic", bj[i].wall[0], bj[i].wall[0] >= 0);
+      bench_json_real("wall_s_fd", bj[i].wall[1], bj[i].wall[1] >= 0);
       printf(", \"evals_analytic\": %ld, \"evals_fd\": %ld, \"jac_evals_analytic\": %ld, "
              "\"jac_evals_fd\": %ld, \"chosen\": \"%s\"}",
              bj[i].evals[0], bj[i].evals[1], bj[i].jac[0], bj[i].jac[1],

@@ -514,26 +514,18 @@ static void ds_json_point(const char *key, const ds_ctx *x, const ds_point *p, i
   ds_cand_name(name, sizeof name, &x->res[who].cand);
   printf("{\"config\": ");
   json_string(stdout, name);
-  printf(", \"tol\": ");
-  json_real(stdout, p->tol, p->tol > 0);
-  printf(", \"steps_fixed\": ");
-  json_long(stdout, p->k, p->k > 0);
-  printf(", \"h\": ");
-  json_real(stdout, p->k > 0 ? tf / (double)p->k : 0, p->k > 0);
-  printf(", \"error\": ");
-  json_real(stdout, p->c.err, 1);
+  bench_json_real("tol", p->tol, p->tol > 0);
+  bench_json_long("steps_fixed", p->k, p->k > 0);
+  bench_json_real("h", p->k > 0 ? tf / (double)p->k : 0, p->k > 0);
+  bench_json_real("error", p->c.err, 1);
   printf(", \"steps\": %ld, \"evals\": %ld, \"newton_iters\": %ld, \"krylov_iters\": %ld, "
          "\"cpu_s\": ",
          p->c.steps, p->c.evals, p->c.newton, p->c.krylov);
   json_real(stdout, p->cpu, 1);
-  printf(", \"process_cpu_s\": ");
-  json_real(stdout, p->pcpu, 1);
-  printf(", \"wall_s\": ");
-  json_real(stdout, p->c.wall, 1);
-  printf(", \"peak_rss_bytes\": ");
-  json_real(stdout, p->peak, 1);
-  printf(", \"rss_growth_bytes\": ");
-  json_real(stdout, p->peak - p->c.rss0, isfinite(p->c.rss0));
+  bench_json_real("process_cpu_s", p->pcpu, 1);
+  bench_json_real("wall_s", p->c.wall, 1);
+  bench_json_real("peak_rss_bytes", p->peak, 1);
+  bench_json_real("rss_growth_bytes", p->peak - p->c.rss0, isfinite(p->c.rss0));
   printf("}");
 }
 
@@ -575,10 +567,8 @@ static void ds_report(const ds_ctx *x, const char *problem, long N, long nstates
     json_string(stdout, x->spec);
     printf(", \"N\": %ld, \"states\": %ld, \"reference\": {\"command\": ", N, nstates);
     json_string(stdout, ri->command);
-    printf(", \"source\": ");
-    json_string(stdout, ri->source);
-    printf(", \"est_error\": ");
-    json_real(stdout, ri->est_error, ri->est_error >= 0);
+    bench_json_string("source", ri->source);
+    bench_json_real("est_error", ri->est_error, ri->est_error >= 0);
     printf("},\n     \"skipped\": [");
     int first = 1;
     for (int i = 0; i < x->nres; i++) {
@@ -587,8 +577,7 @@ static void ds_report(const ds_ctx *x, const char *problem, long N, long nstates
         ds_cand_name(name, sizeof name, &x->res[i].cand);
         printf("%s{\"config\": ", first ? "" : ", ");
         json_string(stdout, name);
-        printf(", \"reason\": ");
-        json_string(stdout, x->res[i].skipped);
+        bench_json_string("reason", x->res[i].skipped);
         printf("}");
         first = 0;
       }
@@ -602,14 +591,11 @@ static void ds_report(const ds_ctx *x, const char *problem, long N, long nstates
         const ds_point *p = &x->res[i].pts[j];
         printf("%s\n       {\"config\": ", first ? "" : ",");
         json_string(stdout, name);
-        printf(", \"tol\": ");
-        json_real(stdout, p->tol, p->tol > 0);
-        printf(", \"steps_fixed\": ");
-        json_long(stdout, p->k, p->k > 0);
+        bench_json_real("tol", p->tol, p->tol > 0);
+        bench_json_long("steps_fixed", p->k, p->k > 0);
         printf(", \"ok\": %s, \"error\": ", p->ok ? "true" : "false");
         json_real(stdout, p->c.err, p->ok);
-        printf(", \"cpu_s\": ");
-        json_real(stdout, p->cpu, 1);
+        bench_json_real("cpu_s", p->cpu, 1);
         printf("}");
         first = 0;
       }
@@ -648,8 +634,7 @@ static void ds_report(const ds_ctx *x, const char *problem, long N, long nstates
       ds_json_point("dae", x, p[1], who[1], o->tf);
       printf(",\n        \"cpu_ratio_ode_over_dae\": ");
       json_real(stdout, ratio, isfinite(ratio));
-      printf(", \"wall_ratio_ode_over_dae\": ");
-      json_real(stdout, wratio, isfinite(wratio));
+      bench_json_real("wall_ratio_ode_over_dae", wratio, isfinite(wratio));
       printf("}");
     } else {
       for (int s = 0; s < 2; s++) {

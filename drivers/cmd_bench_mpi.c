@@ -378,22 +378,14 @@ static void bm_print_json(const bm_row *rows, int nrows, long cores, const char 
            i ? "," : "", r->problem, r->weak ? "weak" : "strong", r->ranks, r->n,
            r->oversubscribed ? "true" : "false");
     json_string(stdout, r->ok ? "ok" : r->msg);
-    printf(", \"wall_s\": ");
-    json_real(stdout, r->wall_s, r->ok);
-    printf(", \"comm_s\": ");
-    json_real(stdout, r->comm_s, r->ok);
-    printf(", \"rhs_evals\": ");
-    json_long(stdout, r->rhs_evals, r->ok);
-    printf(", \"wall_per_rhs_s\": ");
-    json_real(stdout, r->wall_rhs, r->ok);
-    printf(", \"comm_per_rhs_s\": ");
-    json_real(stdout, r->comm_rhs, r->ok);
-    printf(", \"comm_share\": ");
-    json_real(stdout, r->share, r->ok);
-    printf(", \"speedup\": ");
-    json_real(stdout, r->speedup, isfinite(r->speedup));
-    printf(", \"efficiency\": ");
-    json_real(stdout, r->efficiency, isfinite(r->efficiency));
+    bench_json_real("wall_s", r->wall_s, r->ok);
+    bench_json_real("comm_s", r->comm_s, r->ok);
+    bench_json_long("rhs_evals", r->rhs_evals, r->ok);
+    bench_json_real("wall_per_rhs_s", r->wall_rhs, r->ok);
+    bench_json_real("comm_per_rhs_s", r->comm_rhs, r->ok);
+    bench_json_real("comm_share", r->share, r->ok);
+    bench_json_real("speedup", r->speedup, isfinite(r->speedup));
+    bench_json_real("efficiency", r->efficiency, isfinite(r->efficiency));
     printf("}");
   }
   printf("\n  ]\n}\n");

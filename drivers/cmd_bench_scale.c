@@ -296,8 +296,7 @@ int cmd_bench_scale(int argc, char **argv) {
     }
     printf("\n  ],\n  \"ratio_last_over_previous\": {\"standard\": ");
     json_real(stdout, ratio_std, 1);
-    printf(", \"dirac\": ");
-    json_real(stdout, ratio_dirac, 1);
+    bench_json_real("dirac", ratio_dirac, 1);
     printf("},\n  \"linear\": %s,\n  \"max_dirac_over_standard\": ",
            ratio_std <= 12 && ratio_dirac <= 12 ? "true" : "false");
     json_real(stdout, worst, 1);
@@ -312,8 +311,7 @@ int cmd_bench_scale(int argc, char **argv) {
       } else {
         printf("{\"formulation\": ");
         json_string(stdout, forms[k]);
-        printf(", \"error\": ");
-        json_string(stdout, full[k].err.msg);
+        bench_json_string("error", full[k].err.msg);
         printf("}");
       }
     }

@@ -235,13 +235,10 @@ static void si_json_range(const bench_range *g) {
 static int si_json_head(const si_row *r, int first) {
   printf("%s\n    {\"problem\": ", first ? "" : ",");
   json_string(stdout, r->c->name);
-  printf(", \"formulation\": ");
-  json_string(stdout, r->c->formulation);
-  printf(", \"method\": ");
-  json_string(stdout, r->c->method);
+  bench_json_string("formulation", r->c->formulation);
+  bench_json_string("method", r->c->method);
   if (r->failed) {
-    printf(", \"error\": ");
-    json_string(stdout, r->why);
+    bench_json_string("error", r->why);
     printf("}");
   }
   return r->failed;

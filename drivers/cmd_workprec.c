@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "../src/compat.h"
 #include "mpi_cli.h"
+#include "bench.h"
 #include "estimate.h"
 #include "progress.h"
 #include "runlib.h"
@@ -129,28 +130,19 @@ static void print_json(const char *problem, double tf, const char *ref_how,
       const wp_point *p = &pts[c][t];
       printf("%s\n    {\"formulation\": ", first ? "" : ",");
       json_string(stdout, cfg[c].form);
-      printf(", \"method\": ");
-      json_string(stdout, cfg[c].method);
-      printf(", \"projection\": ");
-      json_string(stdout, cfg[c].project[0] ? cfg[c].project : "none");
+      bench_json_string("method", cfg[c].method);
+      bench_json_string("projection", cfg[c].project[0] ? cfg[c].project : "none");
       printf(", \"tol\": %.3g, \"status\": ", p->tol);
       json_string(stdout, p->ok ? "ok" : p->msg);
-      printf(", \"int_err\": ");
-      json_real(stdout, p->err, p->ok);
-      printf(", \"pos_res_max\": ");
-      json_real(stdout, p->g, p->ok);
-      printf(", \"mom_res_max\": ");
-      json_real(stdout, p->psi, p->ok);
+      bench_json_real("int_err", p->err, p->ok);
+      bench_json_real("pos_res_max", p->g, p->ok);
+      bench_json_real("mom_res_max", p->psi, p->ok);
       printf(", \"%s\": ", wp_energy_key(wp_balance(nc, nt, pts)));
       json_real(stdout, p->energy, p->ok);
-      printf(", \"steps\": ");
-      json_long(stdout, p->steps, p->ok);
-      printf(", \"rhs_evals\": ");
-      json_long(stdout, p->evals, p->ok);
-      printf(", \"wall_s\": ");
-      json_real(stdout, p->wall, p->ok);
-      printf(", \"est_error\": ");
-      json_real(stdout, p->est, p->ok && isfinite(p->est));
+      bench_json_long("steps", p->steps, p->ok);
+      bench_json_long("rhs_evals", p->evals, p->ok);
+      bench_json_real("wall_s", p->wall, p->ok);
+      bench_json_real("est_error", p->est, p->ok && isfinite(p->est));
       printf("}");
     }
   }
