@@ -130,15 +130,18 @@ static int bench_specs(const char *const *specs, int ns, const char *baseline, l
 }
 
 int cmd_bench(int argc, char **argv) {
+  /* run: the subcommands with a file of their own, which parse their options themselves (NULL:
+   * rhs and dae, below) */
   static const struct {
     const char *name;
     cli_command_id id;
-  } benches[] = {{"rhs", CLI_BENCH_RHS},
-                 {"dae", CLI_BENCH_DAE},
-                 {"scale", CLI_BENCH_SCALE},
-                 {"mpi", CLI_BENCH_MPI},
-                 {"calibrate", CLI_BENCH_CALIBRATE},
-                 {"auto", CLI_BENCH_AUTO}};
+    int (*run)(int argc, char **argv);
+  } benches[] = {{"rhs", CLI_BENCH_RHS, NULL},
+                 {"dae", CLI_BENCH_DAE, NULL},
+                 {"scale", CLI_BENCH_SCALE, cmd_bench_scale},
+                 {"mpi", CLI_BENCH_MPI, cmd_bench_mpi},
+                 {"calibrate", CLI_BENCH_CALIBRATE, cmd_bench_calibrate},
+                 {"auto", CLI_BENCH_AUTO, cmd_bench_auto}};
   const int nbench = (int)(sizeof benches / sizeof benches[0]);
   const char *what = argc > 1 ? argv[1] : NULL;
   int which = -1;
@@ -158,17 +161,8 @@ int cmd_bench(int argc, char **argv) {
         "rhs [options])",
         what ? what : "");
   }
-  if (benches[which].id == CLI_BENCH_MPI) {
-    return cmd_bench_mpi(argc - 1, argv + 1); /* drivers/cmd_bench_mpi.c */
-  }
-  if (benches[which].id == CLI_BENCH_CALIBRATE) {
-    return cmd_bench_calibrate(argc - 1, argv + 1); /* drivers/cmd_bench_calibrate.c */
-  }
-  if (benches[which].id == CLI_BENCH_AUTO) {
-    return cmd_bench_auto(argc - 1, argv + 1); /* drivers/cmd_bench_auto.c */
-  }
-  if (benches[which].id == CLI_BENCH_SCALE) {
-    return cmd_bench_scale(argc - 1, argv + 1); /* drivers/cmd_bench_scale.c */
+  if (benches[which].run) {
+    return benches[which].run(argc - 1, argv + 1);
   }
   cli_options o;
   int rc = cli_parse(benches[which].id, argc - 1, argv + 1, &o);
