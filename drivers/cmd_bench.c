@@ -6,87 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <nvector/nvector_serial.h>
-#include "../src/compat.h"
-#include "reproduce.h"
-
-#define BENCH_REPEATS 7
-#define BENCH_MAX_EVALS 10000000L /* --evals: at most 10^7 (default 200000) */
-#define BENCH_MAX_PROBLEMS 16     /* --problem: at most 16 */
-#define BENCH_CHUNK 1000L         /* evaluations timed together */
-
-static double bench_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Seconds per RHS evaluation of the nf formulations `names` on each of the np problems, into
- * cost[p * nf + i] (< 0: cannot be created (-2: refuses the problem) or fails). Rounds interleave
- * every (problem, formulation) pair, so a change of the machine's speed during the run
- * (frequency, other load) affects all of them alike and ratios between problems (generated vs
- * hand-written) are measured in one run; each pair keeps its best round. */
-static int bench_costs(const CHSProblem *probs, int np, const char *const *names, int nf,
-                       long evals, double *cost) {
-  SUNContext ctx = NULL;
-  int k = np * nf;
-  if (np < 1 || nf < 1 || nf > CLI_MAX_COSTS || np > BENCH_MAX_PROBLEMS ||
-      chs_context_create(&ctx) != 0) {
-    return -1;
-  }
-  chs_context_silence(ctx);
-  CHSFormulation f[BENCH_MAX_PROBLEMS * CLI_MAX_COSTS] = {NULL};
-  N_Vector y[BENCH_MAX_PROBLEMS * CLI_MAX_COSTS] = {NULL},
-                                  yd[BENCH_MAX_PROBLEMS * CLI_MAX_COSTS] = {NULL};
-  for (int i = 0; i < k; i++) {
-    cost[i] = -1;
-    int crc = CHSFormulation_Create(names[i % nf], probs[i / nf], ctx, &f[i], NULL);
-    if (crc == 0 && CHSFormulation_NewInitialState(f[i], &y[i], NULL) == 0 &&
-        (yd[i] = N_VClone(y[i]))) {
-      cost[i] = 1e300;
-    } else if (crc == CHS_ERR_UNSUPPORTED) {
-      cost[i] = -2; /* the formulation refuses the problem (M(q), time dependence, damping) */
-    }
-  }
-  for (int r = 0; r < BENCH_REPEATS; r++) {
-    for (int i = 0; i < k; i++) {
-      if (!(cost[i] > 0)) {
-        continue;
-      }
-      /* chunks of at most BENCH_CHUNK evaluations, each timed: the best chunk is the cost
-       * without the preemptions of a loaded machine (a chunk takes ~0.1 ms, a time slice more) */
-      for (long done = 0; done < evals && cost[i] > 0;) {
-        long c = evals - done < BENCH_CHUNK ? evals - done : BENCH_CHUNK;
-        double t0 = bench_now();
-        for (long e = 0; e < c; e++) {
-          if (CHSFormulation_Rhs(0, y[i], yd[i], f[i]) != 0) {
-            cost[i] = -1;
-            break;
-          }
-        }
-        double per = (bench_now() - t0) / (double)c;
-        cost[i] = cost[i] > 0 && per < cost[i] ? per : cost[i];
-        done += c;
-      }
-    }
-  }
-  for (int i = 0; i < k; i++) {
-    if (y[i]) {
-      N_VDestroy(y[i]);
-    }
-    if (yd[i]) {
-      N_VDestroy(yd[i]);
-    }
-    CHSFormulation_Destroy(&f[i]);
-  }
-  SUNContext_Free(&ctx);
-  return 0;
-}
-
-int cli_rhs_costs(CHSProblem prob, const char *const *names, int k, long evals, double *cost) {
-  return bench_costs(&prob, 1, names, k, evals, cost);
-}
+#include "bench.h"
 
 /* The problem column: the spec as given (terminal controls escaped), padded to 16 columns; a
  * longer spec (a plugin path) gets a line of its own, so the columns stay aligned. */
@@ -127,8 +47,7 @@ static int bench_rows(const char *problem, CHSProblem prob, const char *const *n
     if (json) {
       printf("%s\n    {\"problem\": ", *first ? "" : ",");
       json_string(stdout, problem);
-      printf(", \"formulation\": ");
-      json_string(stdout, names[i]);
+      bench_json_string("formulation", names[i]);
       if (refused) {
         printf(", \"ns_per_eval\": null, \"ratio_to_standard\": null");
       } else {
@@ -195,7 +114,7 @@ static int bench_specs(const char *const *specs, int ns, const char *baseline, l
     names[nf++] = CHSFormulationRegistry_Get(i)->name;
   }
   double *cost = status == 0 ? malloc(sizeof(double) * (size_t)(np * nf)) : NULL;
-  if (status == 0 && (!cost || bench_costs(probs, np, names, nf, evals, cost) != 0)) {
+  if (status == 0 && (!cost || bench_rhs_costs(probs, np, names, nf, evals, cost) != 0)) {
     fprintf(stderr, "chs: bench rhs: out of memory\n");
     status = CHS_EXIT_NUMERIC;
   }
@@ -211,15 +130,18 @@ static int bench_specs(const char *const *specs, int ns, const char *baseline, l
 }
 
 int cmd_bench(int argc, char **argv) {
+  /* run: the subcommands with a file of their own, which parse their options themselves (NULL:
+   * rhs and dae, below) */
   static const struct {
     const char *name;
     cli_command_id id;
-  } benches[] = {{"rhs", CLI_BENCH_RHS},
-                 {"dae", CLI_BENCH_DAE},
-                 {"scale", CLI_BENCH_SCALE},
-                 {"mpi", CLI_BENCH_MPI},
-                 {"calibrate", CLI_BENCH_CALIBRATE},
-                 {"auto", CLI_BENCH_AUTO}};
+    int (*run)(int argc, char **argv);
+  } benches[] = {{"rhs", CLI_BENCH_RHS, NULL},
+                 {"dae", CLI_BENCH_DAE, NULL},
+                 {"scale", CLI_BENCH_SCALE, cmd_bench_scale},
+                 {"mpi", CLI_BENCH_MPI, cmd_bench_mpi},
+                 {"calibrate", CLI_BENCH_CALIBRATE, cmd_bench_calibrate},
+                 {"auto", CLI_BENCH_AUTO, cmd_bench_auto}};
   const int nbench = (int)(sizeof benches / sizeof benches[0]);
   const char *what = argc > 1 ? argv[1] : NULL;
   int which = -1;
@@ -239,17 +161,8 @@ int cmd_bench(int argc, char **argv) {
         "rhs [options])",
         what ? what : "");
   }
-  if (benches[which].id == CLI_BENCH_MPI) {
-    return cmd_bench_mpi(argc - 1, argv + 1); /* drivers/cmd_bench_mpi.c */
-  }
-  if (benches[which].id == CLI_BENCH_CALIBRATE) {
-    return cmd_bench_calibrate(argc - 1, argv + 1); /* drivers/cmd_bench_calibrate.c */
-  }
-  if (benches[which].id == CLI_BENCH_AUTO) {
-    return cmd_bench_auto(argc - 1, argv + 1); /* drivers/cmd_bench_auto.c */
-  }
-  if (benches[which].id == CLI_BENCH_SCALE) {
-    return cmd_bench_scale(argc - 1, argv + 1); /* drivers/cmd_bench_scale.c */
+  if (benches[which].run) {
+    return benches[which].run(argc - 1, argv + 1);
   }
   cli_options o;
   int rc = cli_parse(benches[which].id, argc - 1, argv + 1, &o);
@@ -296,20 +209,12 @@ int cmd_bench(int argc, char **argv) {
   }
   if (nspecs) {
     /* every problem is created (validated) before anything is printed or timed */
-    for (int i = 0; i < nspecs; i++) {
+    for (int i = 0; i <= nspecs; i++) { /* the --problem specs, then the baseline */
       CHSProblem prob = NULL;
       CHSError err;
       CHSError_Clear(&err);
-      if (CHSProblem_Create(specs[i], &prob, &err) != 0) {
-        return cli_fail(&err);
-      }
-      CHSProblem_Destroy(&prob);
-    }
-    if (baseline) {
-      CHSProblem prob = NULL;
-      CHSError err;
-      CHSError_Clear(&err);
-      if (CHSProblem_Create(baseline, &prob, &err) != 0) {
+      const char *spec = i < nspecs ? specs[i] : baseline;
+      if (spec && CHSProblem_Create(spec, &prob, &err) != 0) {
         return cli_fail(&err);
       }
       CHSProblem_Destroy(&prob);

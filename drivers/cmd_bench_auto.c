@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "auto.h"
+#include "bench.h"
 #include "plot.h"
 #include "sweep.h"
 
@@ -121,12 +122,9 @@ static void print_json(const auto_row *rows, int nr, const sweep_config *cfg, in
     printf(", \"t_final\": %.17g, \"tol\": %.17g, \"auto_config\": ", sweep_problems[r->problem].tf,
            r->tol);
     json_string(stdout, r->config);
-    printf(", \"auto_status\": ");
-    json_string(stdout, ok ? "ok" : r->pt.msg);
-    printf(", \"auto_err\": ");
-    json_real(stdout, r->pt.err, ok);
-    printf(", \"auto_evals\": ");
-    json_long(stdout, r->pt.evals, ok);
+    bench_json_string("auto_status", ok ? "ok" : r->pt.msg);
+    bench_json_real("auto_err", r->pt.err, ok);
+    bench_json_long("auto_evals", r->pt.evals, ok);
     printf(", \"best_config\": ");
     if (has) {
       char name[200];
@@ -135,14 +133,10 @@ static void print_json(const auto_row *rows, int nr, const sweep_config *cfg, in
     } else {
       printf("null");
     }
-    printf(", \"best_tol\": ");
-    json_real(stdout, has ? tols[r->best_t] : 0, has);
-    printf(", \"best_err\": ");
-    json_real(stdout, has ? p->err : 0, has);
-    printf(", \"best_evals\": ");
-    json_long(stdout, has ? p->evals : 0, has);
-    printf(", \"ratio\": ");
-    json_real(stdout, r->ratio, has);
+    bench_json_real("best_tol", has ? tols[r->best_t] : 0, has);
+    bench_json_real("best_err", has ? p->err : 0, has);
+    bench_json_long("best_evals", has ? p->evals : 0, has);
+    bench_json_real("ratio", r->ratio, has);
     printf("}");
     worst = has && r->ratio > worst ? r->ratio : worst;
   }
@@ -151,40 +145,33 @@ static void print_json(const auto_row *rows, int nr, const sweep_config *cfg, in
   printf("\n}\n");
 }
 
-static int write_csv(const char *path, const auto_row *rows, int nr, const sweep_config *cfg,
-                     const double *tols) {
-  CHSError err;
-  CHSError_Clear(&err);
-  out_file f;
-  if (out_file_open(&f, path, &err) != 0) {
-    return cli_fail(&err);
+typedef struct {
+  const auto_row *rows;
+  const sweep_config *cfg;
+  const double *tols;
+} auto_csv;
+
+static int csv_row(FILE *fp, int i, const void *ctx) {
+  const auto_csv *x = ctx;
+  const auto_row *r = &x->rows[i];
+  int ok = r->pt.rc == 0, has = ok && r->best >= 0;
+  int bad = fprintf(fp, "%s,%.17g,%.17g,%s,", sweep_problems[r->problem].spec,
+                    sweep_problems[r->problem].tf, r->tol, r->config) < 0 ||
+            sweep_csv_field(fp, ok ? "ok" : r->pt.msg) != 0;
+  if (ok) {
+    bad = bad || fprintf(fp, ",%.17g,%ld", r->pt.err, r->pt.evals) < 0;
+  } else {
+    bad = bad || fprintf(fp, ",,") < 0;
   }
-  int bad = fprintf(f.fp, "problem,t_final,tol,auto_config,auto_status,auto_err,auto_evals,"
-                          "best_config,best_tol,best_err,best_evals,ratio\n") < 0;
-  for (int i = 0; i < nr && !bad; i++) {
-    const auto_row *r = &rows[i];
-    int ok = r->pt.rc == 0, has = ok && r->best >= 0;
-    bad = fprintf(f.fp, "%s,%.17g,%.17g,%s,", sweep_problems[r->problem].spec,
-                  sweep_problems[r->problem].tf, r->tol, r->config) < 0 ||
-          sweep_csv_field(f.fp, ok ? "ok" : r->pt.msg) != 0;
-    if (ok) {
-      bad = bad || fprintf(f.fp, ",%.17g,%ld", r->pt.err, r->pt.evals) < 0;
-    } else {
-      bad = bad || fprintf(f.fp, ",,") < 0;
-    }
-    if (has) {
-      const sweep_config *b = &cfg[r->best];
-      bad = bad ||
-            fprintf(f.fp, ",%s/%s,%.17g,%.17g,%ld,%.17g\n", b->form, b->method, tols[r->best_t],
-                    b->pt[r->best_t].err, b->pt[r->best_t].evals, r->ratio) < 0;
-    } else {
-      bad = bad || fprintf(f.fp, ",,,,,\n") < 0;
-    }
+  if (has) {
+    const sweep_config *b = &x->cfg[r->best];
+    bad =
+        bad || fprintf(fp, ",%s/%s,%.17g,%.17g,%ld,%.17g\n", b->form, b->method, x->tols[r->best_t],
+                       b->pt[r->best_t].err, b->pt[r->best_t].evals, r->ratio) < 0;
+  } else {
+    bad = bad || fprintf(fp, ",,,,,\n") < 0;
   }
-  if (out_file_finish(&f, bad, &err) != 0) {
-    return cli_fail(&err);
-  }
-  return 0;
+  return -bad;
 }
 
 int cmd_bench_auto(int argc, char **argv) {
@@ -263,7 +250,11 @@ int cmd_bench_auto(int argc, char **argv) {
   }
   int status = 0;
   if (o.csv) {
-    status = write_csv(o.csv, rows, nr, cfg, s->tols);
+    auto_csv x = {rows, cfg, s->tols};
+    status = bench_csv(o.csv,
+                       "problem,t_final,tol,auto_config,auto_status,auto_err,auto_evals,"
+                       "best_config,best_tol,best_err,best_evals,ratio",
+                       nr, csv_row, &x);
   }
   free(cfg);
   free(rows);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "calibration.h"
-#include "reproduce.h"
+#include "bench.h"
 #include "sweep.h"
 
 /* A point that misses calibration with exit 0 and no warning: a silent wrong answer. */
@@ -110,8 +110,7 @@ static void print_json(const sweep_config *cfg, const cal_verdict *v, int nc, co
     json_string(stdout, sweep_problems[k->problem].spec);
     printf(", \"t_final\": %.17g, \"formulation\": ", sweep_problems[k->problem].tf);
     json_string(stdout, k->form);
-    printf(", \"method\": ");
-    json_string(stdout, k->method);
+    bench_json_string("method", k->method);
     printf(", \"falls\": %s, \"calibrated\": %s, \"points\": [", kv->falls ? "true" : "false",
            kv->calibrated ? "true" : "false");
     for (int t = 0; t < nt; t++) {
@@ -119,18 +118,12 @@ static void print_json(const sweep_config *cfg, const cal_verdict *v, int nc, co
       int ok = p->rc == 0;
       printf("%s\n      {\"tol\": %.17g, \"status\": ", t ? "," : "", tols[t]);
       json_string(stdout, ok ? "ok" : p->msg);
-      printf(", \"int_err_final\": ");
-      json_real(stdout, p->err, ok);
-      printf(", \"err_over_tol\": ");
-      json_real(stdout, p->err / tols[t], ok);
-      printf(", \"steps\": ");
-      json_long(stdout, p->steps, ok);
-      printf(", \"rhs_evals\": ");
-      json_long(stdout, p->evals, ok);
-      printf(", \"wall_s\": ");
-      json_real(stdout, p->wall, ok);
-      printf(", \"warnings\": ");
-      json_long(stdout, p->warnings, ok);
+      bench_json_real("int_err_final", p->err, ok);
+      bench_json_real("err_over_tol", p->err / tols[t], ok);
+      bench_json_long("steps", p->steps, ok);
+      bench_json_long("rhs_evals", p->evals, ok);
+      bench_json_real("wall_s", p->wall, ok);
+      bench_json_long("warnings", p->warnings, ok);
       printf(", \"silent\": %s", cal_silent(p, tols[t]) ? "true" : "false");
       printf(", \"calibrated\": %s}", cal_point_calibrated(ok, p->err, tols[t]) ? "true" : "false");
     }
@@ -145,51 +138,44 @@ static void print_json(const sweep_config *cfg, const cal_verdict *v, int nc, co
     printf("%s\n    {\"problem\": ", first ? "" : ",");
     first = 0;
     json_string(stdout, sweep_problems[cfg[c].problem].spec);
-    printf(", \"formulation\": ");
-    json_string(stdout, cfg[c].form);
-    printf(", \"method\": ");
-    json_string(stdout, cfg[c].method);
-    printf(", \"why\": ");
-    json_string(stdout, cfg[c].why);
+    bench_json_string("formulation", cfg[c].form);
+    bench_json_string("method", cfg[c].method);
+    bench_json_string("why", cfg[c].why);
     printf("}");
   }
   printf("\n  ]\n}\n");
 }
 
-static int write_csv(const char *path, const sweep_config *cfg, const cal_verdict *v, int nc,
-                     const double *tols, int nt) {
-  CHSError err;
-  CHSError_Clear(&err);
-  out_file f;
-  if (out_file_open(&f, path, &err) != 0) {
-    return cli_fail(&err);
+typedef struct {
+  const sweep_config *cfg;
+  const cal_verdict *v;
+  const double *tols;
+  int nt;
+} cal_csv;
+
+/* Row i: configuration i / nt at tolerance i % nt (none for a skipped configuration). */
+static int csv_row(FILE *fp, int i, const void *ctx) {
+  const cal_csv *x = ctx;
+  int c = i / x->nt, t = i % x->nt;
+  const sweep_config *k = &x->cfg[c];
+  const sweep_point *p = &k->pt[t];
+  const double *tols = x->tols;
+  int ok = p->rc == 0;
+  if (k->skipped) {
+    return 0;
   }
-  int bad =
-      fprintf(f.fp, "problem,t_final,formulation,method,tol,status,steps,rhs_evals,"
-                    "int_err_final,err_over_tol,warnings,point_calibrated,falls,calibrated\n") < 0;
-  for (int c = 0; c < nc && !bad; c++) {
-    const sweep_config *k = &cfg[c];
-    const cal_verdict *kv = &v[c];
-    for (int t = 0; t < nt && !bad && !k->skipped; t++) {
-      const sweep_point *p = &k->pt[t];
-      int ok = p->rc == 0;
-      bad = fprintf(f.fp, "%s,%.17g,%s,%s,%.17g,", sweep_problems[k->problem].spec,
+  int bad = fprintf(fp, "%s,%.17g,%s,%s,%.17g,", sweep_problems[k->problem].spec,
                     sweep_problems[k->problem].tf, k->form, k->method, tols[t]) < 0 ||
-            sweep_csv_field(f.fp, ok ? "ok" : p->msg) != 0;
-      if (ok) {
-        bad = bad || fprintf(f.fp, ",%ld,%ld,%.17g,%.17g,%d", p->steps, p->evals, p->err,
-                             p->err / tols[t], p->warnings) < 0;
-      } else {
-        bad = bad || fprintf(f.fp, ",,,,,") < 0;
-      }
-      bad = bad || fprintf(f.fp, ",%d,%d,%d\n", cal_point_calibrated(ok, p->err, tols[t]),
-                           kv->falls, kv->calibrated) < 0;
-    }
+            sweep_csv_field(fp, ok ? "ok" : p->msg) != 0;
+  if (ok) {
+    bad = bad || fprintf(fp, ",%ld,%ld,%.17g,%.17g,%d", p->steps, p->evals, p->err,
+                         p->err / tols[t], p->warnings) < 0;
+  } else {
+    bad = bad || fprintf(fp, ",,,,,") < 0;
   }
-  if (out_file_finish(&f, bad, &err) != 0) {
-    return cli_fail(&err);
-  }
-  return 0;
+  bad = bad || fprintf(fp, ",%d,%d,%d\n", cal_point_calibrated(ok, p->err, tols[t]), x->v[c].falls,
+                       x->v[c].calibrated) < 0;
+  return -bad;
 }
 
 int cmd_bench_calibrate(int argc, char **argv) {
@@ -238,7 +224,11 @@ int cmd_bench_calibrate(int argc, char **argv) {
   }
   int status = 0;
   if (o.csv) {
-    status = write_csv(o.csv, cfg, v, nc, tols, nt);
+    cal_csv x = {cfg, v, tols, nt};
+    status = bench_csv(o.csv,
+                       "problem,t_final,formulation,method,tol,status,steps,rhs_evals,"
+                       "int_err_final,err_over_tol,warnings,point_calibrated,falls,calibrated",
+                       nc * nt, csv_row, &x);
   }
   free(cfg);
   free(v);

@@ -46,7 +46,8 @@
 #include "child.h"
 #include "mpi_cli.h"
 #include "progress.h"
-#include "reproduce.h"
+#include "bench.h"
+#include "runlib.h"
 
 #define DS_MAX_SIZES 8
 #define DS_MAX_TARGETS 8
@@ -120,12 +121,9 @@ static int ds_parse(const cli_options *c, ds_opts *o) {
   o->cache_dir = c->cache_dir;
   o->explicit_cache = c->cache_dir != NULL;
   o->tf = c->have_tf ? c->tf : -1;
-  o->time_limit = c->have_time_limit ? c->time_limit : -1;
-  if (c->have_time_limit && c->time_limit > 86400) {
-    return cli_usage_error("bad value for --time-limit: '%g' (0.1 .. 86400 s)", c->time_limit);
-  }
-  if (c->csv && cli_check_output_file("--csv", c->csv) != 0) {
-    return CHS_EXIT_USAGE;
+  int rc = bench_limit_csv(c, 20, &o->time_limit);
+  if (rc != 0) {
+    return rc;
   }
   o->csv = c->csv;
   if (c->sizes) {
@@ -158,7 +156,6 @@ static int ds_parse(const cli_options *c, ds_opts *o) {
   }
   qsort(o->targets, (size_t)o->ntargets, sizeof *o->targets, cmp_desc);
   o->tf = o->tf > 0 ? o->tf : 0.1;
-  o->time_limit = o->time_limit > 0 ? o->time_limit : 20;
   return 0;
 }
 
@@ -243,21 +240,16 @@ static void ds_child_run(const char *spec, const ds_cand *k, double tf, double t
                        .project = k->project};
     CHSRunSummary sum;
     memset(&sum, 0, sizeof sum);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+    double t0 = bench_now(CLOCK_PROCESS_CPUTIME_ID);
     out->rc = rep_run(prob, k->form, o, rep_final_monitor, z, &sum, &err);
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-    out->cpu = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    out->cpu = bench_now(CLOCK_PROCESS_CPUTIME_ID) - t0;
     out->steps = sum.stats.steps;
     out->evals = sum.rhs_evals;
     out->newton = sum.stats.nonlin_iters;
     out->krylov = sum.stats.lin_iters;
     out->wall = sum.wall_s;
-    double d = 0;
-    for (long i = 1; i <= 2 * n; i++) {
-      d += (z[i] - ref[i]) * (z[i] - ref[i]);
-    }
-    out->err = out->rc == 0 && isfinite(d) ? sqrt(d) : INFINITY;
+    double d = rep_final_distance(z, ref);
+    out->err = out->rc == 0 && isfinite(d) ? d : INFINITY;
   }
   if (out->rc != 0) {
     out->input_error = CHSError_IsInput(out->rc);
@@ -287,20 +279,19 @@ static int ds_run(const char *spec, const ds_cand *k, double tf, double tol, lon
   pt->tol = tol;
   pt->k = steps;
   ds_job job = {spec, k, tf, tol, steps, ref};
-  cli_child ch;
-  if (cli_child_start(&ch, ds_child_job, &job, &pt->c, sizeof pt->c, (unsigned)ceil(limit)) != 0) {
+  char why[sizeof pt->c.msg];
+  struct rusage ru;
+  int crc = bench_child(ds_child_job, &job, &pt->c, sizeof pt->c, limit, &ru, why, sizeof why);
+  if (crc < 0) {
     return -1;
   }
-  int status = 0;
-  struct rusage ru;
-  size_t got = cli_child_finish(&ch, &pt->c, sizeof pt->c, &status, &ru);
   pt->pcpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
              (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
   pt->peak = (double)ru.ru_maxrss * 1024;
-  if (got != sizeof pt->c) {
+  if (crc > 0) {
     memset(&pt->c, 0, sizeof pt->c);
     pt->c.rc = CHS_ERR_SOLVER;
-    cli_child_why(status, limit, pt->c.msg, sizeof pt->c.msg);
+    memcpy(pt->c.msg, why, sizeof why);
     pt->c.err = INFINITY;
   }
   pt->cpu = pt->c.cpu;
@@ -523,26 +514,18 @@ static void ds_json_point(const char *key, const ds_ctx *x, const ds_point *p, i
   ds_cand_name(name, sizeof name, &x->res[who].cand);
   printf("{\"config\": ");
   json_string(stdout, name);
-  printf(", \"tol\": ");
-  json_real(stdout, p->tol, p->tol > 0);
-  printf(", \"steps_fixed\": ");
-  json_long(stdout, p->k, p->k > 0);
-  printf(", \"h\": ");
-  json_real(stdout, p->k > 0 ? tf / (double)p->k : 0, p->k > 0);
-  printf(", \"error\": ");
-  json_real(stdout, p->c.err, 1);
+  bench_json_real("tol", p->tol, p->tol > 0);
+  bench_json_long("steps_fixed", p->k, p->k > 0);
+  bench_json_real("h", p->k > 0 ? tf / (double)p->k : 0, p->k > 0);
+  bench_json_real("error", p->c.err, 1);
   printf(", \"steps\": %ld, \"evals\": %ld, \"newton_iters\": %ld, \"krylov_iters\": %ld, "
          "\"cpu_s\": ",
          p->c.steps, p->c.evals, p->c.newton, p->c.krylov);
   json_real(stdout, p->cpu, 1);
-  printf(", \"process_cpu_s\": ");
-  json_real(stdout, p->pcpu, 1);
-  printf(", \"wall_s\": ");
-  json_real(stdout, p->c.wall, 1);
-  printf(", \"peak_rss_bytes\": ");
-  json_real(stdout, p->peak, 1);
-  printf(", \"rss_growth_bytes\": ");
-  json_real(stdout, p->peak - p->c.rss0, isfinite(p->c.rss0));
+  bench_json_real("process_cpu_s", p->pcpu, 1);
+  bench_json_real("wall_s", p->c.wall, 1);
+  bench_json_real("peak_rss_bytes", p->peak, 1);
+  bench_json_real("rss_growth_bytes", p->peak - p->c.rss0, isfinite(p->c.rss0));
   printf("}");
 }
 
@@ -584,10 +567,8 @@ static void ds_report(const ds_ctx *x, const char *problem, long N, long nstates
     json_string(stdout, x->spec);
     printf(", \"N\": %ld, \"states\": %ld, \"reference\": {\"command\": ", N, nstates);
     json_string(stdout, ri->command);
-    printf(", \"source\": ");
-    json_string(stdout, ri->source);
-    printf(", \"est_error\": ");
-    json_real(stdout, ri->est_error, ri->est_error >= 0);
+    bench_json_string("source", ri->source);
+    bench_json_real("est_error", ri->est_error, ri->est_error >= 0);
     printf("},\n     \"skipped\": [");
     int first = 1;
     for (int i = 0; i < x->nres; i++) {
@@ -596,8 +577,7 @@ static void ds_report(const ds_ctx *x, const char *problem, long N, long nstates
         ds_cand_name(name, sizeof name, &x->res[i].cand);
         printf("%s{\"config\": ", first ? "" : ", ");
         json_string(stdout, name);
-        printf(", \"reason\": ");
-        json_string(stdout, x->res[i].skipped);
+        bench_json_string("reason", x->res[i].skipped);
         printf("}");
         first = 0;
       }
@@ -611,14 +591,11 @@ static void ds_report(const ds_ctx *x, const char *problem, long N, long nstates
         const ds_point *p = &x->res[i].pts[j];
         printf("%s\n       {\"config\": ", first ? "" : ",");
         json_string(stdout, name);
-        printf(", \"tol\": ");
-        json_real(stdout, p->tol, p->tol > 0);
-        printf(", \"steps_fixed\": ");
-        json_long(stdout, p->k, p->k > 0);
+        bench_json_real("tol", p->tol, p->tol > 0);
+        bench_json_long("steps_fixed", p->k, p->k > 0);
         printf(", \"ok\": %s, \"error\": ", p->ok ? "true" : "false");
         json_real(stdout, p->c.err, p->ok);
-        printf(", \"cpu_s\": ");
-        json_real(stdout, p->cpu, 1);
+        bench_json_real("cpu_s", p->cpu, 1);
         printf("}");
         first = 0;
       }
@@ -657,8 +634,7 @@ static void ds_report(const ds_ctx *x, const char *problem, long N, long nstates
       ds_json_point("dae", x, p[1], who[1], o->tf);
       printf(",\n        \"cpu_ratio_ode_over_dae\": ");
       json_real(stdout, ratio, isfinite(ratio));
-      printf(", \"wall_ratio_ode_over_dae\": ");
-      json_real(stdout, wratio, isfinite(wratio));
+      bench_json_real("wall_ratio_ode_over_dae", wratio, isfinite(wratio));
       printf("}");
     } else {
       for (int s = 0; s < 2; s++) {

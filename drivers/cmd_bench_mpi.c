@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench.h"
 #include "cli.h"
 #include "mpi_cli.h"
 #include "progress.h"
@@ -65,12 +66,6 @@ typedef struct {
   long rhs_evals;
   double wall_rhs, comm_rhs, share, speedup, efficiency; /* NAN: not measured */
 } bm_row;
-
-static double bm_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* --ranks: increasing integers in 1 .. 256, at most BM_MAX_RANKS. */
 static int bm_parse_ranks(const char *text, int *ranks, int *count) {
@@ -183,8 +178,8 @@ static int bm_group_alive(pid_t pgid) {
  * into *status). */
 static void bm_end_group(pid_t pid, int *status) {
   kill(-pid, SIGTERM);
-  double t0 = bm_now();
-  while (bm_group_alive(pid) && bm_now() - t0 < BM_GRACE_S) {
+  double t0 = bench_now(CLOCK_MONOTONIC);
+  while (bm_group_alive(pid) && bench_now(CLOCK_MONOTONIC) - t0 < BM_GRACE_S) {
     bm_sleep(0.05);
   }
   if (bm_group_alive(pid)) {
@@ -269,10 +264,10 @@ static void bm_launch(char *const *argv, double limit, bm_row *row) {
     return;
   }
   size_t got = 0;
-  double t0 = bm_now();
+  double t0 = bench_now(CLOCK_MONOTONIC);
   int killed = 0;
   for (;;) {
-    double left = limit - (bm_now() - t0);
+    double left = limit - (bench_now(CLOCK_MONOTONIC) - t0);
     if (bm_signal_) {
       break;
     }
@@ -383,58 +378,36 @@ static void bm_print_json(const bm_row *rows, int nrows, long cores, const char 
            i ? "," : "", r->problem, r->weak ? "weak" : "strong", r->ranks, r->n,
            r->oversubscribed ? "true" : "false");
     json_string(stdout, r->ok ? "ok" : r->msg);
-    printf(", \"wall_s\": ");
-    json_real(stdout, r->wall_s, r->ok);
-    printf(", \"comm_s\": ");
-    json_real(stdout, r->comm_s, r->ok);
-    printf(", \"rhs_evals\": ");
-    json_long(stdout, r->rhs_evals, r->ok);
-    printf(", \"wall_per_rhs_s\": ");
-    json_real(stdout, r->wall_rhs, r->ok);
-    printf(", \"comm_per_rhs_s\": ");
-    json_real(stdout, r->comm_rhs, r->ok);
-    printf(", \"comm_share\": ");
-    json_real(stdout, r->share, r->ok);
-    printf(", \"speedup\": ");
-    json_real(stdout, r->speedup, isfinite(r->speedup));
-    printf(", \"efficiency\": ");
-    json_real(stdout, r->efficiency, isfinite(r->efficiency));
+    bench_json_real("wall_s", r->wall_s, r->ok);
+    bench_json_real("comm_s", r->comm_s, r->ok);
+    bench_json_long("rhs_evals", r->rhs_evals, r->ok);
+    bench_json_real("wall_per_rhs_s", r->wall_rhs, r->ok);
+    bench_json_real("comm_per_rhs_s", r->comm_rhs, r->ok);
+    bench_json_real("comm_share", r->share, r->ok);
+    bench_json_real("speedup", r->speedup, isfinite(r->speedup));
+    bench_json_real("efficiency", r->efficiency, isfinite(r->efficiency));
     printf("}");
   }
   printf("\n  ]\n}\n");
 }
 
-/* FILE: every row (round-trip precision), written whole or not at all. */
-static int bm_write_csv(const char *path, const bm_row *rows, int nrows) {
-  CHSError err;
-  CHSError_Clear(&err);
-  out_file f;
-  if (out_file_open(&f, path, &err) != 0) {
-    return cli_fail(&err);
+/* A row of --csv FILE (round-trip precision). */
+static int bm_csv_row(FILE *fp, int i, const void *ctx) {
+  const bm_row *r = (const bm_row *)ctx + i;
+  int bad = fprintf(fp, "%s,%s,%d,%ld,%d,%s", r->problem, r->weak ? "weak" : "strong", r->ranks,
+                    r->n, r->oversubscribed, r->ok ? "ok" : "failed") < 0;
+  if (r->ok) {
+    bad = bad || fprintf(fp, ",%.17g,%.17g,%ld,%.17g,%.17g,%.17g", r->wall_s, r->comm_s,
+                         r->rhs_evals, r->wall_rhs, r->comm_rhs, r->share) < 0;
+  } else {
+    bad = bad || fprintf(fp, ",,,,,,") < 0;
   }
-  int bad = fprintf(f.fp, "problem,scaling,ranks,N,oversubscribed,status,wall_s,comm_s,rhs_evals,"
-                          "wall_per_rhs_s,comm_per_rhs_s,comm_share,speedup,efficiency\n") < 0;
-  for (int i = 0; i < nrows && !bad; i++) {
-    const bm_row *r = &rows[i];
-    bad = fprintf(f.fp, "%s,%s,%d,%ld,%d,%s", r->problem, r->weak ? "weak" : "strong", r->ranks,
-                  r->n, r->oversubscribed, r->ok ? "ok" : "failed") < 0;
-    if (r->ok) {
-      bad = bad || fprintf(f.fp, ",%.17g,%.17g,%ld,%.17g,%.17g,%.17g", r->wall_s, r->comm_s,
-                           r->rhs_evals, r->wall_rhs, r->comm_rhs, r->share) < 0;
-    } else {
-      bad = bad || fprintf(f.fp, ",,,,,,") < 0;
-    }
-    if (isfinite(r->speedup)) {
-      bad = bad || fprintf(f.fp, ",%.17g,%.17g\n", r->speedup, r->efficiency) < 0;
-    } else {
-      bad = bad || fprintf(f.fp, ",,\n") < 0;
-    }
+  if (isfinite(r->speedup)) {
+    bad = bad || fprintf(fp, ",%.17g,%.17g\n", r->speedup, r->efficiency) < 0;
+  } else {
+    bad = bad || fprintf(fp, ",,\n") < 0;
   }
-  if (out_file_finish(&f, bad, &err) != 0) {
-    fprintf(stderr, "chs: %s\n", err.msg);
-    return CHS_EXIT_NUMERIC;
-  }
-  return 0;
+  return -bad;
 }
 
 int cmd_bench_mpi(int argc, char **argv) {
@@ -459,12 +432,10 @@ int cmd_bench_mpi(int argc, char **argv) {
     return cli_usage_error("bad value for --n-per-rank: '%ld' (%d ranks: more than 10^7 atoms)",
                            o.n_per_rank, kmax);
   }
-  double limit = o.have_time_limit ? o.time_limit : 120;
-  if (limit > 86400) {
-    return cli_usage_error("bad value for --time-limit: '%g' (0.1 .. 86400 s)", limit);
-  }
-  if (o.csv && cli_check_output_file("--csv", o.csv) != 0) {
-    return CHS_EXIT_USAGE;
+  double limit;
+  int lrc = bench_limit_csv(&o, 120, &limit);
+  if (lrc != 0) {
+    return lrc;
   }
   if (o.mpirun && bm_check_launcher(o.mpirun) != 0) {
     return CHS_EXIT_USAGE;
@@ -568,7 +539,10 @@ int cmd_bench_mpi(int argc, char **argv) {
   }
   int status = failed ? CHS_EXIT_NUMERIC : CHS_EXIT_OK;
   if (o.csv) {
-    int st = bm_write_csv(o.csv, rows, nrows);
+    int st = bench_csv(o.csv,
+                       "problem,scaling,ranks,N,oversubscribed,status,wall_s,comm_s,rhs_evals,"
+                       "wall_per_rhs_s,comm_per_rhs_s,comm_share,speedup,efficiency",
+                       nrows, bm_csv_row, rows);
     status = st ? st : status;
   }
   for (int i = 0; i < nrows; i++) {

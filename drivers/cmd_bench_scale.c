@@ -14,30 +14,24 @@
  * then the ratios t(N_max) / t(N_max / 10) (linear scaling: <= 12) and a full RK4 run of the
  * largest chain, standard and dirac, for 100 steps of h = 0.01 with the energy and residual
  * diagnostics (and the peak resident set size per atom). Timing code may use the library's
- * private Gram solver (src/impl.h): a driver for measurements only. */
+ * private Gram solver (src/impl.h): a driver for measurements only. Times are CPU times of this
+ * thread: the machine may be shared, and time spent descheduled is not the cost of an
+ * evaluation. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <nvector/nvector_serial.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
 #include "../src/compat.h"
 #include "../src/impl.h"
-#include "reproduce.h"
+#include "bench.h"
+#include "runlib.h"
 
 #define BENCH_SCALE_REPS 5
 #define BENCH_SCALE_SPEC "chain:N=%ld,init=2,vel=thermal,kT=0.1,seed=1,cutoff=2.5"
-
-/* CPU time of this thread: the machine may be shared, and time spent descheduled is not the
- * cost of an evaluation. */
-static double scale_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Heap bytes in use (-1 when unknown). */
 static double scale_heap(void) {
@@ -88,13 +82,13 @@ static void scale_rhs_free(scale_rhs *r) {
 
 /* Seconds per evaluation for `evals` evaluations; < 0 on failure. */
 static double scale_time_rhs(scale_rhs *r, long evals) {
-  double t0 = scale_now();
+  double t0 = bench_now(CLOCK_THREAD_CPUTIME_ID);
   for (long k = 0; k < evals; k++) {
     if (CHSFormulation_Rhs(0, r->y, r->yd, r->f) != 0) {
       return -1;
     }
   }
-  return (scale_now() - t0) / (double)evals;
+  return (bench_now(CLOCK_THREAD_CPUTIME_ID) - t0) / (double)evals;
 }
 
 /* Gram assembly + factorisation and one solve at the initial state, per call. */
@@ -107,19 +101,19 @@ static int scale_time_gram(scale_rhs *r, long evals, double *factor, double *sol
   }
   *factor = *solve = INFINITY;
   for (int rep = 0; rep < BENCH_SCALE_REPS; rep++) {
-    double t0 = scale_now();
+    double t0 = bench_now(CLOCK_THREAD_CPUTIME_ID);
     for (long k = 0; k < evals; k++) {
       if (chs_system_gram_at(s, q) != 0) {
         return -1;
       }
     }
-    double t1 = scale_now();
+    double t1 = bench_now(CLOCK_THREAD_CPUTIME_ID);
     for (long k = 0; k < evals; k++) {
       if (chs_gram_solve(s->gram, b, x) != 0) {
         return -1;
       }
     }
-    double t2 = scale_now();
+    double t2 = bench_now(CLOCK_THREAD_CPUTIME_ID);
     *factor = fmin(*factor, (t1 - t0) / (double)evals);
     *solve = fmin(*solve, (t2 - t1) / (double)evals);
   }
@@ -302,8 +296,7 @@ int cmd_bench_scale(int argc, char **argv) {
     }
     printf("\n  ],\n  \"ratio_last_over_previous\": {\"standard\": ");
     json_real(stdout, ratio_std, 1);
-    printf(", \"dirac\": ");
-    json_real(stdout, ratio_dirac, 1);
+    bench_json_real("dirac", ratio_dirac, 1);
     printf("},\n  \"linear\": %s,\n  \"max_dirac_over_standard\": ",
            ratio_std <= 12 && ratio_dirac <= 12 ? "true" : "false");
     json_real(stdout, worst, 1);
@@ -318,8 +311,7 @@ int cmd_bench_scale(int argc, char **argv) {
       } else {
         printf("{\"formulation\": ");
         json_string(stdout, forms[k]);
-        printf(", \"error\": ");
-        json_string(stdout, full[k].err.msg);
+        bench_json_string("error", full[k].err.msg);
         printf("}");
       }
     }

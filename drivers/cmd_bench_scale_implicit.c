@@ -17,12 +17,11 @@
  * of the rounds (their median, least and largest), the counts (steps, Newton iterations,
  * Jacobians or Krylov iterations, the same in every round), and the verdict: linear when the
  * median ratio is at most 1.2 times the ratio of the sizes (12 for N/10 and N), decided only when
- * a confidence interval of at least 95 % for that median (si_ci_rank) lies on the same side of the
- * bound (the rounds of a shared machine scatter by 10-20 %: docs/scale.md).
- * Also the median ratio of whole runs (the same interval at the same tolerance): where IDA takes
- * fewer, larger steps at N than at N/10 (the weighted norm of a longer chain), a step at N does
- * more of the work (Jacobians per step) and the per-step ratio exceeds the ratio of the runs'
- * costs (docs/scale.md).
+ * a confidence interval of at least 95 % for that median (bench_ci_rank) lies on the same side of
+ * the bound (the rounds of a shared machine scatter by 10-20 %: docs/scale.md). Also the median
+ * ratio of whole runs (the same interval at the same tolerance): where IDA takes fewer, larger
+ * steps at N than at N/10 (the weighted norm of a longer chain), a step at N does more of the work
+ * (Jacobians per step) and the per-step ratio exceeds the ratio of the runs' costs (docs/scale.md).
  *
  * With --sizes LIST (2 .. 8 sizes) the same runs at every size of the list, interleaved the same
  * way, and instead of the ratio and verdict: per size the CPU time per step and per atom and step,
@@ -34,7 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
+#include "bench.h"
 #include "child.h"
 #include "cli.h"
 #include "progress.h"
@@ -149,16 +148,16 @@ static int si_run(si_row *r, int s, long N, double limit) {
   }
   si_job job = {&o};
   si_child out;
-  cli_child ch;
-  if (cli_child_start(&ch, si_child_job, &job, &out, sizeof out, (unsigned)ceil(limit)) != 0) {
+  char why[sizeof out.msg];
+  int crc = bench_child(si_child_job, &job, &out, sizeof out, limit, NULL, why, sizeof why);
+  if (crc < 0) {
     snprintf(r->why, sizeof r->why, "N = %ld: could not start a process", N);
     return -1;
   }
-  int status = 0;
-  if (cli_child_finish(&ch, &out, sizeof out, &status, NULL) != sizeof out) {
+  if (crc > 0) {
     memset(&out, 0, sizeof out);
     out.rc = CHS_ERR_SOLVER;
-    cli_child_why(status, limit, out.msg, sizeof out.msg);
+    memcpy(out.msg, why, sizeof why);
   }
   if (out.rc != 0 || out.steps <= 0 || !(out.cpu > 0)) {
     snprintf(r->why, sizeof r->why, "N = %ld: %s", N,
@@ -172,65 +171,21 @@ static int si_run(si_row *r, int s, long N, double limit) {
   return 0;
 }
 
-/* A distribution-free confidence interval for the median of n rounds (independent draws of a
- * shared machine's noise; no distribution assumed): the order statistics x(j) <= median <=
- * x(n + 1 - j) with the largest j whose coverage 1 - 2 P(Binomial(n, 1/2) <= j - 1) is at least
- * 95 %. Returns j (1 when none reaches 95 %, fewer than 6 rounds: the least and largest) and its
- * coverage. */
-static int si_ci_rank(int n, double *coverage) {
-  double pk = pow(0.5, n), cdf = pk; /* P(B = i) and P(B <= i), from i = 0 */
-  int j = 1;
-  *coverage = 1 - 2 * cdf;
-  for (int i = 1; 2 * i < n && 1 - 2 * (cdf + pk * (n - i + 1) / i) >= 0.95; i++) {
-    pk = pk * (n - i + 1) / i;
-    cdf += pk;
-    j = i + 1;
-    *coverage = 1 - 2 * cdf;
-  }
-  return j;
-}
-
-/* The per-round ratios b[k] / a[k]: their median, least and largest, and the median's confidence
- * interval (si_ci_rank). */
 typedef struct {
-  double med, min, max, lo, hi, coverage;
-} si_range;
-
-static double si_median(const double *v, int n) {
-  double w[SI_MAX_ROUNDS];
-  memcpy(w, v, (size_t)n * sizeof *w);
-  return cli_median(w, n);
-}
-
-static si_range si_ratios(const double *a, const double *b, int n) {
-  double w[SI_MAX_ROUNDS];
-  for (int k = 0; k < n; k++) {
-    w[k] = b[k] / a[k];
-  }
-  si_range r = {cli_median(w, n), 0, 0, 0, 0, 0}; /* which sorts w */
-  int j = si_ci_rank(n, &r.coverage);
-  r.min = w[0];
-  r.max = w[n - 1];
-  r.lo = w[j - 1];
-  r.hi = w[n - j];
-  return r;
-}
-
-typedef struct {
-  double ps[2], bpa[2]; /* medians: s per step, peak bytes per atom */
-  si_range step, run;   /* ratios t(N)/t(N/10) per step and of whole runs */
-  int linear;           /* the median ratio per step is at most the bound */
+  double ps[2], bpa[2];  /* medians: s per step, peak bytes per atom */
+  bench_range step, run; /* ratios t(N)/t(N/10) per step and of whole runs */
+  int linear;            /* the median ratio per step is at most the bound */
   int decided; /* the median's interval (at least 95 %) lies on the same side of the bound */
 } si_stats;
 
 static void si_summarise(const si_row *r, const long N[2], double bound, si_stats *st) {
   int n = r->done;
   for (int s = 0; s < 2; s++) {
-    st->ps[s] = si_median(r->ps[s], n);
-    st->bpa[s] = si_median(r->peak[s], n) / (double)N[s];
+    st->ps[s] = bench_median(r->ps[s], n);
+    st->bpa[s] = bench_median(r->peak[s], n) / (double)N[s];
   }
-  st->step = si_ratios(r->ps[0], r->ps[1], n);
-  st->run = si_ratios(r->cpu[0], r->cpu[1], n);
+  st->step = bench_ratios(r->ps[0], r->ps[1], n);
+  st->run = bench_ratios(r->cpu[0], r->cpu[1], n);
   st->linear = st->step.med <= bound;
   st->decided =
       st->step.coverage >= 0.95 && (st->linear ? st->step.hi <= bound : st->step.lo > bound);
@@ -270,7 +225,7 @@ static void si_print_row(const si_row *r, const si_stats *st) {
          st->bpa[1], si_verdict(st));
 }
 
-static void si_json_range(const si_range *g) {
+static void si_json_range(const bench_range *g) {
   printf("{\"median\": %.4g, \"min\": %.4g, \"max\": %.4g, \"median_ci\": [%.4g, %.4g], "
          "\"ci_coverage\": %.4f}",
          g->med, g->min, g->max, g->lo, g->hi, g->coverage);
@@ -280,13 +235,10 @@ static void si_json_range(const si_range *g) {
 static int si_json_head(const si_row *r, int first) {
   printf("%s\n    {\"problem\": ", first ? "" : ",");
   json_string(stdout, r->c->name);
-  printf(", \"formulation\": ");
-  json_string(stdout, r->c->formulation);
-  printf(", \"method\": ");
-  json_string(stdout, r->c->method);
+  bench_json_string("formulation", r->c->formulation);
+  bench_json_string("method", r->c->method);
   if (r->failed) {
-    printf(", \"error\": ");
-    json_string(stdout, r->why);
+    bench_json_string("error", r->why);
     printf("}");
   }
   return r->failed;
@@ -353,7 +305,7 @@ static int si_report_pair(int json, const si_row *rows, int nrows, const long *N
         N[0], N[1], rounds, SI_RTOL, SI_RTOL, SI_TF, bound);
   } else {
     double coverage = 0;
-    si_ci_rank(rounds, &coverage);
+    bench_ci_rank(rounds, &coverage);
     printf(
         "implicit solvers at N = %ld and %ld: chs run --problem P --formulation F --method M "
         "--rtol %s --atol %s --tf %s\n%d interleaved rounds; ms/step: CPU time of the "
@@ -410,11 +362,11 @@ static void si_per_atom(const si_row *r, const long *N, int s, double *pa) {
 
 /* The growth of the cost per atom and step from size s - 1 to s: the per-round ratios (1:
  * linear), their median and its confidence interval. */
-static si_range si_growth(const si_row *r, const long *N, int s) {
+static bench_range si_growth(const si_row *r, const long *N, int s) {
   double a[SI_MAX_ROUNDS], b[SI_MAX_ROUNDS];
   si_per_atom(r, N, s - 1, a);
   si_per_atom(r, N, s, b);
-  return si_ratios(a, b, r->done);
+  return bench_ratios(a, b, r->done);
 }
 
 /* The report of --sizes: per configuration and size the counts, the CPU time per step and per
@@ -433,7 +385,7 @@ static int si_report_sizes(int json, const si_row *rows, int nrows, const long *
            rounds, SI_RTOL, SI_RTOL, SI_TF);
   } else {
     double coverage = 0;
-    si_ci_rank(rounds, &coverage);
+    bench_ci_rank(rounds, &coverage);
     printf("implicit solvers by size: chs run --problem P --formulation F --method M --rtol %s "
            "--atol %s --tf %s\n%d interleaved rounds; ms/step: CPU time of the integration "
            "(set-up included) per step, median; us/atom: the same per atom;\nvs before: the cost "
@@ -461,8 +413,9 @@ static int si_report_sizes(int json, const si_row *rows, int nrows, const long *
     }
     for (int s = 0; s < nsizes; s++) {
       const si_child *c = &r->last[s];
-      double ps = si_median(r->ps[s], r->done), bpa = si_median(r->peak[s], r->done) / (double)N[s];
-      si_range g = s > 0 ? si_growth(r, N, s) : (si_range){0, 0, 0, 0, 0, 0};
+      double ps = bench_median(r->ps[s], r->done),
+             bpa = bench_median(r->peak[s], r->done) / (double)N[s];
+      bench_range g = s > 0 ? si_growth(r, N, s) : (bench_range){0, 0, 0, 0, 0, 0};
       if (json) {
         printf("%s\n      {\"n\": %ld, \"steps\": %ld, \"newton_iters\": %ld, \"jac_evals\": %ld, "
                "\"krylov_iters\": %ld,\n       \"cpu_per_step_s\": ",
@@ -542,10 +495,11 @@ int cmd_bench_scale_implicit(const cli_options *o) {
   if (!bits) {
     return CHS_EXIT_USAGE;
   }
-  if (o->have_time_limit && o->time_limit > 86400) {
-    return cli_usage_error("bad value for --time-limit: '%g' (0.1 .. 86400 s)", o->time_limit);
+  double limit;
+  int lrc = bench_limit_csv(o, 600, &limit);
+  if (lrc != 0) {
+    return lrc;
   }
-  double limit = o->have_time_limit ? o->time_limit : 600;
   int rounds = (int)o->rounds;
   si_row *rows = calloc(SI_NCONFIGS, sizeof *rows);
   if (!rows) {

@@ -1,379 +1,11 @@
 /* chs reproduce EXPERIMENT [--json] [--plot-dir DIR]: the papers' experiments with their numbers
  * beside ours and every claim computed from the run. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-#include "../src/compat.h"
 #include "progress.h"
 #include "reproduce.h"
-
-#define CHS_EXPERIMENT(sym) extern const rep_experiment sym;
-#include "experiments/list.h"
-#undef CHS_EXPERIMENT
-
-static const rep_experiment *const experiments[] = {
-#define CHS_EXPERIMENT(sym) &sym,
-#include "experiments/list.h"
-#undef CHS_EXPERIMENT
-};
-#define NEXPERIMENTS ((int)(sizeof experiments / sizeof experiments[0]))
-
-int rep_experiment_count(void) {
-  return NEXPERIMENTS;
-}
-const rep_experiment *rep_experiment_get(int i) {
-  return i >= 0 && i < NEXPERIMENTS ? experiments[i] : NULL;
-}
-
-static void *grow(void *p, int *cap, int need, size_t size) {
-  if (need <= *cap) {
-    return p;
-  }
-  int ncap = *cap ? 2 * *cap : 16;
-  void *q = realloc(p, (size_t)ncap * size);
-  if (q) {
-    *cap = ncap;
-  }
-  return q;
-}
-
-void rep_row_add(rep_report *r, double paper, double ours, const char *fmt, ...) {
-  rep_row *rows = grow(r->rows, &r->caprows, r->nrows + 1, sizeof *rows);
-  if (!rows) {
-    return;
-  }
-  r->rows = rows;
-  rep_row *row = &r->rows[r->nrows++];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(row->quantity, sizeof row->quantity, fmt, ap);
-  va_end(ap);
-  row->paper = paper;
-  row->ours = ours;
-}
-
-void rep_claim_add(rep_report *r, int holds, const char *claim, const char *fmt, ...) {
-  rep_claim *c = grow(r->claims, &r->capclaims, r->nclaims + 1, sizeof *c);
-  if (!c) {
-    return;
-  }
-  r->claims = c;
-  rep_claim *cl = &r->claims[r->nclaims++];
-  snprintf(cl->claim, sizeof cl->claim, "%s", claim);
-  cl->holds = holds;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(cl->evidence, sizeof cl->evidence, fmt, ap);
-  va_end(ap);
-}
-
-void rep_note(rep_report *r, const char *fmt, ...) {
-  size_t used = strlen(r->notes);
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(r->notes + used, sizeof r->notes - used, fmt, ap);
-  va_end(ap);
-}
-
-int rep_series_monitor(const CHSRecord *rec, void *ctx) {
-  rep_series *s = ctx;
-  if (s->n == s->cap) {
-    long cap = s->cap ? 2 * s->cap : 1024;
-    double **cols[6] = {&s->t, &s->q2, &s->int_err, &s->energy_err, &s->pos_res, &s->mom_res};
-    for (int i = 0; i < 6; i++) {
-      double *p = realloc(*cols[i], (size_t)cap * sizeof(double));
-      if (!p) {
-        return CHS_ERR_MEM;
-      }
-      *cols[i] = p;
-    }
-    s->cap = cap;
-  }
-  s->t[s->n] = rec->t;
-  s->q2[s->n] = rec->q[1];
-  s->int_err[s->n] = rec->has_reference ? rec->int_err : NAN;
-  s->energy_err[s->n] = rec->energy_err;
-  s->pos_res[s->n] = rec->pos_res;
-  s->mom_res[s->n] = rec->mom_res;
-  s->n++;
-  return 0;
-}
-
-void rep_series_free(rep_series *s) {
-  free(s->t);
-  free(s->q2);
-  free(s->int_err);
-  free(s->energy_err);
-  free(s->pos_res);
-  free(s->mom_res);
-  memset(s, 0, sizeof *s);
-}
-
-double rep_growth_exponent(const rep_series *s, const double *e, double lo, double hi) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  long k = 0;
-  for (long i = 0; i < s->n; i++) {
-    if (s->t[i] >= lo && s->t[i] <= hi && e[i] > 0 && isfinite(e[i])) {
-      double x = log(s->t[i]), y = log(e[i]);
-      sx += x;
-      sy += y;
-      sxx += x * x;
-      sxy += x * y;
-      k++;
-    }
-  }
-  if (k < 3) {
-    return NAN;
-  }
-  return (k * sxy - sx * sy) / (k * sxx - sx * sx);
-}
-
-double rep_first_exceeding(const rep_series *s, const double *e, double level) {
-  for (long i = 0; i < s->n; i++) {
-    if (e[i] > level) {
-      return s->t[i];
-    }
-  }
-  return NAN;
-}
-
-int rep_plot(const char *dir, const char *name, const char *header, const double *const *cols,
-             int ncols, long nrows, const char *script) {
-  char dat[256], png[256], path[4096];
-  if (!plot_safe_name(name) || snprintf(dat, sizeof dat, "%s.dat", name) >= (int)sizeof dat ||
-      snprintf(png, sizeof png, "%s.png", name) >= (int)sizeof png ||
-      path_join(path, sizeof path, dir, dat) != 0) {
-    fprintf(stderr, "chs: bad plot name '%s' in %s\n", name, dir);
-    return -1;
-  }
-  CHSError err;
-  CHSError_Clear(&err);
-  out_file f;
-  if (out_file_open(&f, path, &err) != 0) {
-    fprintf(stderr, "chs: %s\n", err.msg);
-    return -1;
-  }
-  int bad = fprintf(f.fp, "# %s\n", header) < 0;
-  for (long i = 0; i < nrows && !bad; i++) {
-    for (int c = 0; c < ncols && !bad; c++) {
-      double x = cols[c][i];
-      if (isfinite(x)) {
-        bad = fprintf(f.fp, c ? " %.10g" : "%.10g", x) < 0;
-      } else {
-        bad = fputs(c ? " NaN" : "NaN", f.fp) == EOF; /* gnuplot's missing value, data file only */
-      }
-    }
-    bad = bad || fputc('\n', f.fp) == EOF;
-  }
-  if (out_file_finish(&f, bad, &err) != 0) {
-    fprintf(stderr, "chs: %s\n", err.msg);
-    return -1;
-  }
-  /* gnuplot runs in dir: the data file by its own (safe) name, never through the user's path. */
-  size_t cap = strlen(script) + 300;
-  char *text = malloc(cap);
-  if (!text) {
-    return -1;
-  }
-  /* PI: the point interval that puts about a dozen markers on a curve (`w lp pi PI`); the x axis
-   * ends at the data's ends */
-  snprintf(text, cap, "DATA = '%s'\nPI = %ld\nset autoscale xfix\n%s\n", dat,
-           nrows / 12 > 1 ? nrows / 12 : 1, script);
-  int rc = plot_run(dir, png, 800, 500, text);
-  free(text);
-  return rc;
-}
-
-int rep_plot_curves(const char *dir, const char *name, const char *title, const char *xlabel,
-                    const char *ylabel, int logy, const double *x, const double *const *ys,
-                    const char *const *labels, int k, long n) {
-  const double *cols[9];
-  char script[2048], header[512] = "x";
-  if (k < 1 || k > 8) {
-    return -1;
-  }
-  cols[0] = x;
-  char tf[64] = ""; /* curves against t: the title names the final time */
-  if (strcmp(xlabel, "t") == 0 && n > 0 && isfinite(x[n - 1])) {
-    snprintf(tf, sizeof tf, ", t_f = %g", x[n - 1]);
-  }
-  int len =
-      snprintf(script, sizeof script,
-               "set title '%s%s'\nset xlabel '%s'\nset ylabel '%s'\n%sset key bottom right\n"
-               "plot ",
-               title, tf, xlabel, ylabel, logy ? "set logscale y\nset format y '10^{%T}'\n" : "");
-  for (int c = 0; c < k; c++) {
-    cols[c + 1] = ys[c];
-    len += snprintf(script + len, sizeof script - (size_t)len, "%sDATA u 1:%d w lp pi PI t '%s'",
-                    c ? ", " : "", c + 2, labels[c]);
-    size_t h = strlen(header);
-    snprintf(header + h, sizeof header - h, " y%d", c + 1);
-  }
-  if (len >= (int)sizeof script) {
-    return -1;
-  }
-  return rep_plot(dir, name, header, cols, k + 1, n, script);
-}
-
-/* A formulation of prob in its own SUNContext, then CHSRun (wmon == NULL) or CHSWedge_Run. */
-static int rep_run_any(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor,
-                       CHSWedgeMonitorFn wmon, void *ctx, CHSRunSummary *sum, CHSWedgeSummary *wsum,
-                       CHSError *err) {
-  SUNContext sunctx = NULL;
-  CHSFormulation f = NULL;
-  CHSRunSummary local;
-  if (chs_context_create(&sunctx) != 0) {
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "cannot create a SUNContext");
-    return err->code;
-  }
-  chs_context_silence(sunctx);
-  opt.every = opt.every > 0 ? opt.every : 1;
-  int rc = CHSFormulation_Create(form, prob, sunctx, &f, err);
-  if (rc == 0) {
-    rc = wmon ? CHSWedge_Run(f, &opt, wmon, ctx, wsum, err)
-              : CHSRun(f, &opt, monitor, ctx, sum ? sum : &local, err);
-  }
-  CHSFormulation_Destroy(&f);
-  SUNContext_Free(&sunctx);
-  return rc;
-}
-
-int rep_about(double ours, double paper, int ndigits) {
-  if (!isfinite(ours) || !isfinite(paper) || paper == 0 || ndigits < 1) {
-    return 0;
-  }
-  double unit = pow(10, floor(log10(fabs(paper))) - (ndigits - 1));
-  return fabs(ours - paper) <= 0.5 * unit * (1 + 1e-12);
-}
-
-typedef struct {
-  CHSFormulation f;
-  long npos, nmom, proj_steps, calls, every;
-  CHSMonitorFn inner;
-  void *ctx;
-} counting_ctx;
-
-static int counting_monitor(const CHSRecord *rec, void *ctx) {
-  counting_ctx *c = ctx;
-  CHSProjector proj = CHSFormulation_GetProjector(c->f);
-  if (proj) {
-    long np = CHSProjector_GetNumPosition(proj), nm = CHSProjector_GetNumMomentum(proj);
-    c->proj_steps += c->calls > 0 && (np > c->npos || nm > c->nmom); /* call 0: t0, no step */
-    c->npos = np;
-    c->nmom = nm;
-  }
-  int rc = 0;
-  if (c->inner && c->calls % c->every == 0) {
-    rc = c->inner(rec, c->ctx);
-  }
-  c->calls++;
-  return rc;
-}
-
-int rep_run_counted(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor,
-                    void *ctx, CHSRunSummary *sum, long *proj_steps, CHSError *err) {
-  SUNContext sunctx = NULL;
-  counting_ctx c = {.every = opt.every > 0 ? opt.every : 1, .inner = monitor, .ctx = ctx};
-  CHSRunSummary local;
-  if (chs_context_create(&sunctx) != 0) {
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "cannot create a SUNContext");
-    return err->code;
-  }
-  chs_context_silence(sunctx);
-  opt.every = 1;
-  int rc = CHSFormulation_Create(form, prob, sunctx, &c.f, err);
-  if (rc == 0) {
-    rc = CHSRun(c.f, &opt, counting_monitor, &c, sum ? sum : &local, err);
-  }
-  *proj_steps = c.proj_steps;
-  CHSFormulation_Destroy(&c.f);
-  SUNContext_Free(&sunctx);
-  return rc;
-}
-
-int rep_stepper_open(rep_stepper *s, CHSProblem prob, const char *form, const char *method,
-                     CHSStepControl ctl, const double *q0, const double *p0, const double *y0,
-                     sunindextype ny, CHSError *err) {
-  memset(s, 0, sizeof *s);
-  int rc = chs_context_create(&s->ctx) == 0 ? 0 : (err->code = CHS_ERR_MEM);
-  if (rc == 0) {
-    chs_context_silence(s->ctx);
-    rc = CHSFormulation_Create(form, prob, s->ctx, &s->f, err);
-  }
-  if (rc == 0) {
-    rc = CHSFormulation_NewInitialState(s->f, &s->y, err);
-  }
-  if (rc == 0 && q0) {
-    rc = CHSFormulation_FromPhysical(s->f, q0, p0, s->y);
-  } else if (rc == 0 && y0 && ny != N_VGetLength(s->y)) {
-    rc = err->code = CHS_ERR_ARG;
-    snprintf(err->msg, sizeof err->msg, "%s: a state of %ld values for a state of length %ld", form,
-             (long)ny, (long)N_VGetLength(s->y));
-  } else if (rc == 0 && y0) {
-    memcpy(N_VGetArrayPointer(s->y), y0, (size_t)ny * sizeof *y0);
-  }
-  if (rc == 0) {
-    rc = CHSIntegrator_Create(method, s->f, s->y, 0, &ctl, &s->it, err);
-  }
-  return rc;
-}
-
-void rep_stepper_close(rep_stepper *s) {
-  CHSIntegrator_Destroy(&s->it);
-  if (s->y) {
-    N_VDestroy(s->y);
-    s->y = NULL;
-  }
-  CHSFormulation_Destroy(&s->f);
-  SUNContext_Free(&s->ctx);
-}
-
-int rep_run(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMonitorFn monitor, void *ctx,
-            CHSRunSummary *sum, CHSError *err) {
-  return rep_run_any(prob, form, opt, monitor, NULL, ctx, sum, NULL, err);
-}
-
-int rep_wedge(CHSProblem prob, const char *form, CHSRunOptions opt, CHSWedgeMonitorFn monitor,
-              void *ctx, CHSWedgeSummary *sum, CHSError *err) {
-  return rep_run_any(prob, form, opt, NULL, monitor, ctx, NULL, sum, err);
-}
-
-int rep_final_monitor(const CHSRecord *rec, void *ctx) {
-  double *z = ctx;
-  long n = (long)z[0];
-  memcpy(z + 1, rec->q, (size_t)n * sizeof *z);
-  memcpy(z + 1 + n, rec->p, (size_t)n * sizeof *z);
-  return 0;
-}
-
-int rep_reference_final(CHSProblem prob, double tf, double tol, double *z, char *how,
-                        size_t how_len, CHSError *err) {
-  long n = (long)z[0];
-  if (CHSProblem_Reference(prob, tf, z + 1, z + 1 + n) == 0) {
-    if (how) {
-      snprintf(how, how_len, "the problem's reference solution");
-    }
-    return 0;
-  }
-  if (how) {
-    snprintf(how, how_len, "dirac + erk:ARKODE_VERNER_8_5_6 at rtol = atol = %g", tol);
-  }
-  return rep_reference_run(prob, tf, tol, 1000000000L, rep_final_monitor, z, err);
-}
-
-int rep_reference_run(CHSProblem prob, double tf, double tol, long every, CHSMonitorFn monitor,
-                      void *ctx, CHSError *err) {
-  CHSRunOptions o = {.method = "erk:ARKODE_VERNER_8_5_6",
-                     .ctl = {.rtol = tol, .atol = tol},
-                     .tf = tf,
-                     .every = every};
-  return rep_run(prob, "dirac", o, monitor, ctx, NULL, err);
-}
 
 static void print_json(const rep_experiment *ex, const rep_report *r) {
   printf("{\n  \"experiment\": ");
@@ -452,7 +84,7 @@ static int reproduce_all(int json, int quiet, const char *plot_dir) {
     char failing[1024];
     char error[CHS_ERROR_MSG_LEN];
   } row;
-  row *rows = calloc(NEXPERIMENTS, sizeof *rows);
+  row *rows = calloc(rep_experiment_count(), sizeof *rows);
   if (!rows) {
     fprintf(stderr, "chs: out of memory\n");
     return CHS_EXIT_NUMERIC;
@@ -462,15 +94,15 @@ static int reproduce_all(int json, int quiet, const char *plot_dir) {
   }
   int printed = 0;
   progress prog;
-  progress_start(&prog, quiet, 1, "chs reproduce --all", 0, NEXPERIMENTS);
-  for (int k = 0; k < NEXPERIMENTS; k++) {
+  progress_start(&prog, quiet, 1, "chs reproduce --all", 0, rep_experiment_count());
+  for (int k = 0; k < rep_experiment_count(); k++) {
     rep_report r;
     memset(&r, 0, sizeof r);
     r.plot_dir = plot_dir;
     CHSError err;
-    progress_detail(&prog, experiments[k]->name);
+    progress_detail(&prog, rep_experiment_get(k)->name);
     progress_update(&prog, k);
-    int rc = run_one(experiments[k], &r, &err);
+    int rc = run_one(rep_experiment_get(k), &r, &err);
     progress_interrupt_stdout(); /* its table on lines of its own */
     rows[k].rc = rc;
     if (rc == 0) {
@@ -484,9 +116,9 @@ static int reproduce_all(int json, int quiet, const char *plot_dir) {
       }
       if (json) {
         printf("%s", printed++ ? ",\n" : "");
-        print_json(experiments[k], &r);
+        print_json(rep_experiment_get(k), &r);
       } else {
-        print_table(experiments[k], &r);
+        print_table(rep_experiment_get(k), &r);
         printf("\n");
       }
     } else {
@@ -502,9 +134,9 @@ static int reproduce_all(int json, int quiet, const char *plot_dir) {
   progress_end(&prog);
   if (json) {
     printf("\n],\n\"summary\": [");
-    for (int k = 0; k < NEXPERIMENTS; k++) {
+    for (int k = 0; k < rep_experiment_count(); k++) {
       printf("%s\n  {\"experiment\": ", k ? "," : "");
-      json_string(stdout, experiments[k]->name);
+      json_string(stdout, rep_experiment_get(k)->name);
       printf(", \"holding\": %d, \"failing\": %d, \"not_applicable\": %d, \"failing_claims\": ",
              rows[k].hold, rows[k].fail, rows[k].na);
       json_string(stdout, rows[k].failing);
@@ -521,13 +153,13 @@ static int reproduce_all(int json, int quiet, const char *plot_dir) {
     int th = 0, tf = 0, tn = 0;
     printf("summary\n%-30s %7s %7s %5s  %s\n", "experiment", "holding", "failing", "n/a",
            "failing claims");
-    for (int k = 0; k < NEXPERIMENTS; k++) {
+    for (int k = 0; k < rep_experiment_count(); k++) {
       if (rows[k].rc) {
-        printf("%-30s %7s %7s %5s  error: %s\n", experiments[k]->name, "-", "-", "-",
+        printf("%-30s %7s %7s %5s  error: %s\n", rep_experiment_get(k)->name, "-", "-", "-",
                rows[k].error);
         continue;
       }
-      printf("%-30s %7d %7d %5d  %s\n", experiments[k]->name, rows[k].hold, rows[k].fail,
+      printf("%-30s %7d %7d %5d  %s\n", rep_experiment_get(k)->name, rows[k].hold, rows[k].fail,
              rows[k].na, rows[k].failing);
       th += rows[k].hold;
       tf += rows[k].fail;
@@ -558,9 +190,9 @@ int cmd_reproduce(int argc, char **argv) {
     return CHS_EXIT_USAGE;
   }
   const rep_experiment *ex = NULL;
-  for (int k = 0; name && k < NEXPERIMENTS; k++) {
-    if (strcmp(experiments[k]->name, name) == 0) {
-      ex = experiments[k];
+  for (int k = 0; name && k < rep_experiment_count(); k++) {
+    if (strcmp(rep_experiment_get(k)->name, name) == 0) {
+      ex = rep_experiment_get(k);
     }
   }
   if (!ex && !all) {

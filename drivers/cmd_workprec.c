@@ -8,15 +8,17 @@
  * work spent in the CSV, red crosses above the curves in the plots. Table, CSV and PNG plots
  * (gnuplot) into --out, or JSON. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../src/compat.h"
 #include "mpi_cli.h"
+#include "bench.h"
 #include "estimate.h"
 #include "progress.h"
-#include "reproduce.h"
+#include "runlib.h"
 
 #define WP_MAX_CONFIGS 16
 #define WP_MAX_TOLS 32
@@ -128,28 +130,19 @@ static void print_json(const char *problem, double tf, const char *ref_how,
       const wp_point *p = &pts[c][t];
       printf("%s\n    {\"formulation\": ", first ? "" : ",");
       json_string(stdout, cfg[c].form);
-      printf(", \"method\": ");
-      json_string(stdout, cfg[c].method);
-      printf(", \"projection\": ");
-      json_string(stdout, cfg[c].project[0] ? cfg[c].project : "none");
+      bench_json_string("method", cfg[c].method);
+      bench_json_string("projection", cfg[c].project[0] ? cfg[c].project : "none");
       printf(", \"tol\": %.3g, \"status\": ", p->tol);
       json_string(stdout, p->ok ? "ok" : p->msg);
-      printf(", \"int_err\": ");
-      json_real(stdout, p->err, p->ok);
-      printf(", \"pos_res_max\": ");
-      json_real(stdout, p->g, p->ok);
-      printf(", \"mom_res_max\": ");
-      json_real(stdout, p->psi, p->ok);
+      bench_json_real("int_err", p->err, p->ok);
+      bench_json_real("pos_res_max", p->g, p->ok);
+      bench_json_real("mom_res_max", p->psi, p->ok);
       printf(", \"%s\": ", wp_energy_key(wp_balance(nc, nt, pts)));
       json_real(stdout, p->energy, p->ok);
-      printf(", \"steps\": ");
-      json_long(stdout, p->steps, p->ok);
-      printf(", \"rhs_evals\": ");
-      json_long(stdout, p->evals, p->ok);
-      printf(", \"wall_s\": ");
-      json_real(stdout, p->wall, p->ok);
-      printf(", \"est_error\": ");
-      json_real(stdout, p->est, p->ok && isfinite(p->est));
+      bench_json_long("steps", p->steps, p->ok);
+      bench_json_long("rhs_evals", p->evals, p->ok);
+      bench_json_real("wall_s", p->wall, p->ok);
+      bench_json_real("est_error", p->est, p->ok && isfinite(p->est));
       printf("}");
     }
   }
@@ -503,11 +496,7 @@ int cmd_workprec(int argc, char **argv) {
           }
           break;
         }
-        double d = 0;
-        for (long i = 0; i < 2 * n; i++) {
-          d += (z[1 + i] - ref[1 + i]) * (z[1 + i] - ref[1 + i]);
-        }
-        pt->err = sqrt(d);
+        pt->err = rep_final_distance(z, ref);
         pt->g = sum.diag.pos_res_max;
         pt->psi = sum.diag.mom_res_max;
         pt->balance = sum.diag.balance_tracked;
@@ -524,11 +513,7 @@ int cmd_workprec(int argc, char **argv) {
           }
           o.ctl.rtol = o.ctl.atol = fmax(tols[t] / CHS_ESTIMATE_FACTOR, CHS_ESTIMATE_TOL_FLOOR);
           if (rep_run(prob, cfg[c].form, o, rep_final_monitor, z, NULL, &e) == 0) {
-            double s = 0;
-            for (long i = 0; i < 2 * n; i++) {
-              s += (z[1 + i] - ref[1 + 2 * n + i]) * (z[1 + i] - ref[1 + 2 * n + i]);
-            }
-            pt->est = sqrt(s);
+            pt->est = rep_final_distance(z, ref + 2 * n); /* against the run kept above */
           }
         }
       }

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "child.h"
+#include "bench.h"
 
 /* The built-in problems with a reference at a final time, and that time: the pendulum's closed
  * form (any t; 10 time units, about 1.5 periods), the test set's published values (andrews at
@@ -67,18 +67,16 @@ static void sweep_child(void *arg, void *buf) {
 }
 
 void sweep_run(const sweep_job *j, double limit, sweep_point *r) {
-  cli_child c;
+  char why[sizeof r->msg] = "the run's process reported nothing";
   memset(r, 0, sizeof *r);
-  if (cli_child_start(&c, sweep_child, (void *)j, r, sizeof *r, (unsigned)ceil(limit)) != 0) {
+  int crc = bench_child(sweep_child, (void *)j, r, sizeof *r, limit, NULL, why, sizeof why);
+  if (crc < 0) {
     r->rc = -1;
     snprintf(r->msg, sizeof r->msg, "cannot fork the run's process");
-    return;
-  }
-  int status = 0;
-  if (cli_child_finish(&c, r, sizeof *r, &status, NULL) != sizeof *r || !r->done) {
+  } else if (crc > 0 || !r->done) {
     memset(r, 0, sizeof *r);
     r->rc = -1;
-    cli_child_why(status, limit, r->msg, sizeof r->msg);
+    memcpy(r->msg, why, sizeof why);
   }
 }
 

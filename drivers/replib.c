@@ -1,0 +1,206 @@
+/* What the experiments of `chs reproduce` (drivers/experiments/) build their reports with: rows,
+ * claims and notes, time series, growth exponents, plots (reproduce.h). A module of its own, so
+ * that the experiments, and the option parser that lists them, do not depend on the command. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "reproduce.h"
+
+static void *grow(void *p, int *cap, int need, size_t size) {
+  if (need <= *cap) {
+    return p;
+  }
+  int ncap = *cap ? 2 * *cap : 16;
+  void *q = realloc(p, (size_t)ncap * size);
+  if (q) {
+    *cap = ncap;
+  }
+  return q;
+}
+
+void rep_row_add(rep_report *r, double paper, double ours, const char *fmt, ...) {
+  rep_row *rows = grow(r->rows, &r->caprows, r->nrows + 1, sizeof *rows);
+  if (!rows) {
+    return;
+  }
+  r->rows = rows;
+  rep_row *row = &r->rows[r->nrows++];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(row->quantity, sizeof row->quantity, fmt, ap);
+  va_end(ap);
+  row->paper = paper;
+  row->ours = ours;
+}
+
+void rep_claim_add(rep_report *r, int holds, const char *claim, const char *fmt, ...) {
+  rep_claim *c = grow(r->claims, &r->capclaims, r->nclaims + 1, sizeof *c);
+  if (!c) {
+    return;
+  }
+  r->claims = c;
+  rep_claim *cl = &r->claims[r->nclaims++];
+  snprintf(cl->claim, sizeof cl->claim, "%s", claim);
+  cl->holds = holds;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cl->evidence, sizeof cl->evidence, fmt, ap);
+  va_end(ap);
+}
+
+void rep_note(rep_report *r, const char *fmt, ...) {
+  size_t used = strlen(r->notes);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->notes + used, sizeof r->notes - used, fmt, ap);
+  va_end(ap);
+}
+
+int rep_series_monitor(const CHSRecord *rec, void *ctx) {
+  rep_series *s = ctx;
+  if (s->n == s->cap) {
+    long cap = s->cap ? 2 * s->cap : 1024;
+    double **cols[6] = {&s->t, &s->q2, &s->int_err, &s->energy_err, &s->pos_res, &s->mom_res};
+    for (int i = 0; i < 6; i++) {
+      double *p = realloc(*cols[i], (size_t)cap * sizeof(double));
+      if (!p) {
+        return CHS_ERR_MEM;
+      }
+      *cols[i] = p;
+    }
+    s->cap = cap;
+  }
+  s->t[s->n] = rec->t;
+  s->q2[s->n] = rec->q[1];
+  s->int_err[s->n] = rec->has_reference ? rec->int_err : NAN;
+  s->energy_err[s->n] = rec->energy_err;
+  s->pos_res[s->n] = rec->pos_res;
+  s->mom_res[s->n] = rec->mom_res;
+  s->n++;
+  return 0;
+}
+
+void rep_series_free(rep_series *s) {
+  free(s->t);
+  free(s->q2);
+  free(s->int_err);
+  free(s->energy_err);
+  free(s->pos_res);
+  free(s->mom_res);
+  memset(s, 0, sizeof *s);
+}
+
+double rep_growth_exponent(const rep_series *s, const double *e, double lo, double hi) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  long k = 0;
+  for (long i = 0; i < s->n; i++) {
+    if (s->t[i] >= lo && s->t[i] <= hi && e[i] > 0 && isfinite(e[i])) {
+      double x = log(s->t[i]), y = log(e[i]);
+      sx += x;
+      sy += y;
+      sxx += x * x;
+      sxy += x * y;
+      k++;
+    }
+  }
+  if (k < 3) {
+    return NAN;
+  }
+  return (k * sxy - sx * sy) / (k * sxx - sx * sx);
+}
+
+double rep_first_exceeding(const rep_series *s, const double *e, double level) {
+  for (long i = 0; i < s->n; i++) {
+    if (e[i] > level) {
+      return s->t[i];
+    }
+  }
+  return NAN;
+}
+
+int rep_plot(const char *dir, const char *name, const char *header, const double *const *cols,
+             int ncols, long nrows, const char *script) {
+  char dat[256], png[256], path[4096];
+  if (!plot_safe_name(name) || snprintf(dat, sizeof dat, "%s.dat", name) >= (int)sizeof dat ||
+      snprintf(png, sizeof png, "%s.png", name) >= (int)sizeof png ||
+      path_join(path, sizeof path, dir, dat) != 0) {
+    fprintf(stderr, "chs: bad plot name '%s' in %s\n", name, dir);
+    return -1;
+  }
+  CHSError err;
+  CHSError_Clear(&err);
+  out_file f;
+  if (out_file_open(&f, path, &err) != 0) {
+    fprintf(stderr, "chs: %s\n", err.msg);
+    return -1;
+  }
+  int bad = fprintf(f.fp, "# %s\n", header) < 0;
+  for (long i = 0; i < nrows && !bad; i++) {
+    for (int c = 0; c < ncols && !bad; c++) {
+      double x = cols[c][i];
+      if (isfinite(x)) {
+        bad = fprintf(f.fp, c ? " %.10g" : "%.10g", x) < 0;
+      } else {
+        bad = fputs(c ? " NaN" : "NaN", f.fp) == EOF; /* gnuplot's missing value, data file only */
+      }
+    }
+    bad = bad || fputc('\n', f.fp) == EOF;
+  }
+  if (out_file_finish(&f, bad, &err) != 0) {
+    fprintf(stderr, "chs: %s\n", err.msg);
+    return -1;
+  }
+  /* gnuplot runs in dir: the data file by its own (safe) name, never through the user's path. */
+  size_t cap = strlen(script) + 300;
+  char *text = malloc(cap);
+  if (!text) {
+    return -1;
+  }
+  /* PI: the point interval that puts about a dozen markers on a curve (`w lp pi PI`); the x axis
+   * ends at the data's ends */
+  snprintf(text, cap, "DATA = '%s'\nPI = %ld\nset autoscale xfix\n%s\n", dat,
+           nrows / 12 > 1 ? nrows / 12 : 1, script);
+  int rc = plot_run(dir, png, 800, 500, text);
+  free(text);
+  return rc;
+}
+
+int rep_plot_curves(const char *dir, const char *name, const char *title, const char *xlabel,
+                    const char *ylabel, int logy, const double *x, const double *const *ys,
+                    const char *const *labels, int k, long n) {
+  const double *cols[9];
+  char script[2048], header[512] = "x";
+  if (k < 1 || k > 8) {
+    return -1;
+  }
+  cols[0] = x;
+  char tf[64] = ""; /* curves against t: the title names the final time */
+  if (strcmp(xlabel, "t") == 0 && n > 0 && isfinite(x[n - 1])) {
+    snprintf(tf, sizeof tf, ", t_f = %g", x[n - 1]);
+  }
+  int len =
+      snprintf(script, sizeof script,
+               "set title '%s%s'\nset xlabel '%s'\nset ylabel '%s'\n%sset key bottom right\n"
+               "plot ",
+               title, tf, xlabel, ylabel, logy ? "set logscale y\nset format y '10^{%T}'\n" : "");
+  for (int c = 0; c < k; c++) {
+    cols[c + 1] = ys[c];
+    len += snprintf(script + len, sizeof script - (size_t)len, "%sDATA u 1:%d w lp pi PI t '%s'",
+                    c ? ", " : "", c + 2, labels[c]);
+    size_t h = strlen(header);
+    snprintf(header + h, sizeof header - h, " y%d", c + 1);
+  }
+  if (len >= (int)sizeof script) {
+    return -1;
+  }
+  return rep_plot(dir, name, header, cols, k + 1, n, script);
+}
+
+int rep_about(double ours, double paper, int ndigits) {
+  if (!isfinite(ours) || !isfinite(paper) || paper == 0 || ndigits < 1) {
+    return 0;
+  }
+  double unit = pow(10, floor(log10(fabs(paper))) - (ndigits - 1));
+  return fabs(ours - paper) <= 0.5 * unit * (1 + 1e-12);
+}
