@@ -43,7 +43,8 @@ const CHSFormulationOps chs_formulation_dae_index1 = {
     .name = "dae-index1",
     .summary = "index-1 DAE (acceleration constraint) for IDA; g and psi drift (reported)",
     .source = "index reduction to the acceleration level",
-    .flags = CHS_FORM_DAE | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME,
+    .flags = CHS_FORM_DAE | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME | CHS_FORM_DAE_INDEX(1) |
+             CHS_FORM_JAC_HESSIAN | CHS_FORM_JAC_THIRD,
     .state_size = dae1_size,
     .residual = dae1_residual,
     .initial_derivative = chs_dae_initial_derivative,

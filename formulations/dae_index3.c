@@ -35,7 +35,8 @@ const CHSFormulationOps chs_formulation_dae_index3 = {
     .name = "dae-index3",
     .summary = "index-3 DAE (q, p, lambda) for IDA; p and lambda out of the error test",
     .source = "seed 002 (1.3)-(1.5)",
-    .flags = CHS_FORM_DAE | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME,
+    .flags = CHS_FORM_DAE | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME | CHS_FORM_DAE_INDEX(3) |
+             CHS_FORM_JAC_HESSIAN,
     .state_size = dae3_size,
     .residual = dae3_residual,
     .initial_derivative = chs_dae_initial_derivative,

@@ -247,7 +247,7 @@ const CHSFormulationOps chs_formulation_dirac = {
     .name = "dirac",
     .summary = "Hamilton-Dirac equations (g and psi are first integrals)",
     .source = "seed 000 (17), (31), (35); seed 001 (21), (44)",
-    .flags =
-        CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KEEPS_PSI | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME,
+    .flags = CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KEEPS_PSI | CHS_FORM_MASS_CONFIG |
+             CHS_FORM_TIME | CHS_FORM_MPI_DIRAC,
     .rhs = dirac_rhs,
 };

@@ -109,7 +109,8 @@ const CHSFormulationOps chs_formulation_standard = {
     .name = "standard",
     .summary = "underlying ODE by index reduction (naive; manifold unstable)",
     .source = "seed 000 (27), (38); seed 001 (15), (42)",
-    .flags = CHS_FORM_ODE | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME,
+    .flags = CHS_FORM_ODE | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME | CHS_FORM_JAC_HESSIAN |
+             CHS_FORM_JAC_THIRD | CHS_FORM_MPI_STANDARD,
     .rhs = standard_rhs,
     .jacobian = standard_jacobian,
 };

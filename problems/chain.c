@@ -604,7 +604,8 @@ static int chain_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError *
   d->m = m;
   d->mass_kind = CHS_MASS_IDENTITY;
   d->jac_kind = CHS_JAC_CSR;
-  d->declares = CHS_DECLARE_QUADRATIC_CONSTRAINTS; /* bonds; V (Lennard-Jones) has its Hessian */
+  /* bonds (a free bond chain: runs distributed); V (Lennard-Jones) has its Hessian */
+  d->declares = CHS_DECLARE_QUADRATIC_CONSTRAINTS | CHS_DECLARE_BOND_CHAIN;
   d->nnz = k;
   d->rowptr = C->rowptr;
   d->colind = C->colind;

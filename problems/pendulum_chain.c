@@ -89,7 +89,8 @@ static int pchain_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError 
     P->q0[2 * n + i] = P->mass;
   }
   d->jac_kind = CHS_JAC_CSR;
-  d->declares = CHS_DECLARE_LINEAR_POTENTIAL | CHS_DECLARE_QUADRATIC_CONSTRAINTS;
+  d->declares = CHS_DECLARE_LINEAR_POTENTIAL | CHS_DECLARE_QUADRATIC_CONSTRAINTS |
+                CHS_DECLARE_BOND_CHAIN | CHS_DECLARE_ANCHORED;
   d->nnz = k;
   d->rowptr = P->rowptr;
   d->colind = P->colind;

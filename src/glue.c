@@ -16,8 +16,6 @@ int CHSFormulation_EvalResidual(CHSFormulation f, sunrealtype t, N_Vector y, N_V
   return f ? CHSFormulation_Residual(t, y, yp, res, f) : CHS_ERR_ARG;
 }
 
-extern const CHSFormulationOps chs_formulation_dae_index1;
-
 /* IDA's error weights (docs/sundials.md "IDA: error weights"): w_i = h^(k_i - 1) / (rtol |y_i| +
  * atol), k_i the index of component i: 1 for the differential components (positions, the momenta
  * of GGL and the index-1 form) and the index-1 form's multipliers, 2 for the index-3 form's momenta
@@ -63,7 +61,7 @@ int CHSFormulation_IDAErrorWeights(CHSFormulation f, sunrealtype rtol, sunrealty
   }
   CHSFormulation_ComponentIds(f, ewt);
   int p_algebraic = N > n && w[n] == 0;
-  int lambda_index = p_algebraic ? 3 : f->ops == &chs_formulation_dae_index1 ? 1 : 2;
+  int lambda_index = p_algebraic ? 3 : chs_dae_kind(f->ops) == 1 ? 1 : 2;
   for (sunindextype i = 0; i < N; i++) {
     int k = w[i] > 0 ? 1 : i < 2 * n ? 2 : lambda_index;
     sunrealtype scale = k == 1 ? 1 : k == 2 ? h : h * h;

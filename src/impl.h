@@ -375,9 +375,15 @@ void chs_projector_suspend(CHSProjector proj, int on);
 const char *chs_missing_derivative(CHSProblem prob, unsigned need);
 int chs_require_derivatives(CHSProblem prob, unsigned need, const char *who, CHSError *err);
 int chs_hessian_v(const CHSSystem *s, const sunrealtype *q, const sunrealtype *u, sunrealtype *Hu);
-/* The derivatives the analytic Jacobian of a built-in formulation is built from (src/jacobian.c;
- * 0 for formulations without one or from outside the library). */
+/* The derivatives the formulation's analytic Jacobian is built from: its CHS_FORM_JAC_* flags as
+ * CHS_NEED_* bits (src/jacobian.c). */
 unsigned chs_jacobian_needs(const CHSFormulationOps *ops);
+
+/* The declared bond-chain structure (CHS_DECLARE_BOND_CHAIN, chs/problem.h) against the problem's
+ * callbacks at q and at a second point (src/check_chain.c, for `chs check`): its dimensions and
+ * mass, G's pattern and values (-d_h, d_h), g = 1/2 |d_h|^2 + const. 1 when it holds (or is not
+ * declared), 0 when not, CHS_ERR_MEM; detail says what (or what was checked). */
+int chs_check_bond_chain(CHSProblem prob, const sunrealtype *q, char *detail, size_t len);
 
 /* ------------------------------------------------------------------ Jacobians (src/jacobian.c)
  * Dense blocks at q for the formulations' analytic Jacobians, row-major:
@@ -430,12 +436,23 @@ int chs_ida_prec_solve(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, N_V
                        N_Vector zvec, sunrealtype cj, sunrealtype delta, void *user_data);
 void chs_jac_work_set_solver(CHSJacWork *w, SUNLinearSolver ls);
 long chs_jac_work_symbolic(const CHSJacWork *w);
-/* src/jacobian_sparse.c: 3, 2, 1 for dae-index3, dae-ggl, dae-index1, else 0; the residual
- * Jacobian dF/dy + cj dF/dy' of those in CSC (CXSparse's cs_dl, sorted row indices, freed with
- * chs_csc_free): 0, CHS_RECOVERABLE (callback out of domain, non-finite), CHS_ERR_UNSUPPORTED
- * (no analytic Jacobian, or hess V without hessian_sparse above 3000 coordinates) or < 0. */
+/* The DAE index k of a formulation declaring CHS_FORM_DAE_INDEX(k) (dae-index3: 3, dae-ggl: 2,
+ * dae-index1: 1), else 0; and where its multipliers sit in y (chs/formulation.h): lambda at 2n,
+ * mu (k = 2 only; -1: none) at 2n + m. */
+static inline int chs_dae_kind(const CHSFormulationOps *ops) {
+  return (ops->flags & CHS_FORM_DAE) ? (int)CHS_FORM_DAE_INDEX_OF(ops->flags) : 0;
+}
+static inline sunindextype chs_dae_lambda_at(sunindextype n) {
+  return 2 * n;
+}
+static inline sunindextype chs_dae_mu_at(int kind, sunindextype n, sunindextype m) {
+  return kind == 2 ? 2 * n + m : -1;
+}
+/* src/jacobian_sparse.c: the residual Jacobian dF/dy + cj dF/dy' of a formulation with a DAE
+ * index (chs_dae_kind) in CSC (CXSparse's cs_dl, sorted row indices, freed with chs_csc_free):
+ * 0, CHS_RECOVERABLE (callback out of domain, non-finite), CHS_ERR_UNSUPPORTED (no analytic
+ * Jacobian, or hess V without hessian_sparse above 3000 coordinates) or < 0. */
 struct cs_dl_sparse;
-int chs_dae_kind(const CHSFormulationOps *ops);
 int chs_dae_jacobian_csc(CHSFormulation f, sunrealtype cj, const sunrealtype *y,
                          struct cs_dl_sparse **out);
 void chs_csc_free(struct cs_dl_sparse *A);

@@ -194,16 +194,9 @@ int chs_gram_solve_columns(CHSSystem *s, sunindextype ncols, sunrealtype *A) {
  * lacks a derivative they are built from (hess V, the third derivatives of g) without declaring
  * it zero: the integrators then use difference quotients unless jac=analytic asks for it
  * (refused). */
-extern const CHSFormulationOps chs_formulation_standard, chs_formulation_dae_index1,
-    chs_formulation_dae_index3, chs_formulation_dae_ggl;
 unsigned chs_jacobian_needs(const CHSFormulationOps *ops) {
-  if (ops == &chs_formulation_standard || ops == &chs_formulation_dae_index1) {
-    return CHS_NEED_HESSIAN | CHS_NEED_THIRD;
-  }
-  if (ops == &chs_formulation_dae_index3 || ops == &chs_formulation_dae_ggl) {
-    return CHS_NEED_HESSIAN;
-  }
-  return 0;
+  return ((ops->flags & CHS_FORM_JAC_HESSIAN) ? CHS_NEED_HESSIAN : 0u) |
+         ((ops->flags & CHS_FORM_JAC_THIRD) ? CHS_NEED_THIRD : 0u);
 }
 
 int CHSFormulation_HasJacobian(CHSFormulation f) {

@@ -1,7 +1,9 @@
 /* Bond chains distributed over MPI ranks (chs/mpi.h, docs/mpi.md).
  *
- * A bond chain has constraints g_i = 1/2 (|r_h - r_{h-1}|^2 - L^2) on consecutive atoms, h = i +
- * off: pendulum-chain (off = 0, atom -1 the fixed pivot at 0) and chain (off = 1). With the bond
+ * A bond chain (a problem declaring CHS_DECLARE_BOND_CHAIN, chs/problem.h) has constraints
+ * g_i = 1/2 (|r_h - r_{h-1}|^2 - L^2) on consecutive atoms, h = i + off: anchored
+ * (CHS_DECLARE_ANCHORED, e.g. pendulum-chain: off = 0, atom -1 the fixed pivot at 0) or free (e.g.
+ * chain: off = 1). The formulation's CHS_FORM_MPI_* flag picks the field. With the bond
  * vector d_h = r_h - r_{h-1} and e_h = v_h - v_{h-1}, row i of G is (-d_h at atom h-1, d_h at
  * atom h) and of Gdot(q, v) (-e_h, e_h); Q = G M^{-1} G^T is tridiagonal,
  *   Q(i,i) = (m_{h-1}^{-1} + m_h^{-1}) |d_h|^2,   Q(i,i+1) = -m_h^{-1} d_h . d_{h+1}.
@@ -144,17 +146,24 @@ static int mpi_postprocess(sunrealtype t, N_Vector y, void *user_data) {
 
 /* ------------------------------------------------------------------ set-up */
 
+int chs_mpi_field_kind(const char *formulation) {
+  const CHSFormulationOps *ops = CHSFormulationRegistry_Find(formulation);
+  unsigned f = ops ? ops->flags & (CHS_FORM_MPI_STANDARD | CHS_FORM_MPI_DIRAC) : 0u;
+  return f == CHS_FORM_MPI_STANDARD ? 1 : f == CHS_FORM_MPI_DIRAC ? 2 : 0;
+}
+
 int CHSMPI_Check(CHSProblem prob, const char *formulation, const char *method, int ranks,
                  CHSError *err) {
   const char *name = CHSProblem_GetName(prob);
   const CHSProblemDims *dims = CHSProblem_GetDims(prob);
   const CHSProblemOps *ops = CHSProblem_GetOps(prob);
-  if (strcmp(name, "pendulum-chain") != 0 && strcmp(name, "chain") != 0) {
+  if (!(dims->declares & CHS_DECLARE_BOND_CHAIN)) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "MPI: problem '%s' does not run distributed (pendulum-chain and chain do)",
+                         "MPI: problem '%s' does not run distributed (it is not a bond chain: "
+                         "pendulum-chain and chain are)",
                          name);
   }
-  if (!formulation || (strcmp(formulation, "standard") != 0 && strcmp(formulation, "dirac") != 0)) {
+  if (chs_mpi_field_kind(formulation) == 0) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
                          "MPI: formulation '%s' does not run distributed (standard and dirac do)",
                          formulation ? formulation : "(none)");
@@ -168,9 +177,14 @@ int CHSMPI_Check(CHSProblem prob, const char *formulation, const char *method, i
   if (rattle && strcmp(method, "rattle") != 0) { /* as the serial rattle_create */
     return chs_error_set(err, CHS_ERR_NOTFOUND, "unknown method '%s' (use rattle)", method);
   }
-  if (dims->jac_kind != CHS_JAC_CSR ||
+  int isotropic = 1; /* the Gram matrix takes an atom's mass from its x coordinate */
+  for (sunindextype k = 0; dims->mass_kind == CHS_MASS_DIAGONAL && k + 1 < dims->n; k += 2) {
+    isotropic = isotropic && dims->mass[k] == dims->mass[k + 1];
+  }
+  sunindextype atoms = dims->n / 2, off = (dims->declares & CHS_DECLARE_ANCHORED) ? 0 : 1;
+  if (dims->jac_kind != CHS_JAC_CSR || dims->n % 2 != 0 || dims->m != atoms - off ||
       (dims->mass_kind != CHS_MASS_IDENTITY && dims->mass_kind != CHS_MASS_DIAGONAL) ||
-      dims->time_dependent || ops->nonconservative_force || dims->kinetic_scaled) {
+      !isotropic || dims->time_dependent || ops->nonconservative_force || dims->kinetic_scaled) {
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
                          "MPI: this instance of '%s' is not a bond chain with a constant diagonal "
                          "mass",

@@ -54,6 +54,9 @@ sunrealtype chs_mpi_mv(const chs_mpi *M, const sunrealtype *J, const sunrealtype
 /* Factor Q from the bond vectors d (factor = 1) and solve for the nrhs columns of M->B: 0,
  * CHS_RECOVERABLE (Q not positive definite, agreed by all ranks) or CHS_ERR_SOLVER. */
 int chs_mpi_gram_solve(chs_mpi *M, int nrhs, int factor);
+/* The distributed field of the registered formulation of that name (its CHS_FORM_MPI_* flag):
+ * 1 standard, 2 Hamilton-Dirac, 0 none (not registered, or no distributed field). */
+int chs_mpi_field_kind(const char *formulation);
 /* The layout of rank M->rank for prob (created identically on every rank), checked against the
  * problem's G at q0; ScaLAPACK's grid. Collective. */
 int chs_mpi_setup(chs_mpi *M, MPI_Comm comm, CHSProblem prob, const char *formulation,

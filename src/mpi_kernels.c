@@ -135,8 +135,8 @@ int chs_mpi_setup(chs_mpi *M, MPI_Comm comm, CHSProblem prob, const char *formul
   M->right = M->rank + 1 < M->size ? M->rank + 1 : MPI_PROC_NULL;
   M->ops = CHSProblem_GetOps(prob);
   M->data = CHSProblem_GetData(prob);
-  M->dirac = strcmp(formulation, "dirac") == 0;
-  M->off = strcmp(CHSProblem_GetName(prob), "chain") == 0;
+  M->dirac = chs_mpi_field_kind(formulation) == 2;
+  M->off = (dims->declares & CHS_DECLARE_ANCHORED) ? 0 : 1;
   M->n = dims->n;
   M->N = dims->n / 2;
   M->m = dims->m;

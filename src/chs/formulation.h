@@ -46,6 +46,35 @@ typedef struct CHSFormulation_ *CHSFormulation;
 #define CHS_FORM_TIME 0x80u /**< accepts explicit time dependence (see CHS_FORM_MASS_CONFIG) */
 /** @} */
 
+/** @name What the library builds from the formulation's equations (CHSFormulationOps.flags)
+ * A table that sets these claims that its equations are the ones named: the library then builds
+ * on them instead of the table's callbacks (the sparse DAE Jacobian of IDA's ls=klu and its Krylov
+ * preconditioner, IDA's error weights, the distributed field under MPI). A table without them
+ * gets the generic paths (dense or difference-quotient Jacobians, serial runs).
+ * @{ */
+/** CHS_FORM_DAE with one of chs' residuals of the constrained equations of motion (formulations
+ * /dae_common.h), index k = 1, 2 or 3 in bits 8-9: CHS_FORM_DAE_INDEX(k). The index fixes the
+ * state layout: y = (q, p, lambda), lambda at 2n (k = 1: q' = v, p' = F - G^T lambda with the
+ * acceleration constraint; k = 3: with g = 0), or y = (q, p, lambda, mu), lambda at 2n and mu at
+ * 2n + m (k = 2: Gear-Gupta-Leimkuhler, g = 0 and psi = 0). */
+#define CHS_FORM_DAE_INDEX(k) (((unsigned)(k)&3u) << 8)
+/** The DAE index k of CHS_FORM_DAE_INDEX(k) in flags; 0 for none. */
+#define CHS_FORM_DAE_INDEX_OF(flags) (((flags) >> 8) & 3u)
+/** The analytic jacobian uses hess V (CHSProblemOps.hessian_potential): it applies only to
+ * problems that supply it or declare V at most linear (CHSFormulation_HasJacobian). */
+#define CHS_FORM_JAC_HESSIAN 0x400u
+/** The analytic jacobian uses the third derivatives of g (CHSProblemOps.constraint_third): it
+ * applies only to problems that supply them or declare g at most quadratic. */
+#define CHS_FORM_JAC_THIRD 0x800u
+/** An ODE on y = (q, p) whose field is the standard one, q' = v, p' = F - G^T lambda with
+ * lambda = Q^{-1} (Gdot v + G M^{-1} F) (formulations/standard.c): CHSMPI_Run evaluates it
+ * distributed on bond chains (chs/mpi.h). */
+#define CHS_FORM_MPI_STANDARD 0x1000u
+/** An ODE on y = (q, p) whose field is the Hamilton-Dirac one (formulations/dirac.c):
+ * CHSMPI_Run evaluates it distributed on bond chains. */
+#define CHS_FORM_MPI_DIRAC 0x2000u
+/** @} */
+
 /** A formulation: its name, flags and callbacks (one const table per formulation). */
 typedef struct CHSFormulationOps {
   const char *name;    /**< registry name, e.g. "dirac" */

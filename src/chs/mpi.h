@@ -36,8 +36,10 @@ typedef struct CHSMPISummary {
 } CHSMPISummary;
 
 /** 0 when CHSMPI_Run can run `prob` with `formulation` and `method` on `ranks` ranks; otherwise
- * CHS_ERR_UNSUPPORTED (a problem other than a bond chain, a formulation other than standard or
- * dirac, a method other than erk:TABLE or rattle) or CHS_ERR_ARG (fewer than two constraints per
+ * CHS_ERR_UNSUPPORTED (a problem that does not declare CHS_DECLARE_BOND_CHAIN or whose
+ * dimensions or mass do not fit it, a formulation name that is not a registered formulation with
+ * a distributed field (CHS_FORM_MPI_STANDARD: standard, CHS_FORM_MPI_DIRAC: dirac), a method other
+ * than erk:TABLE or rattle) or CHS_ERR_ARG (fewer than two constraints per
  * rank), with a message naming what is refused. Not collective. */
 CHS_EXPORT int CHSMPI_Check(CHSProblem prob, const char *formulation, const char *method, int ranks,
                             CHSError *err);

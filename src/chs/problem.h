@@ -62,6 +62,21 @@ typedef enum {
  * @{ */
 #define CHS_DECLARE_LINEAR_POTENTIAL 0x1u      /**< V at most linear in q: no hessian_potential */
 #define CHS_DECLARE_QUADRATIC_CONSTRAINTS 0x2u /**< g at most quadratic: no constraint_third */
+/** A planar bond chain, the structure CHSMPI_Run distributes (chs/mpi.h): N atoms, two
+ * coordinates each, q = (x_0, y_0, x_1, y_1, ...), n = 2N; a constant mass matrix, identity or
+ * diagonal with the two entries of an atom equal; constraint i fixes bond h = i + off (off = 0
+ * anchored, 1 free, see CHS_DECLARE_ANCHORED) at its length L_i, in bond order:
+ * g_i = 1/2 (|r_h - r_{h-1}|^2 - L_i^2), r_h = (x_h, y_h), r_{-1} = 0 the fixed pivot, so that
+ * m = N - off; G in CSR (CHS_JAC_CSR), row i holding exactly the coordinates of atoms h-1 and h
+ * (4 entries; 2 for an anchored chain's row 0) with the values -d_h and d_h, d_h = r_h - r_{h-1}
+ * computed as that difference (then Gdot(q, v)'s row is (-e_h, e_h), e_h = v_h - v_{h-1}). Needs
+ * also: no explicit time dependence, no non-conservative force, no kinetic scale (refused
+ * otherwise). CHSMPI_Run compares G with this layout exactly at the initial state, and g's form
+ * before rattle or a projection. */
+#define CHS_DECLARE_BOND_CHAIN 0x4u
+/** With CHS_DECLARE_BOND_CHAIN: atom 0 is bonded to the fixed pivot at the origin (constraint 0
+ * is |r_0| = L_0, off = 0, m = N); without it the chain is free (off = 1, m = N - 1). */
+#define CHS_DECLARE_ANCHORED 0x8u
 
 /** @} */
 
