@@ -412,6 +412,7 @@ int CHSProblem_Check(CHSProblem prob, const CHSCheckOptions *opt, CHSCheckReport
   int quad = (d->declares & CHS_DECLARE_QUADRATIC_CONSTRAINTS) != 0;
   int r_lin = lin ? chk_row(c, "declared linear potential") : -1;
   int r_quad = quad ? chk_row(c, "declared quadratic constraints") : -1;
+  int r_chain = (d->declares & CHS_DECLARE_BOND_CHAIN) ? chk_row(c, "declared bond chain") : -1;
   int r_ks = chk_row(c, "kinetic_scale");
   int r_md = chk_row(c, "mass_dir");
   int r_mg = chk_row(c, "mass_grad");
@@ -528,6 +529,12 @@ int CHSProblem_Check(CHSProblem prob, const CHSCheckOptions *opt, CHSCheckReport
       chk_time_derivs(c, do_ct ? r_ct : -1, do_vt ? r_vt : -1);
     }
     chk_values(c, r_fnc, r_inv, r_ev);
+    char detail[CHS_CHECK_DETAIL_LEN];
+    if (r_chain >= 0 && chs_check_bond_chain(prob, c->q, detail, sizeof detail)) {
+      chk_counted(c, r_chain);
+    } else if (r_chain >= 0) {
+      chk_fail(c, r_chain, detail);
+    }
   }
   if (r_inv >= 0 && rep->rows[r_inv].verdict == CHS_CHECK_PASS) {
     snprintf(rep->rows[r_inv].detail, CHS_CHECK_DETAIL_LEN,

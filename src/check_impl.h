@@ -86,6 +86,8 @@ void chk_third(chk *c, int row, int declared_row);
 void chk_kinetic_scale(chk *c, int row);
 void chk_mass(chk *c, int drow, int grow);
 void chk_time_derivs(chk *c, int crow, int vrow);
+/* a comparison without numbers to report (a value checked finite, a structure that holds) */
+void chk_counted(chk *c, int row);
 void chk_values(chk *c, int frow, int irow, int erow);
 void chk_initial(chk *c, int row);
 

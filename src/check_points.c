@@ -263,7 +263,7 @@ void chk_time_derivs(chk *c, int crow, int vrow) {
 }
 
 /* Values only (no derivative to compare): finite at every point. */
-static void chk_counted(chk *c, int row) {
+void chk_counted(chk *c, int row) {
   CHSCheckRow *r = &c->rep->rows[row];
   r->comparisons++;
   if (c->last_point[row] != c->point) {

@@ -165,6 +165,23 @@ static int declared_chain_holds(const char *name, const char *params, int redecl
   int ok = chs_check_bond_chain(prob, q, detail, sizeof detail);
   print_message("%s %s declares 0x%x: %d (%s)\n", name, params, CHSProblem_GetDims(prob)->declares,
                 ok, detail);
+  /* chs check reports the same verdict in its row, at the initial state and perturbed points */
+  CHSCheckReport rep;
+  CHSError err;
+  CHSError_Clear(&err);
+  int crc = CHSProblem_Check(prob, NULL, &rep, &err);
+  if (crc != 0) {
+    print_error("CHSProblem_Check: %s\n", err.msg);
+  }
+  assert_int_equal(crc, 0);
+  int row = -1;
+  for (int i = 0; i < rep.nrows; i++) {
+    if (strcmp(rep.rows[i].name, "declared bond chain") == 0) {
+      row = i;
+    }
+  }
+  assert_true(row >= 0);
+  assert_int_equal(rep.rows[row].verdict, ok ? CHS_CHECK_PASS : CHS_CHECK_FAIL);
   free(q);
   free(p);
   CHSProblem_Destroy(&prob);
