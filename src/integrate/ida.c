@@ -156,8 +156,7 @@ static int ida_prec_solve(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, 
  * of an andrews run (dae-ggl, N = 26: 18,600 per solve). They replace the setup and solve
  * operations of SUNDIALS' own dense solver object (its operations table is its own copy), whose
  * pivots, flags, space and freeing stay SUNDIALS'. */
-static sunindextype ida_dense_getrf(sunrealtype **a, sunindextype m, sunindextype n,
-                                    sunindextype *p) {
+sunindextype chs_ida_dense_getrf(sunrealtype **a, sunindextype m, sunindextype n, sunindextype *p) {
   for (sunindextype k = 0; k < n; k++) {
     sunrealtype *ak = a[k];
     sunindextype l = k;
@@ -193,8 +192,8 @@ static sunindextype ida_dense_getrf(sunrealtype **a, sunindextype m, sunindextyp
   return 0;
 }
 
-static void ida_dense_getrs(sunrealtype *const *a, sunindextype n, const sunindextype *p,
-                            sunrealtype *b) {
+void chs_ida_dense_getrs(sunrealtype *const *a, sunindextype n, const sunindextype *p,
+                         sunrealtype *b) {
   for (sunindextype k = 0; k < n; k++) {
     sunindextype pk = p[k];
     if (pk != k) {
@@ -222,8 +221,8 @@ static void ida_dense_getrs(sunrealtype *const *a, sunindextype n, const suninde
 
 static int ida_dense_setup(SUNLinearSolver S, SUNMatrix A) {
   SUNLinearSolverContent_Dense c = S->content;
-  c->last_flag = ida_dense_getrf(SUNDenseMatrix_Cols(A), SUNDenseMatrix_Rows(A),
-                                 SUNDenseMatrix_Columns(A), c->pivots);
+  c->last_flag = chs_ida_dense_getrf(SUNDenseMatrix_Cols(A), SUNDenseMatrix_Rows(A),
+                                     SUNDenseMatrix_Columns(A), c->pivots);
   return c->last_flag > 0 ? SUNLS_LUFACT_FAIL : CHS_LS_SUCCESS;
 }
 
@@ -232,7 +231,8 @@ static int ida_dense_solve(SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector 
   (void)tol;
   SUNLinearSolverContent_Dense c = S->content;
   N_VScale(1, b, x);
-  ida_dense_getrs(SUNDenseMatrix_Cols(A), SUNDenseMatrix_Rows(A), c->pivots, N_VGetArrayPointer(x));
+  chs_ida_dense_getrs(SUNDenseMatrix_Cols(A), SUNDenseMatrix_Rows(A), c->pivots,
+                      N_VGetArrayPointer(x));
   c->last_flag = CHS_LS_SUCCESS;
   return CHS_LS_SUCCESS;
 }
