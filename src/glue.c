@@ -35,7 +35,16 @@ int CHSFormulation_IDAErrorWeights(CHSFormulation f, sunrealtype rtol, sunrealty
       N_VGetLength(ewt) != CHSFormulation_GetStateSize(f)) {
     return CHS_ERR_ARG;
   }
-  sunindextype N = N_VGetLength(y), n = CHSProblem_GetDims(CHSFormulation_GetProblem(f))->n;
+  CHSFormulation_ComponentIds(f, ewt);
+  return chs_ida_error_weights(f, N_VGetArrayPointer(ewt), rtol, atol, h, y, ewt);
+}
+
+/* The weights above from the component ids (id[i] > 0: error-tested), which may be ewt's own
+ * data: each w[i] is written after id[i] and the first step's norm are read. The arguments are
+ * the caller's to check; IDA's integrator calls this at every step with the ids it keeps. */
+int chs_ida_error_weights(CHSFormulation f, const sunrealtype *id, sunrealtype rtol,
+                          sunrealtype atol, sunrealtype h, N_Vector y, N_Vector ewt) {
+  sunindextype N = N_VGetLength(y), n = f->sys.n;
   const sunrealtype *yv = N_VGetArrayPointer(y);
   sunrealtype *w = N_VGetArrayPointer(ewt);
   h = fabs(h);
@@ -45,11 +54,10 @@ int CHSFormulation_IDAErrorWeights(CHSFormulation f, sunrealtype rtol, sunrealty
       return CHS_ERR_MEM;
     }
     int rc = CHSFormulation_InitialDerivative(f, y, yp);
-    CHSFormulation_ComponentIds(f, ewt);
     const sunrealtype *ypv = N_VGetArrayPointer(yp);
     sunrealtype sum = 0;
     for (sunindextype i = 0; i < N; i++) {
-      sunrealtype e = w[i] > 0 ? ypv[i] / (rtol * fabs(yv[i]) + atol) : 0;
+      sunrealtype e = id[i] > 0 ? ypv[i] / (rtol * fabs(yv[i]) + atol) : 0;
       sum += e * e;
     }
     N_VDestroy(yp);
@@ -59,13 +67,12 @@ int CHSFormulation_IDAErrorWeights(CHSFormulation f, sunrealtype rtol, sunrealty
     sunrealtype ypnorm = sqrt(sum / (sunrealtype)N);
     h = ypnorm > 0 && isfinite(ypnorm) ? 0.5 / ypnorm : sqrt(DBL_EPSILON);
   }
-  CHSFormulation_ComponentIds(f, ewt);
-  int p_algebraic = N > n && w[n] == 0;
+  int p_algebraic = N > n && id[n] == 0;
   int lambda_index = p_algebraic ? 3 : chs_dae_kind(f->ops) == 1 ? 1 : 2;
+  sunrealtype hk[4] = {0, 1, h, h * h}; /* the scale h^(k-1) of index k */
   for (sunindextype i = 0; i < N; i++) {
-    int k = w[i] > 0 ? 1 : i < 2 * n ? 2 : lambda_index;
-    sunrealtype scale = k == 1 ? 1 : k == 2 ? h : h * h;
-    w[i] = scale / (rtol * fabs(yv[i]) + atol);
+    int k = id[i] > 0 ? 1 : i < 2 * n ? 2 : lambda_index;
+    w[i] = hk[k] / (rtol * fabs(yv[i]) + atol);
   }
   return 0;
 }

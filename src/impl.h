@@ -495,6 +495,14 @@ int chs_cvode_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix A, void *use
                   N_Vector tmp1, N_Vector tmp2, N_Vector tmp3);
 int chs_ida_jac(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector r, SUNMatrix A,
                 void *user_data, N_Vector tmp1, N_Vector tmp2, N_Vector tmp3);
+/* CHSFormulation_IDAErrorWeights from the component ids id (src/glue.c), unchecked */
+int chs_ida_error_weights(CHSFormulation f, const sunrealtype *id, sunrealtype rtol,
+                          sunrealtype atol, sunrealtype h, N_Vector y, N_Vector ewt);
+/* IDA's dense LU factorisation and solve (src/integrate/ida.c): SUNDIALS'
+ * SUNDlsMat_denseGETRF/GETRS, bitwise the same results */
+sunindextype chs_ida_dense_getrf(sunrealtype **a, sunindextype m, sunindextype n, sunindextype *p);
+void chs_ida_dense_getrs(sunrealtype *const *a, sunindextype n, const sunindextype *p,
+                         sunrealtype *b);
 
 /* Linear solvers of CVODE and IDA from "ls=...,jac=..." (src/linsol.c). chs_ls_parse reads the
  * parameters (jac = -1 when not given); chs_ls_create makes the matrix (NULL for spgmr) and the
