@@ -139,6 +139,20 @@ static void test_nonquadratic(void **state) {
   CHSProblem_Destroy(&prob);
 }
 
+/* M(q) problems (mass_grad_dir, ABI 7): andrews (seven angles, M on three 2 x 2 blocks) and the
+ * heavy top (M quadratic in the Euler parameters, full 4 x 4), at their initial states and random
+ * inconsistent points (p != 0, so the terms in M'(q; v) and the second derivatives of M count). */
+static void test_mass_config(void **state) {
+  (void)state;
+  const char *specs[] = {"andrews", "heavy-top", "heavy-top:theta0=1.1,spin=3,prec=-2,c=1.5"};
+  rng_seed(31);
+  for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+    CHSProblem prob = new_problem(specs[i]);
+    check_problem(prob, specs[i]);
+    CHSProblem_Destroy(&prob);
+  }
+}
+
 static void test_no_jacobian(void **state) {
   (void)state;
   CHSProblem prob = new_problem("pendulum");
@@ -156,10 +170,9 @@ static void test_no_jacobian(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_builtin_problems),
-      cmocka_unit_test(test_random_consistent),
-      cmocka_unit_test(test_nonquadratic),
-      cmocka_unit_test(test_no_jacobian),
+      cmocka_unit_test(test_builtin_problems), cmocka_unit_test(test_random_consistent),
+      cmocka_unit_test(test_nonquadratic),     cmocka_unit_test(test_no_jacobian),
+      cmocka_unit_test(test_mass_config),
   };
   return cmocka_run_group_tests_name("jacobian", tests, group_setup, group_teardown);
 }
