@@ -12,8 +12,8 @@
 static const char *const forms[4] = {"standard", "dae-index3", "dae-ggl", "dae-index1"};
 
 /* Central differences: column j of d res / dy + cj d res / dy' (residual) or d rhs / dy. */
-static void fd_jacobian(CHSFormulation f, int residual, double cj, N_Vector y, N_Vector yp,
-                        double *J) {
+static void fd_jacobian(CHSFormulation f, int residual, double t, double cj, N_Vector y,
+                        N_Vector yp, double *J) {
   long N = N_VGetLength(y);
   N_Vector y1 = N_VClone(y), yp1 = N_VClone(y), rp = N_VClone(y), rm = N_VClone(y);
   for (long j = 0; j < N; j++) {
@@ -25,8 +25,8 @@ static void fd_jacobian(CHSFormulation f, int residual, double cj, N_Vector y, N
       N_VScale(1, yp, yp1);
       N_VGetArrayPointer(y1)[j] = a[j] + sg * h;
       N_VGetArrayPointer(yp1)[j] = ap[j] + sg * cj * h;
-      int rc = residual ? CHSFormulation_Residual(0, y1, yp1, s ? rm : rp, f)
-                        : CHSFormulation_Rhs(0, y1, s ? rm : rp, f);
+      int rc = residual ? CHSFormulation_Residual(t, y1, yp1, s ? rm : rp, f)
+                        : CHSFormulation_Rhs(t, y1, s ? rm : rp, f);
       assert_int_equal(rc, 0);
     }
     for (long i = 0; i < N; i++) {
@@ -39,8 +39,9 @@ static void fd_jacobian(CHSFormulation f, int residual, double cj, N_Vector y, N
   N_VDestroy(rm);
 }
 
-/* max |J_analytic - J_fd| / max(1, max |J_fd|) over points: the initial state, then random. */
-static double jacobian_mismatch(CHSProblem prob, const char *form, int residual) {
+/* max |J_analytic - J_fd| / max(1, max |J_fd|) over points: the initial state, then random; at
+ * time t (the initial derivative is taken at t = 0). */
+static double jacobian_mismatch(CHSProblem prob, const char *form, int residual, double t) {
   CHSFormulation f = new_formulation(form, prob, test_context());
   N_Vector y = new_initial_state(f), yp = N_VClone(y);
   long N = N_VGetLength(y);
@@ -59,10 +60,10 @@ static double jacobian_mismatch(CHSProblem prob, const char *form, int residual)
     if (pt > 0) { /* inconsistent: random y (near y0, inside the domain), y', cj */
       cj = random_inconsistent_point(y, yp, 0.2, 100);
     }
-    int rc = residual ? CHSFormulation_ResidualJacobian(f, 0, cj, y, yp, Ja)
-                      : CHSFormulation_RhsJacobian(f, 0, y, Ja);
+    int rc = residual ? CHSFormulation_ResidualJacobian(f, t, cj, y, yp, Ja)
+                      : CHSFormulation_RhsJacobian(f, t, y, Ja);
     assert_int_equal(rc, 0);
-    fd_jacobian(f, residual, cj, y, yp, Jf);
+    fd_jacobian(f, residual, t, cj, y, yp, Jf);
     double scale = fmax(1, norm_inf(Jf, (int)(N * N)));
     worst = fmax(worst, diff_inf(Ja, Jf, (int)(N * N)) / scale);
   }
@@ -81,7 +82,7 @@ static void check_problem(CHSProblem prob, const char *name) {
       if (k > 0 && !residual) {
         continue; /* DAE formulations have no right-hand side */
       }
-      double e = jacobian_mismatch(prob, forms[k], residual);
+      double e = jacobian_mismatch(prob, forms[k], residual, 0);
       print_message("%-40s %-10s %-8s |J - J_fd| / |J| = %.2e\n", name, forms[k],
                     residual ? "residual" : "rhs", e);
       CHECK_LE(e, 1e-7);
@@ -153,6 +154,29 @@ static void test_mass_config(void **state) {
   }
 }
 
+/* Time-dependent constraints and potential (car-axis: a diagonal mass, g(q, t), V(q, t)) at a
+ * time where g_t, G_t and V_t are nonzero: dae-index3 and dae-ggl (psi = G M^{-1} p + g_t: G_t
+ * on q) have analytic Jacobians; standard and dae-index1 (2 G_t v + g_tt in r, whose
+ * q-derivatives no callback gives) have none. */
+static void test_time_dependent(void **state) {
+  (void)state;
+  CHSProblem prob = new_problem("car-axis");
+  rng_seed(5);
+  for (int k = 0; k < 4; k++) {
+    CHSFormulation f = new_formulation(forms[k], prob, test_context());
+    int has = CHSFormulation_HasJacobian(f);
+    CHSFormulation_Destroy(&f);
+    assert_int_equal(has, k == 1 || k == 2);
+    if (has) {
+      double e = jacobian_mismatch(prob, forms[k], 1, 0.37);
+      print_message("%-40s %-10s residual |J - J_fd| / |J| = %.2e\n", "car-axis (t = 0.37)",
+                    forms[k], e);
+      CHECK_LE(e, 1e-7);
+    }
+  }
+  CHSProblem_Destroy(&prob);
+}
+
 static void test_no_jacobian(void **state) {
   (void)state;
   CHSProblem prob = new_problem("pendulum");
@@ -173,6 +197,7 @@ int main(void) {
       cmocka_unit_test(test_builtin_problems), cmocka_unit_test(test_random_consistent),
       cmocka_unit_test(test_nonquadratic),     cmocka_unit_test(test_no_jacobian),
       cmocka_unit_test(test_mass_config),
+      cmocka_unit_test(test_time_dependent),
   };
   return cmocka_run_group_tests_name("jacobian", tests, group_setup, group_teardown);
 }
