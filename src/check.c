@@ -8,6 +8,7 @@
  *   constraint_third    grad_q (w^T Gdot(q, u) u)
  *   kinetic_scale       grad_sigma = grad sigma
  *   mass_dir, mass_grad d/de M(q + e u) b,  grad_q (a^T M(q) b)
+ *   mass_grad_dir       d/de mass_grad(q + e u, a, b)
  *   constraint_dt       d/dt of g, G and g_t (set_time)
  *   potential_dt        d/dt V
  *   declared facts      LINEAR_POTENTIAL: d/de F(q + e u) = 0; QUADRATIC_CONSTRAINTS:
@@ -328,6 +329,10 @@ static int fn_aMb(chk *c, const sunrealtype *q, sunrealtype t, sunrealtype *out)
     out[0] = s;
   }
   return rc;
+}
+static int fn_mg(chk *c, const sunrealtype *q, sunrealtype t, sunrealtype *out) {
+  chk_time(c, t);
+  return c->ops->mass_grad(c->data, q, c->a, c->b, out);
 }
 static int fn_sigma(chk *c, const sunrealtype *q, sunrealtype t, sunrealtype *out) {
   chk_time(c, t);
@@ -761,6 +766,34 @@ static void chk_mass(chk *c, int drow, int grow) {
   }
 }
 
+/* mass_grad_dir(q, u, a, b) against d/de mass_grad(q + e u, a, b), u, a, b random */
+static void chk_mass_grad_dir(chk *c, int row) {
+  sunrealtype est;
+  char what[80];
+  sunindextype n = c->n;
+  for (int r = 0; r < c->o->directions; r++) {
+    chk_random(c, c->u, n);
+    chk_random(c, c->a, n);
+    chk_random(c, c->b, n);
+    chk_time(c, c->t);
+    if (chk_call(c, row, "mass_grad_dir",
+                 c->ops->mass_grad_dir(c->data, c->q, c->u, c->a, c->b, c->an), c->an, n) != 0) {
+      return;
+    }
+    if (chk_fd_row(c, row, "mass_grad", fn_mg, n, c->u, &est) != 0) {
+      if (c->rep->rows[row].verdict == CHS_CHECK_FAIL) {
+        return;
+      }
+      continue;
+    }
+    snprintf(what, sizeof what,
+             "mass_grad_dir vs d mass_grad(q+e u,a,b)/de, u, a, b random %d, "
+             "entry",
+             r);
+    chk_compare(c, row, c->an, c->D, n, est, 0, what);
+  }
+}
+
 static void chk_time_derivs(chk *c, int crow, int vrow) {
   sunrealtype est;
   sunindextype m = c->m;
@@ -1159,6 +1192,7 @@ int CHSProblem_Check(CHSProblem prob, const CHSCheckOptions *opt, CHSCheckReport
   int r_ks = chk_row(c, "kinetic_scale");
   int r_md = chk_row(c, "mass_dir");
   int r_mg = chk_row(c, "mass_grad");
+  int r_mgd = chk_row(c, "mass_grad_dir");
   int r_ct = chk_row(c, "constraint_dt");
   int r_vt = chk_row(c, "potential_dt");
   int r_fnc = ops->nonconservative_force ? chk_row(c, "nonconservative_force") : -1;
@@ -1204,6 +1238,14 @@ int CHSProblem_Check(CHSProblem prob, const CHSCheckOptions *opt, CHSCheckReport
       chk_skip(c, r_md, "constant mass matrix%s", NULL);
       chk_skip(c, r_mg, "constant mass matrix%s", NULL);
     }
+  }
+  int do_mgd = do_mass && ops->mass_grad_dir;
+  if (!do_mgd) {
+    chk_skip(c, r_mgd,
+             d->mass_kind != CHS_MASS_CONFIG ? "constant mass matrix%s"
+             : do_mass ? "not supplied: the analytic Jacobians refuse this M(q) problem%s"
+                       : "no check without mass_matrix, mass_dir and mass_grad%s",
+             NULL);
   }
   int do_ct = 0, do_vt = 0;
   if (d->time_dependent && !ops->set_time) {
@@ -1267,6 +1309,9 @@ int CHSProblem_Check(CHSProblem prob, const CHSCheckOptions *opt, CHSCheckReport
     }
     if (do_mass) {
       chk_mass(c, r_md, r_mg);
+    }
+    if (do_mgd) {
+      chk_mass_grad_dir(c, r_mgd);
     }
     if (do_ct || do_vt) {
       chk_time_derivs(c, do_ct ? r_ct : -1, do_vt ? r_vt : -1);

@@ -196,8 +196,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_builtin_problems), cmocka_unit_test(test_random_consistent),
       cmocka_unit_test(test_nonquadratic),     cmocka_unit_test(test_no_jacobian),
-      cmocka_unit_test(test_mass_config),
-      cmocka_unit_test(test_time_dependent),
+      cmocka_unit_test(test_mass_config),      cmocka_unit_test(test_time_dependent),
   };
   return cmocka_run_group_tests_name("jacobian", tests, group_setup, group_teardown);
 }
