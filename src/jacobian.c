@@ -325,11 +325,11 @@ const char *chs_jacobian_general_gap(CHSFormulation f) {
     return "M(q) or explicit time dependence";
   }
   if (s->mass_kind == CHS_MASS_CONFIG && !s->ops->mass_grad_dir) {
-    return "M(q) without mass_grad_dir (problem ABI 7)";
+    return "M(q) without mass_grad_dir, problem ABI 7";
   }
   if ((s->time_bits & CHS_TIME_CONSTRAINTS) &&
       (f->ops == &chs_formulation_standard || f->ops == &chs_formulation_dae_index1)) {
-    return "time-dependent constraints (the q-derivatives of G_t and g_tt)";
+    return "time-dependent constraints: no q-derivatives of G_t and g_tt";
   }
   return NULL;
 }
