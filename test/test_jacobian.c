@@ -154,6 +154,40 @@ static void test_mass_config(void **state) {
   }
 }
 
+/* andrews' table as a plugin built against the ABI-6 header would give it (cut before
+ * mass_grad_dir, labelled 6): it loads, without mass_grad_dir, and the formulations then have no
+ * analytic Jacobian for it (difference quotients; jac=analytic refused); the full table has. */
+static void test_abi6_mass_table(void **state) {
+  (void)state;
+  const CHSProblemOps *full = CHSProblemRegistry_Find("andrews");
+  assert_non_null(full);
+  assert_non_null(full->mass_grad_dir);
+  size_t size = offsetof(CHSProblemOps, mass_grad_dir);
+  unsigned char *buf = malloc(size);
+  assert_non_null(buf);
+  memcpy(buf, full, size);
+  int version = 6;
+  memcpy(buf + offsetof(CHSProblemOps, abi_version), &version, sizeof version);
+  CHSProblem old = NULL, cur = new_problem("andrews");
+  CHSError err;
+  CHSError_Clear(&err);
+  assert_int_equal(CHSProblem_CreateFromOps((const CHSProblemOps *)(void *)buf, NULL, &old, &err),
+                   0);
+  free(buf);
+  assert_null(CHSProblem_GetOps(old)->mass_grad_dir);
+  assert_non_null(CHSProblem_GetOps(old)->mass_grad);
+  for (int k = 0; k < 4; k++) {
+    CHSFormulation fo = new_formulation(forms[k], old, test_context());
+    CHSFormulation fc = new_formulation(forms[k], cur, test_context());
+    assert_int_equal(CHSFormulation_HasJacobian(fo), 0);
+    assert_int_equal(CHSFormulation_HasJacobian(fc), 1);
+    CHSFormulation_Destroy(&fo);
+    CHSFormulation_Destroy(&fc);
+  }
+  CHSProblem_Destroy(&old);
+  CHSProblem_Destroy(&cur);
+}
+
 /* Time-dependent constraints and potential (car-axis: a diagonal mass, g(q, t), V(q, t)) at a
  * time where g_t, G_t and V_t are nonzero: dae-index3 and dae-ggl (psi = G M^{-1} p + g_t: G_t
  * on q) have analytic Jacobians; standard and dae-index1 (2 G_t v + g_tt in r, whose
@@ -197,6 +231,7 @@ int main(void) {
       cmocka_unit_test(test_builtin_problems), cmocka_unit_test(test_random_consistent),
       cmocka_unit_test(test_nonquadratic),     cmocka_unit_test(test_no_jacobian),
       cmocka_unit_test(test_mass_config),      cmocka_unit_test(test_time_dependent),
+      cmocka_unit_test(test_abi6_mass_table),
   };
   return cmocka_run_group_tests_name("jacobian", tests, group_setup, group_teardown);
 }
