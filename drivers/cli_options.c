@@ -287,6 +287,7 @@ static const cli_command_spec commands[CLI_NCOMMANDS] = {
                    "central finite differences of the callback it derives from: force vs -grad V, "
                    "jacobian vs g (and the CSR pattern), jacobian_dot vs G, hessian_potential vs "
                    "F, constraint_third vs jacobian_dot, mass_dir/mass_grad vs M, "
+                   "mass_grad_dir vs mass_grad, "
                    "constraint_dt/potential_dt vs time differences, and the declared facts. "
                    "Tolerances come from the finite differences' own error estimate "
                    "(docs/check.md). Exit status 1: a derivative is wrong (or the initial state is "

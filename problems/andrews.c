@@ -16,7 +16,7 @@
  *   dM/dtheta = A sin theta [[2,1],[1,0]] on (beta, theta),   A = m2 da rr,
  *   dM/dphi   = B cos phi   [[0,1],[1,2]] on (phi, delta),    B = m4 zt (e - ea),
  *   dM/domega = -C cos omega [[0,1],[1,2]] on (omega, eps),   C = m6 u (zf - fa),
- * from which mass_dir and mass_grad are exact.
+ * from which mass_dir, mass_grad and mass_grad_dir (the second derivatives) are exact.
  * Potential: the drive torque mom on beta and the spring (stiffness c0, rest length l0) between
  * the point D(gamma) = (sd cos gamma + sc sin gamma + xb, sd sin gamma - sc cos gamma + yb) and C:
  *   V = -mom beta + 1/2 c0 (L - l0)^2,   L = |D(gamma) - C|.
@@ -203,6 +203,26 @@ static int an_mass_grad(void *data, const sunrealtype *q, const sunrealtype *a,
   return 0;
 }
 
+/* grad_q (a^T M'(q; u) b): a^T M'(q; u) b = sum_k u_k s_k(q_k) [a^T P_k b] on the block of k, and
+ * s_k depends on q_k alone, so the gradient has the components k = theta, phi, omega only,
+ * u_k s_k'(q_k) [a^T P_k b], with s_k' = A cos theta, -B sin phi, C sin omega. */
+static int an_mass_grad_dir(void *data, const sunrealtype *q, const sunrealtype *du,
+                            const sunrealtype *a, const sunrealtype *b, sunrealtype *out) {
+  (void)data;
+  an_dblock B[3];
+  an_dblocks(q, B);
+  const sunrealtype ds[3] = {m2 * da * rr * cos(q[1]), -m4 * zt * (e - ea) * sin(q[3]),
+                             m6 * u * (zf - fa) * sin(q[5])};
+  memset(out, 0, AN_N * sizeof *out);
+  for (int i = 0; i < 3; i++) {
+    int r = B[i].r;
+    out[B[i].k] = du[B[i].k] * ds[i] *
+                  (a[r] * (B[i].p00 * b[r] + B[i].p01 * b[r + 1]) +
+                   a[r + 1] * (B[i].p01 * b[r] + B[i].p11 * b[r + 1]));
+  }
+  return 0;
+}
+
 /* Spring geometry in gamma: r = D - C, r1 = dD/dgamma, r2 = d2D/dgamma2. */
 static int an_spring(sunrealtype ga, sunrealtype r[2], sunrealtype r1[2], sunrealtype r2[2],
                      sunrealtype *L) {
@@ -348,4 +368,5 @@ const CHSProblemOps chs_problem_andrews = {
     .mass_matrix = an_mass,
     .mass_dir = an_mass_dir,
     .mass_grad = an_mass_grad,
+    .mass_grad_dir = an_mass_grad_dir,
 };

@@ -13,7 +13,8 @@
  * |q| = 1), which adds 1/2 c (q . q')^2 to T: zero, with zero derivative, along motions on the
  * manifold (psi = q . q' = 0 there). E is linear in q, so M is quadratic in q:
  *   M'(q; u) b = 4 (E(u)^T J E(q) + E(q)^T J E(u)) b + c (u (q . b) + q (u . b)),
- * and mass_grad follows from u . mass_grad(q, a, b) = a^T M'(q; u) b with u = the unit vectors.
+ * and mass_grad follows from u . mass_grad(q, a, b) = a^T M'(q; u) b with u = the unit vectors;
+ * M'(q; u) is linear in q, so mass_grad_dir(q, u, a, b) = mass_grad(u, a, b).
  * Potential: mgl times the vertical component of the body's symmetry axis, R(q) e3 . ez
  *   V = mgl (q0^2 - q1^2 - q2^2 + q3^2)   (= mgl cos(nutation) on |q| = 1; homogeneous quadratic,
  * so its Hessian is the constant 2 mgl diag(1, -1, -1, 1)).
@@ -175,6 +176,14 @@ static int ht_mass_grad(void *data, const sunrealtype *q, const sunrealtype *a,
   return 0;
 }
 
+/* M'(q; u) is linear in q (M is quadratic), so grad_q (a^T M'(q; u) b) = mass_grad(u, a, b):
+ * component k is a^T M'(u; e_k) b = a^T M''(u, e_k) b, whatever q. */
+static int ht_mass_grad_dir(void *data, const sunrealtype *q, const sunrealtype *u,
+                            const sunrealtype *a, const sunrealtype *b, sunrealtype *out) {
+  (void)q;
+  return ht_mass_grad(data, u, a, b, out);
+}
+
 static int ht_potential(void *data, const sunrealtype *q, sunrealtype *V) {
   const heavy_top *T = data;
   *V = T->mgl * (q[0] * q[0] - q[1] * q[1] - q[2] * q[2] + q[3] * q[3]);
@@ -298,4 +307,5 @@ const CHSProblemOps chs_problem_heavy_top = {
     .mass_matrix = ht_mass,
     .mass_dir = ht_mass_dir,
     .mass_grad = ht_mass_grad,
+    .mass_grad_dir = ht_mass_grad_dir,
 };

@@ -8,6 +8,7 @@
  *   constraint_third    grad_q (w^T Gdot(q, u) u)
  *   kinetic_scale       grad_sigma = grad sigma
  *   mass_dir, mass_grad d/de M(q + e u) b,  grad_q (a^T M(q) b)
+ *   mass_grad_dir       d/de mass_grad(q + e u, a, b)
  *   constraint_dt       d/dt of g, G and g_t (set_time)
  *   potential_dt        d/dt V
  *   declared facts      LINEAR_POTENTIAL: d/de F(q + e u) = 0; QUADRATIC_CONSTRAINTS:
@@ -416,6 +417,7 @@ int CHSProblem_Check(CHSProblem prob, const CHSCheckOptions *opt, CHSCheckReport
   int r_ks = chk_row(c, "kinetic_scale");
   int r_md = chk_row(c, "mass_dir");
   int r_mg = chk_row(c, "mass_grad");
+  int r_mgd = chk_row(c, "mass_grad_dir");
   int r_ct = chk_row(c, "constraint_dt");
   int r_vt = chk_row(c, "potential_dt");
   int r_fnc = ops->nonconservative_force ? chk_row(c, "nonconservative_force") : -1;
@@ -461,6 +463,14 @@ int CHSProblem_Check(CHSProblem prob, const CHSCheckOptions *opt, CHSCheckReport
       chk_skip(c, r_md, "constant mass matrix%s", NULL);
       chk_skip(c, r_mg, "constant mass matrix%s", NULL);
     }
+  }
+  int do_mgd = do_mass && ops->mass_grad_dir;
+  if (!do_mgd) {
+    chk_skip(c, r_mgd,
+             d->mass_kind != CHS_MASS_CONFIG ? "constant mass matrix%s"
+             : do_mass ? "not supplied: the analytic Jacobians refuse this M(q) problem%s"
+                       : "no check without mass_matrix, mass_dir and mass_grad%s",
+             NULL);
   }
   int do_ct = 0, do_vt = 0;
   if (d->time_dependent && !ops->set_time) {
@@ -524,6 +534,9 @@ int CHSProblem_Check(CHSProblem prob, const CHSCheckOptions *opt, CHSCheckReport
     }
     if (do_mass) {
       chk_mass(c, r_md, r_mg);
+    }
+    if (do_mgd) {
+      chk_mass_grad_dir(c, r_mgd);
     }
     if (do_ct || do_vt) {
       chk_time_derivs(c, do_ct ? r_ct : -1, do_vt ? r_vt : -1);

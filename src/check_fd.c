@@ -106,6 +106,10 @@ int fn_aMb(chk *c, const sunrealtype *q, sunrealtype t, sunrealtype *out) {
   }
   return rc;
 }
+int fn_mg(chk *c, const sunrealtype *q, sunrealtype t, sunrealtype *out) {
+  chk_time(c, t);
+  return c->ops->mass_grad(c->data, q, c->a, c->b, out);
+}
 int fn_sigma(chk *c, const sunrealtype *q, sunrealtype t, sunrealtype *out) {
   chk_time(c, t);
   return c->ops->kinetic_scale(c->data, q, out, c->vn);

@@ -71,6 +71,7 @@ void chk_jac_mv(const chk *c, const sunrealtype *J, const sunrealtype *x, sunrea
 int fn_third(chk *c, const sunrealtype *q, sunrealtype t, sunrealtype *out);
 int fn_Mb(chk *c, const sunrealtype *q, sunrealtype t, sunrealtype *out);
 int fn_aMb(chk *c, const sunrealtype *q, sunrealtype t, sunrealtype *out);
+int fn_mg(chk *c, const sunrealtype *q, sunrealtype t, sunrealtype *out);
 int fn_sigma(chk *c, const sunrealtype *q, sunrealtype t, sunrealtype *out);
 int chk_fd_row(chk *c, int row, const char *name, chk_fn fn, sunindextype k, const sunrealtype *dir,
                sunrealtype *est);
@@ -85,6 +86,7 @@ void chk_hessian(chk *c, int row, int declared_row);
 void chk_third(chk *c, int row, int declared_row);
 void chk_kinetic_scale(chk *c, int row);
 void chk_mass(chk *c, int drow, int grow);
+void chk_mass_grad_dir(chk *c, int row);
 void chk_time_derivs(chk *c, int crow, int vrow);
 /* a comparison without numbers to report (a value checked finite, a structure that holds) */
 void chk_counted(chk *c, int row);

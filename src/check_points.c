@@ -232,6 +232,34 @@ void chk_mass(chk *c, int drow, int grow) {
   }
 }
 
+/* mass_grad_dir(q, u, a, b) against d/de mass_grad(q + e u, a, b), u, a, b random */
+void chk_mass_grad_dir(chk *c, int row) {
+  sunrealtype est;
+  char what[80];
+  sunindextype n = c->n;
+  for (int r = 0; r < c->o->directions; r++) {
+    chk_random(c, c->u, n);
+    chk_random(c, c->a, n);
+    chk_random(c, c->b, n);
+    chk_time(c, c->t);
+    if (chk_call(c, row, "mass_grad_dir",
+                 c->ops->mass_grad_dir(c->data, c->q, c->u, c->a, c->b, c->an), c->an, n) != 0) {
+      return;
+    }
+    if (chk_fd_row(c, row, "mass_grad", fn_mg, n, c->u, &est) != 0) {
+      if (c->rep->rows[row].verdict == CHS_CHECK_FAIL) {
+        return;
+      }
+      continue;
+    }
+    snprintf(what, sizeof what,
+             "mass_grad_dir vs d mass_grad(q+e u,a,b)/de, u, a, b random %d, "
+             "entry",
+             r);
+    chk_compare(c, row, c->an, c->D, n, est, 0, what);
+  }
+}
+
 void chk_time_derivs(chk *c, int crow, int vrow) {
   sunrealtype est;
   sunindextype m = c->m;

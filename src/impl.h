@@ -84,6 +84,7 @@ struct CHSProblem_ {
 #define CHS_PROBLEM_OPS_V3_SIZE offsetof(CHSProblemOps, hessian_sparse)
 #define CHS_PROBLEM_OPS_V4_SIZE offsetof(CHSProblemOps, force_local)
 #define CHS_PROBLEM_OPS_V5_SIZE offsetof(CHSProblemOps, force_atoms)
+#define CHS_PROBLEM_OPS_V6_SIZE offsetof(CHSProblemOps, mass_grad_dir)
 
 /* Plugins (problems/plugin.c). */
 int chs_is_plugin_spec(const char *name);
@@ -249,10 +250,10 @@ int chs_system_mass_at(CHSSystem *s, const sunrealtype *q);
 #define CHS_MASS_FACTOR_SPARSE 2
 int chs_mass_factor_kind(const CHSSystem *s);
 /* CHS_MASS_CONFIG: out = d/de mass_grad(q + e u, x, y) at e = 0, i.e. grad_q of
- * x^T M'(q; u) y at fixed u, x, y (second derivatives of M, which the problem interface does not
- * provide): central differences extrapolated over CHS_MASS_GRAD_DIR_LEVELS halvings of the step
- * (chs_richardson_central); exactly zero for u = 0. work: (CHS_MASS_GRAD_DIR_LEVELS + 1) n.
- * 0, CHS_RECOVERABLE (callback out of domain) or < 0. */
+ * x^T M'(q; u) y at fixed u, x, y (second derivatives of M): the problem's mass_grad_dir when it
+ * has one (ABI 7), else central differences extrapolated over CHS_MASS_GRAD_DIR_LEVELS halvings
+ * of the step (chs_richardson_central); exactly zero for u = 0. work: (CHS_MASS_GRAD_DIR_LEVELS +
+ * 1) n. 0, CHS_RECOVERABLE (callback out of domain) or < 0. */
 #define CHS_MASS_GRAD_DIR_LEVELS 4
 int chs_mass_grad_dir(CHSSystem *s, const sunrealtype *q, const sunrealtype *u,
                       const sunrealtype *x, const sunrealtype *y, sunrealtype *out,
@@ -378,6 +379,9 @@ int chs_hessian_v(const CHSSystem *s, const sunrealtype *q, const sunrealtype *u
 /* The derivatives the formulation's analytic Jacobian is built from: its CHS_FORM_JAC_* flags as
  * CHS_NEED_* bits (src/jacobian.c). */
 unsigned chs_jacobian_needs(const CHSFormulationOps *ops);
+/* Why f's analytic Jacobian does not cover its problem's M(q) or time dependence (a phrase for a
+ * message), or NULL when it does or the problem has neither (src/jacobian.c). */
+const char *chs_jacobian_general_gap(CHSFormulation f);
 
 /* The declared bond-chain structure (CHS_DECLARE_BOND_CHAIN, chs/problem.h) against the problem's
  * callbacks at q and at a second point (src/check_chain.c, for `chs check`): its dimensions and
@@ -407,6 +411,24 @@ int chs_block_third(const CHSSystem *s, const sunrealtype *q, const sunrealtype 
 void chs_dense_mm(sunindextype a, sunindextype b, sunindextype c, const sunrealtype *A,
                   const sunrealtype *B, sunrealtype *C);
 int chs_gram_solve_columns(CHSSystem *s, sunindextype ncols, sunrealtype *A);
+/* M(q) blocks (CHS_MASS_CONFIG with mass_grad_dir; M(q) factored at q, Minv = M^{-1} from
+ * chs_block_minv, v = M^{-1} p), n x n row-major, with P = [M'(q; e_j) v]_j (so dv/dq = -M^{-1} P,
+ * and grad_q (x^T M(q) v) = P^T x) and S = [mass_grad_dir(q, e_j, v, v)]_j = hess_q (v^T M(q) v):
+ *   Y = M^{-1} P,  Z = 1/2 S - P^T Y (d F_M / dq, F_M = 1/2 grad_q (v^T M v)),  W = P^T M^{-1}
+ *   (d F_M / dp); and when X != NULL, for the acceleration constraint r = Gdot(q, v) v + G a with
+ *   a = M^{-1} (F + F_M - M'(q; v) v) and b = M^{-1} G^T lambda, with D = P^T - P - M'(q; v):
+ *   X = [M'(q; e_j) (a - b)]_j - 1/2 S + R + D Y,  Xp = D M^{-1},
+ *   R = d/dq (M'(q; v) v) at fixed v (row i: mass_grad_dir(q, v, e_i, v)). Then
+ *   d(Q lambda - r)/dq = Gdot(q, b) - Gdot(q, a) - d/dq (Gdot(q, v) v) + G M^{-1} (H + K_lambda)
+ *   + 2 Gdot(q, v) Y + G M^{-1} X and d(Q lambda - r)/dp = -2 Gdot(q, v) M^{-1} - G M^{-1} Xp
+ *   (docs/mechanics.md, "Jacobians"). Uses scratch s->wn[6..7]. */
+int chs_block_mass_terms(const CHSSystem *s, const sunrealtype *q, const sunrealtype *v,
+                         const sunrealtype *a, const sunrealtype *b, const sunrealtype *Minv,
+                         sunrealtype *Y, sunrealtype *Z, sunrealtype *W, sunrealtype *X,
+                         sunrealtype *Xp);
+/* D (n x n) = [M'(q; e_j) x]_j (CHS_MASS_CONFIG). Uses scratch s->wn[6..7]. */
+int chs_block_mass_dir(const CHSSystem *s, const sunrealtype *q, const sunrealtype *x,
+                       sunrealtype *D);
 
 /* The Jacobian an integrator hands SUNDIALS: analytic (the formulation's) or forward differences,
  * with the sparsity pattern found at set-up (nnz, band widths mu, ml). Owned by the formulation

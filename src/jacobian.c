@@ -185,22 +185,152 @@ int chs_gram_solve_columns(CHSSystem *s, sunindextype ncols, sunrealtype *A) {
   return 0;
 }
 
+int chs_block_mass_dir(const CHSSystem *s, const sunrealtype *q, const sunrealtype *x,
+                       sunrealtype *D) {
+  sunindextype n = s->n;
+  sunrealtype *e = s->wn[7], *col = s->wn[6];
+  memset(e, 0, (size_t)n * sizeof *e);
+  for (sunindextype j = 0; j < n; j++) {
+    e[j] = 1;
+    int rc = s->ops->mass_dir(s->data, q, e, x, col);
+    e[j] = 0;
+    CHS_CALL(chs_block_cb(rc));
+    for (sunindextype i = 0; i < n; i++) {
+      D[i * n + j] = col[i];
+    }
+  }
+  return 0;
+}
+
+/* D (n x n) = [mass_grad_dir(q, u = e_j, x, y)]_j (by_row = 0) or its rows i
+ * mass_grad_dir(q, u, e_i, y) (by_row = 1, x unused). */
+static int chs_block_mgd(const CHSSystem *s, const sunrealtype *q, const sunrealtype *u,
+                         const sunrealtype *x, const sunrealtype *y, int by_row, sunrealtype *D) {
+  sunindextype n = s->n;
+  sunrealtype *e = s->wn[7], *col = s->wn[6];
+  memset(e, 0, (size_t)n * sizeof *e);
+  for (sunindextype j = 0; j < n; j++) {
+    e[j] = 1;
+    int rc = by_row ? s->ops->mass_grad_dir(s->data, q, u, e, y, D + j * n)
+                    : s->ops->mass_grad_dir(s->data, q, e, x, y, col);
+    e[j] = 0;
+    CHS_CALL(chs_block_cb(rc));
+    for (sunindextype i = 0; !by_row && i < n; i++) {
+      D[i * n + j] = col[i];
+    }
+  }
+  return 0;
+}
+
+int chs_block_mass_terms(const CHSSystem *s, const sunrealtype *q, const sunrealtype *v,
+                         const sunrealtype *a, const sunrealtype *b, const sunrealtype *Minv,
+                         sunrealtype *Y, sunrealtype *Z, sunrealtype *W, sunrealtype *X,
+                         sunrealtype *Xp) {
+  sunindextype n = s->n;
+  size_t nn = (size_t)(n * n);
+  if (!s->ops->mass_dir || !s->ops->mass_grad_dir) {
+    return CHS_ERR_UNSUPPORTED;
+  }
+  sunrealtype *buf = malloc((X ? 5 : 3) * nn * sizeof *buf);
+  if (!buf) {
+    return CHS_ERR_MEM;
+  }
+  sunrealtype *P = buf, *S = P + nn, *T = S + nn, *U = X ? T + nn : NULL, *R = X ? U + nn : NULL;
+  int rc = chs_block_mass_dir(s, q, v, P);
+  if (rc == 0) {
+    rc = chs_block_mgd(s, q, NULL, v, v, 0, S);
+  }
+  if (rc == 0 && X) {
+    rc = chs_block_mgd(s, q, v, NULL, v, 1, R);
+  }
+  if (rc == 0 && X) { /* U = [M'(q; e_j) (a - b)]_j, T = M'(q; v) (column j: M'(q; v) e_j) */
+    sunrealtype *amb = s->wn[5];
+    for (sunindextype i = 0; i < n; i++) {
+      amb[i] = a[i] - b[i];
+    }
+    rc = chs_block_mass_dir(s, q, amb, U);
+    sunrealtype *e = s->wn[4], *col = s->wn[5];
+    memset(e, 0, (size_t)n * sizeof *e);
+    for (sunindextype j = 0; rc == 0 && j < n; j++) {
+      e[j] = 1;
+      rc = chs_block_cb(s->ops->mass_dir(s->data, q, v, e, col));
+      e[j] = 0;
+      for (sunindextype i = 0; i < n; i++) {
+        T[i * n + j] = col[i];
+      }
+    }
+  }
+  if (rc != 0) {
+    free(buf);
+    return rc;
+  }
+  chs_dense_mm(n, n, n, Minv, P, Y);
+  if (X) { /* T <- D = P^T - P - M'(q; v) */
+    for (sunindextype i = 0; i < n; i++) {
+      for (sunindextype j = 0; j < n; j++) {
+        T[i * n + j] = P[j * n + i] - P[i * n + j] - T[i * n + j];
+      }
+    }
+    chs_dense_mm(n, n, n, T, Y, X);
+    chs_dense_mm(n, n, n, T, Minv, Xp);
+    for (size_t k = 0; k < nn; k++) {
+      X[k] += U[k] - S[k] / 2 + R[k];
+    }
+  }
+  for (sunindextype i = 0; i < n; i++) { /* T <- P^T */
+    for (sunindextype j = 0; j < n; j++) {
+      T[i * n + j] = P[j * n + i];
+    }
+  }
+  chs_dense_mm(n, n, n, T, Y, Z);
+  chs_dense_mm(n, n, n, T, Minv, W);
+  for (size_t k = 0; k < nn; k++) {
+    Z[k] = S[k] / 2 - Z[k];
+  }
+  free(buf);
+  return 0;
+}
+
 /* ------------------------------------------------------------------ public evaluation */
 
-/* The analytic Jacobians are built from F = -grad V with a constant mass matrix and autonomous
- * constraints: none for a non-conservative problem (whose velocity-dependent force has no
- * derivative callback), a configuration-dependent M(q) or explicit time dependence (their terms
- * need second derivatives of M and the t-derivatives' q-derivatives), and none when the problem
- * lacks a derivative they are built from (hess V, the third derivatives of g) without declaring
- * it zero: the integrators then use difference quotients unless jac=analytic asks for it
- * (refused). */
+/* The analytic Jacobians are built from F = -grad V: none for a non-conservative problem (whose
+ * velocity-dependent force has no derivative callback), and none when the problem lacks a
+ * derivative they are built from (hess V, the third derivatives of g) without declaring it zero.
+ * A configuration-dependent M(q) adds terms with the second derivatives of M: they need the
+ * problem's mass_grad_dir (ABI 7). Time-dependent constraints add G_t to psi (dae-ggl), but the
+ * acceleration constraint of dae-index1 and standard holds 2 G_t v + g_tt, whose q-derivatives
+ * (of G_t and g_tt) no callback gives: those two have none then. Without an analytic Jacobian
+ * the integrators use difference quotients unless jac=analytic asks for it (refused). */
 unsigned chs_jacobian_needs(const CHSFormulationOps *ops) {
   return ((ops->flags & CHS_FORM_JAC_HESSIAN) ? CHS_NEED_HESSIAN : 0u) |
          ((ops->flags & CHS_FORM_JAC_THIRD) ? CHS_NEED_THIRD : 0u);
 }
 
+/* Why f's analytic Jacobian cannot take M(q) or the time dependence of its problem, or NULL when
+ * it can (or the problem has neither). */
+const char *chs_jacobian_general_gap(CHSFormulation f) {
+  const CHSSystem *s = &f->sys;
+  if (!s->general) {
+    return NULL;
+  }
+  int builtin = chs_jacobian_needs(f->ops) != 0;
+  if (!builtin) {
+    return "M(q) or explicit time dependence";
+  }
+  if (s->mass_kind == CHS_MASS_CONFIG && !s->ops->mass_grad_dir) {
+    return "M(q) without mass_grad_dir, problem ABI 7";
+  }
+  /* the Jacobians that differentiate the acceleration constraint need the third derivatives of
+   * g (CHS_FORM_JAC_THIRD): standard, dae-index1 */
+  if ((s->time_bits & CHS_TIME_CONSTRAINTS) && (f->ops->flags & CHS_FORM_JAC_THIRD)) {
+    return "time-dependent constraints: no q-derivatives of G_t and g_tt";
+  }
+  return NULL;
+}
+
 int CHSFormulation_HasJacobian(CHSFormulation f) {
-  return f->ops->jacobian != NULL && CHSProblem_IsConservative(f->prob) && !f->sys.general &&
+  return f->ops->jacobian != NULL && CHSProblem_IsConservative(f->prob) &&
+         !chs_jacobian_general_gap(f) &&
          !chs_missing_derivative(f->prob, chs_jacobian_needs(f->ops));
 }
 
@@ -219,7 +349,10 @@ int CHSFormulation_RhsJacobian(CHSFormulation f, sunrealtype t, N_Vector y, sunr
     return CHS_ERR_UNSUPPORTED;
   }
   CHSError_Clear(&f->failure);
-  int rc = f->ops->jacobian(f, t, N_VGetArrayPointer(y), NULL, 0, J);
+  int rc = chs_system_set_time(&f->sys, t);
+  if (rc == 0) {
+    rc = f->ops->jacobian(f, t, N_VGetArrayPointer(y), NULL, 0, J);
+  }
   return chs_jac_finish(f, rc, t, J);
 }
 
@@ -230,7 +363,10 @@ int CHSFormulation_ResidualJacobian(CHSFormulation f, sunrealtype t, sunrealtype
   }
   CHSError_Clear(&f->failure);
   sunindextype N = f->size;
-  int rc = f->ops->jacobian(f, t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), cj, J);
+  int rc = chs_system_set_time(&f->sys, t);
+  if (rc == 0) {
+    rc = f->ops->jacobian(f, t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), cj, J);
+  }
   if (rc == 0 && !f->ops->residual) { /* y' - f(t, y): cj I - df/dy */
     for (sunindextype k = 0; k < N * N; k++) {
       J[k] = -J[k];
@@ -345,11 +481,13 @@ int chs_jac_work_create(CHSFormulation f, int mode, int residual, N_Vector y0, N
   *out = NULL;
   if (mode == CHS_JACOBIAN_ANALYTIC && !CHSFormulation_HasJacobian(f)) {
     const char *miss = chs_missing_derivative(f->prob, chs_jacobian_needs(f->ops));
+    const char *gap = chs_jacobian_general_gap(f);
     return chs_error_set(err, CHS_ERR_UNSUPPORTED,
-                         "formulation '%s' has no analytic Jacobian for problem '%s'%s%s%s (use "
-                         "jac=fd)",
-                         f->ops->name, CHSProblem_GetName(f->prob), miss ? ": it needs " : "",
-                         miss ? miss : "", miss ? ", which the problem does not supply" : "");
+                         "formulation '%s' has no analytic Jacobian for problem '%s'%s%s%s%s%s%s "
+                         "(use jac=fd)",
+                         f->ops->name, CHSProblem_GetName(f->prob), gap ? " (" : "", gap ? gap : "",
+                         gap ? ")" : "", miss ? ": it needs " : "", miss ? miss : "",
+                         miss ? ", which the problem does not supply" : "");
   }
   sunindextype N = f->size;
   if (N > CHS_JAC_MAX_SIZE) { /* the Jacobian is built densely (N^2 doubles) */

@@ -18,8 +18,8 @@
  * pattern of the result depends only on the patterns of the blocks: fixed while hess V's pattern
  * is (KLU's symbolic analysis is then reused; src/jacobian.c redoes it when the pattern changes).
  * The dense Jacobians (dae_common.h) stay the reference: test/test_jacobian.c checks that both
- * agree to round-off on every problem. Constant mass matrices and autonomous problems only, as
- * the dense analytic Jacobians (M(q) problems use difference quotients). */
+ * agree to round-off on every problem. Constant mass matrices and autonomous problems only: M(q)
+ * and time-dependent problems (small mechanisms) take the dense analytic Jacobians. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,7 +295,7 @@ int chs_dae_jacobian_csc(CHSFormulation f, sunrealtype cj, const sunrealtype *y,
                          struct cs_dl_sparse **out) {
   *out = NULL;
   int kind = chs_dae_kind(f->ops);
-  if (!kind || !CHSFormulation_HasJacobian(f)) {
+  if (!kind || !CHSFormulation_HasJacobian(f) || f->sys.general) { /* constant M, autonomous */
     return CHS_ERR_UNSUPPORTED;
   }
   CHSSystem *s = &f->sys;

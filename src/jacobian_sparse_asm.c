@@ -496,7 +496,7 @@ long chs_sparse_asm_pattern(const CHSSparseAsm *a) {
 int chs_sparse_asm_create(CHSFormulation f, int without_hessv, CHSSparseAsm **pa) {
   chs_sparse_asm_free(pa);
   int kind = chs_dae_kind(f->ops);
-  if (!kind || !CHSFormulation_HasJacobian(f)) {
+  if (!kind || !CHSFormulation_HasJacobian(f) || f->sys.general) { /* constant M, autonomous */
     return CHS_ERR_UNSUPPORTED;
   }
   CHSSparseAsm *a = calloc(1, sizeof *a);

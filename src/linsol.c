@@ -132,7 +132,7 @@ static int chs_ls_auto(CHSFormulation f, chs_ls_options *o, int residual, N_Vect
                        CHSError *err) {
   sunindextype N = N_VGetLength(y0);
   int sparse = residual && CHSFormulation_HasJacobian(f) && chs_dae_kind(f->ops) != 0 &&
-               o->jac != CHS_JACOBIAN_FD;
+               !f->sys.general && o->jac != CHS_JACOBIAN_FD;
   o->chosen_by_auto = 1;
   if (N <= CHS_LS_AUTO_DENSE_N) {
     o->ls = CHS_LS_DENSE;
@@ -181,15 +181,16 @@ int chs_ls_create(CHSFormulation f, const char *method, chs_ls_options *o, int r
   int sparse_asm = 0, assembled = 0;
   if (o->jac == CHS_JACOBIAN_ANALYTIC && !has) {
     const char *miss = chs_missing_derivative(f->prob, chs_jacobian_needs(f->ops));
+    const char *gap = CHSProblem_IsConservative(f->prob) ? chs_jacobian_general_gap(f) : NULL;
     return chs_error_set(
         err, CHS_ERR_UNSUPPORTED,
-        "method %s: formulation '%s' has no analytic Jacobian for problem '%s'%s%s%s "
+        "method %s: formulation '%s' has no analytic Jacobian for problem '%s'%s%s%s%s%s "
         "(use jac=fd)",
         method, f->ops->name, CHSProblem_GetName(f->prob),
         !CHSProblem_IsConservative(f->prob) ? " (non-conservative force)"
-        : f->sys.general                    ? " (M(q) or explicit time dependence)"
+        : gap                               ? " ("
                                             : "",
-        miss ? ": it needs " : "", miss ? miss : "");
+        gap ? gap : "", gap ? ")" : "", miss ? ": it needs " : "", miss ? miss : "");
   }
   if (o->ls == CHS_LS_SPGMR && residual) {
     /* IDA: prec=sparse (the default where it exists) is the DAE Jacobian without hess V, factored
@@ -247,8 +248,8 @@ int chs_ls_create(CHSFormulation f, const char *method, chs_ls_options *o, int r
   } else {
     *user_jac = sparse_ls; /* jac=fd: SUNDIALS' difference quotients, except for KLU, UMFPACK */
   }
-  if (sparse_ls && residual && has && o->jac != CHS_JACOBIAN_FD &&
-      chs_dae_kind(f->ops) != 0) { /* assembled sparse (src/jacobian_sparse.c) */
+  if (sparse_ls && residual && has && o->jac != CHS_JACOBIAN_FD && chs_dae_kind(f->ops) != 0 &&
+      !f->sys.general) { /* assembled sparse (src/jacobian_sparse.c: constant M, autonomous) */
     CHSJacWork *w = NULL;
     CHS_CALL(chs_jac_work_create_sparse(f, y0, 0, &w, err));
     chs_jac_work_free(&f->jac);

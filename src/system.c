@@ -570,6 +570,9 @@ int chs_mass_grad_dir(CHSSystem *s, const sunrealtype *q, const sunrealtype *u,
     memset(out, 0, (size_t)n * sizeof *out);
     return 0;
   }
+  if (s->ops->mass_grad_dir) { /* exact, from the problem (ABI 7) */
+    return CHS_SYS_CB(s, mass_grad_dir, s->data, q, u, x, y, out);
+  }
   sunrealtype *R = work, *qe = work + CHS_MASS_GRAD_DIR_LEVELS * n;
   sunrealtype eps = 1e-2 * (1 + qnorm) / unorm; /* |eps u| = 1e-2 (1 + |q|) at the first level */
   for (int l = 0; l < CHS_MASS_GRAD_DIR_LEVELS; l++, eps /= 2) {

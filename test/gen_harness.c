@@ -156,6 +156,17 @@ static int mass_grad(const inst *P, const sunrealtype *q, const sunrealtype *a,
   return P->ops->mass_grad(P->data, q, a, b, out);
 }
 
+/* grad_q (a^T M'(q; u) b): the problem's mass_grad_dir; zero for a constant M; -2 when an M(q)
+ * problem lacks it (chs-gen emits it for problem ABI 7) */
+static int mass_grad_dir(const inst *P, const sunrealtype *q, const sunrealtype *u,
+                         const sunrealtype *a, const sunrealtype *b, sunrealtype *out) {
+  if (P->d.mass_kind != CHS_MASS_CONFIG) {
+    memset(out, 0, sizeof(sunrealtype) * (size_t)P->d.n);
+    return 0;
+  }
+  return P->ops->mass_grad_dir ? P->ops->mass_grad_dir(P->data, q, u, a, b, out) : -2;
+}
+
 static int hess(const inst *P, const sunrealtype *q, const sunrealtype *u, sunrealtype *out) {
   if (!P->ops->hessian_potential) {
     memset(out, 0, sizeof(sunrealtype) * (size_t)P->d.n);
@@ -321,6 +332,8 @@ static int compare(inst *A, inst *B, double tol) {
     agree("mass_dir", a, b, n, tol);
     need(mass_grad(A, q, x, y, a) | mass_grad(B, q, x, y, b), "mass_grad");
     agree("mass_grad", a, b, n, tol);
+    need(mass_grad_dir(A, q, u, x, y, a) | mass_grad_dir(B, q, u, x, y, b), "mass_grad_dir");
+    agree("mass_grad_dir", a, b, n, tol);
     need(fnc(A, q, u, a) | fnc(B, q, u, b), "nonconservative_force");
     agree("nonconservative_force", a, b, n, tol);
     need(cdt(A, q, a, a + m, a + m + m * n) | cdt(B, q, b, b + m, b + m + m * n), "constraint_dt");
@@ -378,7 +391,7 @@ static int fd(inst *P, fun_q f, void *ctx, const sunrealtype *q, const sunrealty
 }
 
 typedef struct {
-  const sunrealtype *u, *w, *a, *b;
+  const sunrealtype *u, *w, *a, *b, *w2; /* w2: the direction s of f_sMg */
 } dctx;
 
 static int f_V(inst *P, const sunrealtype *q, sunrealtype *o, void *c) {
@@ -421,6 +434,16 @@ static int f_Mb(inst *P, const sunrealtype *q, sunrealtype *o, void *c) {
     for (int j = 0; j < n; j++) {
       o[i] += M[i * n + j] * d->b[j];
     }
+  }
+  return rc;
+}
+static int f_sMg(inst *P, const sunrealtype *q, sunrealtype *o, void *c) {
+  const dctx *d = c;
+  sunrealtype g[MAXN];
+  int rc = mass_grad(P, q, d->a, d->b, g);
+  o[0] = 0;
+  for (int i = 0; i < (int)P->d.n; i++) {
+    o[0] += d->w2[i] * g[i];
   }
   return rc;
 }
@@ -487,7 +510,7 @@ static int check(inst *P, double tol) {
     rndv(w, m, 1);
     rndv(a, n, 1);
     rndv(b, n, 1);
-    dctx c = {u, w, a, b};
+    dctx c = {u, w, a, b, NULL};
     need(set_time(P, t), "set_time");
     /* F = -grad V */
     need(P->ops->force(P->data, q, x), "force");
@@ -535,6 +558,12 @@ static int check(inst *P, double tol) {
     z[0] = dot(x, s, n);
     need(fd(P, f_aMb, &c, q, s, 1, y), "mass (fd)");
     agree("s . mass_grad", z, y, 1, tol);
+    /* u . mass_grad_dir(q, s, a, b) = d/de s . mass_grad(q + e u, a, b) */
+    need(mass_grad_dir(P, q, s, a, b, x), "mass_grad_dir");
+    z[0] = dot(x, u, n);
+    c.w2 = s;
+    need(fd(P, f_sMg, &c, q, u, 1, y), "mass_grad (fd)");
+    agree("u . mass_grad_dir", z, y, 1, tol);
     /* time derivatives: central differences in t through set_time */
     if (P->d.time_dependent) {
       const sunrealtype h = 1e-3, cf[4] = {-2, -1, 1, 2}, wgt[4] = {1, -8, 8, -1};

@@ -139,12 +139,13 @@ enum {
   MUT_GTIME,
   MUT_GTT,
   MUT_VT,
+  MUT_MASS_GRAD_DIR,
   MUT_COUNT
 };
 static const char *const mut_row[MUT_COUNT] = {
-    "force",         "jacobian",    "jacobian_dot", "hessian_potential", "constraint_third",
-    "kinetic_scale", "mass_dir",    "mass_grad",    "constraint_dt",     "constraint_dt",
-    "constraint_dt", "potential_dt"};
+    "force",         "jacobian",     "jacobian_dot", "hessian_potential", "constraint_third",
+    "kinetic_scale", "mass_dir",     "mass_grad",    "constraint_dt",     "constraint_dt",
+    "constraint_dt", "potential_dt", "mass_grad_dir"};
 static const CHSProblemOps *mut_base;
 static CHSProblemDims mut_dims;
 static int mut_which;
@@ -205,6 +206,12 @@ static int mut_mass_grad(void *data, const sunrealtype *q, const sunrealtype *a,
   mut_scale(MUT_MASS_GRAD, out, mut_dims.n);
   return rc;
 }
+static int mut_mass_grad_dir(void *data, const sunrealtype *q, const sunrealtype *u,
+                             const sunrealtype *a, const sunrealtype *b, sunrealtype *out) {
+  int rc = mut_base->mass_grad_dir(data, q, u, a, b, out);
+  mut_scale(MUT_MASS_GRAD_DIR, out, mut_dims.n);
+  return rc;
+}
 static int mut_constraint_dt(void *data, const sunrealtype *q, sunrealtype *gt, sunrealtype *Gt,
                              sunrealtype *gtt) {
   int rc = mut_base->constraint_dt(data, q, gt, Gt, gtt);
@@ -231,6 +238,8 @@ static int mut_applies(const CHSProblemOps *o, const CHSProblemDims *d, int whic
   case MUT_MASS_DIR:
   case MUT_MASS_GRAD:
     return d->mass_kind == CHS_MASS_CONFIG && o->mass_dir && o->mass_grad;
+  case MUT_MASS_GRAD_DIR:
+    return d->mass_kind == CHS_MASS_CONFIG && o->mass_dir && o->mass_grad && o->mass_grad_dir;
   case MUT_GT:
   case MUT_GTIME:
   case MUT_GTT:
@@ -269,6 +278,7 @@ static void test_one_percent_errors_fail(void **state) {
     ops.kinetic_scale = mut_base->kinetic_scale ? mut_kscale : NULL;
     ops.mass_dir = mut_base->mass_dir ? mut_mass_dir : NULL;
     ops.mass_grad = mut_base->mass_grad ? mut_mass_grad : NULL;
+    ops.mass_grad_dir = mut_base->mass_grad_dir ? mut_mass_grad_dir : NULL;
     ops.constraint_dt = mut_base->constraint_dt ? mut_constraint_dt : NULL;
     ops.potential_dt = mut_base->potential_dt ? mut_potential_dt : NULL;
     mut_which = -1;

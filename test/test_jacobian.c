@@ -12,8 +12,8 @@
 static const char *const forms[4] = {"standard", "dae-index3", "dae-ggl", "dae-index1"};
 
 /* Central differences: column j of d res / dy + cj d res / dy' (residual) or d rhs / dy. */
-static void fd_jacobian(CHSFormulation f, int residual, double cj, N_Vector y, N_Vector yp,
-                        double *J) {
+static void fd_jacobian(CHSFormulation f, int residual, double t, double cj, N_Vector y,
+                        N_Vector yp, double *J) {
   long N = N_VGetLength(y);
   N_Vector y1 = N_VClone(y), yp1 = N_VClone(y), rp = N_VClone(y), rm = N_VClone(y);
   for (long j = 0; j < N; j++) {
@@ -25,8 +25,8 @@ static void fd_jacobian(CHSFormulation f, int residual, double cj, N_Vector y, N
       N_VScale(1, yp, yp1);
       N_VGetArrayPointer(y1)[j] = a[j] + sg * h;
       N_VGetArrayPointer(yp1)[j] = ap[j] + sg * cj * h;
-      int rc = residual ? CHSFormulation_Residual(0, y1, yp1, s ? rm : rp, f)
-                        : CHSFormulation_Rhs(0, y1, s ? rm : rp, f);
+      int rc = residual ? CHSFormulation_Residual(t, y1, yp1, s ? rm : rp, f)
+                        : CHSFormulation_Rhs(t, y1, s ? rm : rp, f);
       assert_int_equal(rc, 0);
     }
     for (long i = 0; i < N; i++) {
@@ -39,8 +39,9 @@ static void fd_jacobian(CHSFormulation f, int residual, double cj, N_Vector y, N
   N_VDestroy(rm);
 }
 
-/* max |J_analytic - J_fd| / max(1, max |J_fd|) over points: the initial state, then random. */
-static double jacobian_mismatch(CHSProblem prob, const char *form, int residual) {
+/* max |J_analytic - J_fd| / max(1, max |J_fd|) over points: the initial state, then random; at
+ * time t (the initial derivative is taken at t = 0). */
+static double jacobian_mismatch(CHSProblem prob, const char *form, int residual, double t) {
   CHSFormulation f = new_formulation(form, prob, test_context());
   N_Vector y = new_initial_state(f), yp = N_VClone(y);
   long N = N_VGetLength(y);
@@ -59,10 +60,10 @@ static double jacobian_mismatch(CHSProblem prob, const char *form, int residual)
     if (pt > 0) { /* inconsistent: random y (near y0, inside the domain), y', cj */
       cj = random_inconsistent_point(y, yp, 0.2, 100);
     }
-    int rc = residual ? CHSFormulation_ResidualJacobian(f, 0, cj, y, yp, Ja)
-                      : CHSFormulation_RhsJacobian(f, 0, y, Ja);
+    int rc = residual ? CHSFormulation_ResidualJacobian(f, t, cj, y, yp, Ja)
+                      : CHSFormulation_RhsJacobian(f, t, y, Ja);
     assert_int_equal(rc, 0);
-    fd_jacobian(f, residual, cj, y, yp, Jf);
+    fd_jacobian(f, residual, t, cj, y, yp, Jf);
     double scale = fmax(1, norm_inf(Jf, (int)(N * N)));
     worst = fmax(worst, diff_inf(Ja, Jf, (int)(N * N)) / scale);
   }
@@ -81,7 +82,7 @@ static void check_problem(CHSProblem prob, const char *name) {
       if (k > 0 && !residual) {
         continue; /* DAE formulations have no right-hand side */
       }
-      double e = jacobian_mismatch(prob, forms[k], residual);
+      double e = jacobian_mismatch(prob, forms[k], residual, 0);
       print_message("%-40s %-10s %-8s |J - J_fd| / |J| = %.2e\n", name, forms[k],
                     residual ? "residual" : "rhs", e);
       CHECK_LE(e, 1e-7);
@@ -139,6 +140,77 @@ static void test_nonquadratic(void **state) {
   CHSProblem_Destroy(&prob);
 }
 
+/* M(q) problems (mass_grad_dir, ABI 7): andrews (seven angles, M on three 2 x 2 blocks) and the
+ * heavy top (M quadratic in the Euler parameters, full 4 x 4), at their initial states and random
+ * inconsistent points (p != 0, so the terms in M'(q; v) and the second derivatives of M count). */
+static void test_mass_config(void **state) {
+  (void)state;
+  const char *specs[] = {"andrews", "heavy-top", "heavy-top:theta0=1.1,spin=3,prec=-2,c=1.5"};
+  rng_seed(31);
+  for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+    CHSProblem prob = new_problem(specs[i]);
+    check_problem(prob, specs[i]);
+    CHSProblem_Destroy(&prob);
+  }
+}
+
+/* andrews' table as a plugin built against the ABI-6 header would give it (cut before
+ * mass_grad_dir, labelled 6): it loads, without mass_grad_dir, and the formulations then have no
+ * analytic Jacobian for it (difference quotients; jac=analytic refused); the full table has. */
+static void test_abi6_mass_table(void **state) {
+  (void)state;
+  const CHSProblemOps *full = CHSProblemRegistry_Find("andrews");
+  assert_non_null(full);
+  assert_non_null(full->mass_grad_dir);
+  size_t size = offsetof(CHSProblemOps, mass_grad_dir);
+  unsigned char *buf = malloc(size);
+  assert_non_null(buf);
+  memcpy(buf, full, size);
+  int version = 6;
+  memcpy(buf + offsetof(CHSProblemOps, abi_version), &version, sizeof version);
+  CHSProblem old = NULL, cur = new_problem("andrews");
+  CHSError err;
+  CHSError_Clear(&err);
+  assert_int_equal(CHSProblem_CreateFromOps((const CHSProblemOps *)(void *)buf, NULL, &old, &err),
+                   0);
+  free(buf);
+  assert_null(CHSProblem_GetOps(old)->mass_grad_dir);
+  assert_non_null(CHSProblem_GetOps(old)->mass_grad);
+  for (int k = 0; k < 4; k++) {
+    CHSFormulation fo = new_formulation(forms[k], old, test_context());
+    CHSFormulation fc = new_formulation(forms[k], cur, test_context());
+    assert_int_equal(CHSFormulation_HasJacobian(fo), 0);
+    assert_int_equal(CHSFormulation_HasJacobian(fc), 1);
+    CHSFormulation_Destroy(&fo);
+    CHSFormulation_Destroy(&fc);
+  }
+  CHSProblem_Destroy(&old);
+  CHSProblem_Destroy(&cur);
+}
+
+/* Time-dependent constraints and potential (car-axis: a diagonal mass, g(q, t), V(q, t)) at a
+ * time where g_t, G_t and V_t are nonzero: dae-index3 and dae-ggl (psi = G M^{-1} p + g_t: G_t
+ * on q) have analytic Jacobians; standard and dae-index1 (2 G_t v + g_tt in r, whose
+ * q-derivatives no callback gives) have none. */
+static void test_time_dependent(void **state) {
+  (void)state;
+  CHSProblem prob = new_problem("car-axis");
+  rng_seed(5);
+  for (int k = 0; k < 4; k++) {
+    CHSFormulation f = new_formulation(forms[k], prob, test_context());
+    int has = CHSFormulation_HasJacobian(f);
+    CHSFormulation_Destroy(&f);
+    assert_int_equal(has, k == 1 || k == 2);
+    if (has) {
+      double e = jacobian_mismatch(prob, forms[k], 1, 0.37);
+      print_message("%-40s %-10s residual |J - J_fd| / |J| = %.2e\n", "car-axis (t = 0.37)",
+                    forms[k], e);
+      CHECK_LE(e, 1e-7);
+    }
+  }
+  CHSProblem_Destroy(&prob);
+}
+
 static void test_no_jacobian(void **state) {
   (void)state;
   CHSProblem prob = new_problem("pendulum");
@@ -156,10 +228,10 @@ static void test_no_jacobian(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_builtin_problems),
-      cmocka_unit_test(test_random_consistent),
-      cmocka_unit_test(test_nonquadratic),
-      cmocka_unit_test(test_no_jacobian),
+      cmocka_unit_test(test_builtin_problems), cmocka_unit_test(test_random_consistent),
+      cmocka_unit_test(test_nonquadratic),     cmocka_unit_test(test_no_jacobian),
+      cmocka_unit_test(test_mass_config),      cmocka_unit_test(test_time_dependent),
+      cmocka_unit_test(test_abi6_mass_table),
   };
   return cmocka_run_group_tests_name("jacobian", tests, group_setup, group_teardown);
 }

@@ -32,12 +32,12 @@ extern "C" {
 
 /** Bumped whenever CHSProblemOps changes layout. Plugins export
  *   const CHSProblemOps *chs_problem_entry(int abi_version);
- * Versions 2, 3, 4, 5 and 6 appended optional fields (below); tables of older versions (plugins or
+ * Versions 2 to 7 appended optional fields (below); tables of older versions (plugins or
  * programs built against an older header) still load: the fields they lack read as NULL / 0,
  * and their NULL hessian_potential / constraint_third keep the meaning they documented (V at
  * most linear / quadratic constraints: the loader sets the matching CHS_DECLARE_* bits). The
- * loader asks a plugin for version 6 first, then 5, 4, 3, 2, 1.                              */
-#define CHS_PROBLEM_ABI_VERSION 6
+ * loader asks a plugin for version 7 first, then 6, 5, 4, 3, 2, 1.                           */
+#define CHS_PROBLEM_ABI_VERSION 7
 #define CHS_PROBLEM_ABI_VERSION_MIN 1 /**< the oldest table version the loader accepts */
 /* At most this many extra invariants, and events, per problem. */
 #define CHS_MAX_INVARIANTS 8 /**< at most this many extra invariants per problem */
@@ -231,6 +231,17 @@ typedef struct CHSProblemOps {
    * rank, docs/mpi.md) gets the same components as force, up to the order of the sums. */
   int (*force_atoms)(void *data, sunindextype na, const sunindextype *atoms, const sunrealtype *qa,
                      sunindextype nown, sunrealtype *F);
+
+  /* ---- ABI version 7 */
+  /** Optional, for CHS_MASS_CONFIG: the second derivatives of M, out = grad_q (a^T M'(q; u) b) at
+   * fixed u, a, b, i.e. d/de mass_grad(q + e u, a, b) at e = 0 (symmetric in u and the gradient's
+   * direction: s . mass_grad_dir(q, u, a, b) = u . mass_grad_dir(q, s, a, b)). The analytic
+   * Jacobians of the formulations for M(q) (standard, dae-index3, dae-ggl, dae-index1) are built
+   * from it; NULL: cvode and ida use difference quotients for such a problem (jac=analytic is
+   * refused), and the total and extended Hamiltonians take it by extrapolated differences of
+   * mass_grad. */
+  int (*mass_grad_dir)(void *data, const sunrealtype *q, const sunrealtype *u, const sunrealtype *a,
+                       const sunrealtype *b, sunrealtype *out);
 } CHSProblemOps;
 
 /** A problem instance: ops + data + dims. */

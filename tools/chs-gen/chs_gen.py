@@ -28,8 +28,8 @@ Symbols a description may use:
 Derived and emitted: V, F = -grad V, g, G (dense or CSR), Gdot(q,u), (hess V) u or
 CHS_DECLARE_LINEAR_POTENTIAL, grad_q(w^T Gdot(q,u) u) or CHS_DECLARE_QUADRATIC_CONSTRAINTS, the
 mass matrix (constant: identity/diagonal/dense; configuration-dependent: CHS_MASS_CONFIG with
-mass_matrix, mass_dir, mass_grad), set_time/constraint_dt/potential_dt when t appears, the
-non-conservative force, invariants, events, a consistent initial state and a reference solution.
+mass_matrix, mass_dir, mass_grad and, with problem ABI 7, mass_grad_dir), set_time/constraint_dt/
+potential_dt when t appears, the non-conservative force, invariants, events, a consistent initial state and a reference solution.
 See docs/symbolic.md.
 """
 
@@ -435,6 +435,9 @@ class _Model:
             self.Mdir_b = list(self.Mdir * sp.Matrix(self.b))
             av, bv = sp.Matrix(self.a), sp.Matrix(self.b)
             self.Mgrad = [(av.T * self.M.diff(q[k]) * bv)[0, 0] for k in range(n)]
+            # mass_grad_dir (ABI 7): grad_q (a^T M'(q; u) b)
+            aMdb = (av.T * self.Mdir * bv)[0, 0]
+            self.Mgraddir = [sp.diff(aMdb, q[k]) for k in range(n)]
 
         # potential
         V = P._V
@@ -732,6 +735,12 @@ def _generate_c(P, model, source_name):
              "const sunrealtype *b, sunrealtype *out)", ["q", "a", "b"],
              [(f"out[{i}]", e) for i, e in enumerate(M.Mgrad)], n, "out",
              names(q=q, a=M.a, b=M.b))
+        w("#if CHS_PROBLEM_ABI_VERSION >= 7")
+        func("gen_mass_grad_dir(void *data, const sunrealtype *q, const sunrealtype *u, "
+             "const sunrealtype *a, const sunrealtype *b, sunrealtype *out)", ["q", "u", "a", "b"],
+             [(f"out[{i}]", e) for i, e in enumerate(M.Mgraddir)], n, "out",
+             names(q=q, u=M.u, a=M.a, b=M.b))
+        w("#endif")
     # time
     if M.time_dependent:
         w("static int gen_set_time(void *data, sunrealtype t) {")
@@ -959,6 +968,9 @@ def _generate_c(P, model, source_name):
         w("    .mass_matrix = gen_mass_dense,")
         w("    .mass_dir = gen_mass_dir,")
         w("    .mass_grad = gen_mass_grad,")
+        w("#if CHS_PROBLEM_ABI_VERSION >= 7")
+        w("    .mass_grad_dir = gen_mass_grad_dir,")
+        w("#endif")
     if M.time_dependent:
         w("    .set_time = gen_set_time,")
     if M.t_constraints:
