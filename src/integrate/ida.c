@@ -29,6 +29,7 @@
 #include <sunnonlinsol/sunnonlinsol_newton.h>
 #include "../compat.h"
 #include "../impl.h"
+#include "../setup.h"
 #include "progress.h"
 
 typedef struct {
@@ -313,13 +314,13 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   d->id = N_VClone(y0);
   d->ewt = N_VClone(y0);
   chs_watch_init(&d->watch, f, ctl->max_steps);
-  int rc = d->ida && d->yp && d->id && d->ewt ? 0 : -1;
-  if (rc == 0) {
-    rc = CHSFormulation_InitialDerivative(f, y0, d->yp) == 0 ? 0 : -2;
-  }
+  chs_setup su = {0};
+  CHS_SETUP_CREATED(&su, d->ida, IDACreate);
+  CHS_SETUP_CREATED(&su, d->yp && d->id && d->ewt, N_VClone);
+  CHS_SETUP(&su, CHSFormulation_InitialDerivative, f, y0, d->yp);
   /* a non-finite start (e.g. an overflowing force) would only show as IDA's confused first step
    * ("tstop is behind current t"): say what is not finite */
-  if (rc == 0) {
+  if (su.flag == 0) {
     const char *what = NULL;
     if (!chs_all_finite(N_VGetArrayPointer(y0), n)) {
       what = "the initial state y(t0)";
@@ -336,8 +337,8 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
     }
   }
   int user_jac = 0;
-  if (rc == 0) {
-    rc = chs_ls_create(f, method, &lso, 1, y0, d->yp, &d->A, &d->LS, &user_jac, err);
+  if (su.flag == 0) {
+    int rc = chs_ls_create(f, method, &lso, 1, y0, d->yp, &d->A, &d->LS, &user_jac, err);
     if (rc != 0) {
       ida_destroy(d);
       return rc;
@@ -351,63 +352,47 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
     }
   }
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)
-  if (rc == 0) {
-    rc = IDASetErrHandlerFn(d->ida, chs_arkode_capture_error, d->msg);
-  }
+  CHS_SETUP(&su, IDASetErrHandlerFn, d->ida, chs_arkode_capture_error, d->msg);
 #endif
-  if (rc == 0) {
-    rc = IDAInit(d->ida, ida_res, t0, y0, d->yp);
-  }
-  if (rc == 0) {
-    rc = IDASetUserData(d->ida, d);
-  }
+  CHS_SETUP(&su, IDAInit, d->ida, ida_res, t0, y0, d->yp);
+  CHS_SETUP(&su, IDASetUserData, d->ida, d);
   /* Tolerances: rtol, atol on every component, the algebraic ones weighted by the step size
    * (CHSFormulation_IDAErrorWeights, src/glue.c: why) in the Newton test and out of the error
-   * test (IDASetId, IDASetSuppressAlg below). */
-  if (rc == 0) {
+   * test (IDASetId, IDASetSuppressAlg below). CHSFormulation_IDASetTolerances, then the same
+   * weights through ida_ewt: IDA's user data is this integrator, not f. */
+  if (su.flag == 0) {
     CHSFormulation_ComponentIds(f, d->id);
-    /* CHSFormulation_IDASetTolerances, then the same weights through ida_ewt: IDA's user data is
-     * this integrator, not f */
-    rc = CHSFormulation_IDASetTolerances(f, d->ida, ctl->rtol, ctl->atol);
-    if (rc == 0) {
-      rc = IDAWFtolerances(d->ida, ida_ewt);
-    }
   }
-  if (rc == 0) {
-    rc = IDASetLinearSolver(d->ida, d->LS, d->A);
-  }
-  if (rc == 0) {
+  CHS_SETUP(&su, CHSFormulation_IDASetTolerances, f, d->ida, ctl->rtol, ctl->atol);
+  CHS_SETUP(&su, IDAWFtolerances, d->ida, ida_ewt);
+  CHS_SETUP(&su, IDASetLinearSolver, d->ida, d->LS, d->A);
+  if (su.flag == 0) {
     d->NLS = SUNNonlinSol_Newton(y0, ctx);
-    rc = d->NLS ? IDASetNonlinearSolver(d->ida, d->NLS) : -1;
   }
+  CHS_SETUP_CREATED(&su, d->NLS, SUNNonlinSol_Newton);
+  CHS_SETUP(&su, IDASetNonlinearSolver, d->ida, d->NLS);
   /* after IDASetNonlinearSolver, which sets IDA's own test; with direct linear solvers only: the
    * rate of GMRES' inexact corrections is not the Newton iteration's (the Krylov fault matrix in
    * test/fault_plugin_test.sh stalled at t < 1e-6 with it) */
-  if (rc == 0 && lso.ls != CHS_LS_SPGMR) {
-    rc = SUNNonlinSolSetConvTestFn(d->NLS, ida_conv_test, d);
+  if (lso.ls != CHS_LS_SPGMR) {
+    CHS_SETUP(&su, SUNNonlinSolSetConvTestFn, d->NLS, ida_conv_test, d);
   }
-  if (rc == 0 && user_jac) {
-    rc = IDASetJacFn(d->ida, ida_jac);
+  if (user_jac) {
+    CHS_SETUP(&su, IDASetJacFn, d->ida, ida_jac);
   }
-  if (rc == 0 && lso.ls == CHS_LS_SPGMR && (f->jac || f->ops->component_ids)) {
-    rc = IDASetPreconditioner(d->ida, ida_prec_setup, ida_prec_solve);
+  if (lso.ls == CHS_LS_SPGMR && (f->jac || f->ops->component_ids)) {
+    CHS_SETUP(&su, IDASetPreconditioner, d->ida, ida_prec_setup, ida_prec_solve);
   }
-  if (rc == 0) {
-    rc = IDASetId(d->ida, d->id);
+  CHS_SETUP(&su, IDASetId, d->ida, d->id);
+  CHS_SETUP(&su, IDASetSuppressAlg, d->ida, SUNTRUE);
+  if (lso.hmax > 0) {
+    CHS_SETUP(&su, IDASetMaxStep, d->ida, lso.hmax);
   }
-  if (rc == 0) {
-    rc = IDASetSuppressAlg(d->ida, SUNTRUE);
-  }
-  if (rc == 0 && lso.hmax > 0) {
-    rc = IDASetMaxStep(d->ida, lso.hmax);
-  }
-  if (rc == 0) {
-    d->mxstep = ctl->max_steps > 0 ? ctl->max_steps : 500000;
-    rc = IDASetMaxNumSteps(d->ida, d->mxstep);
-  }
-  if (rc != 0) {
+  d->mxstep = ctl->max_steps > 0 ? ctl->max_steps : 500000;
+  CHS_SETUP(&su, IDASetMaxNumSteps, d->ida, d->mxstep);
+  if (su.flag != 0) {
     ida_destroy(d);
-    return chs_error_set(err, CHS_ERR_SOLVER, "IDA set-up failed (flag %d)", rc);
+    return chs_setup_error(&su, "IDA", method, err);
   }
   *out = d;
   return CHS_SUCCESS;
