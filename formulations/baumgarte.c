@@ -51,7 +51,7 @@ static int baumgarte_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, 
 const CHSFormulationOps chs_formulation_baumgarte = {
     .name = "baumgarte",
     .summary = "index reduction with Baumgarte stabilisation psi' + 2 alpha psi + beta^2 g = 0",
-    .source = "Baumgarte (1972); compared in seed 000 Sec. 10, seed 002 Sec. 3",
+    .source = "Baumgarte (1972); compared in [Seiler, Dirac] Sec. 10, [Leimkuhler & Reich] Sec. 3",
     .flags = CHS_FORM_ODE | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME,
     .init = baumgarte_init,
     .free = baumgarte_free,

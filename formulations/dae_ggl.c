@@ -42,7 +42,7 @@ static int ggl_jacobian(CHSFormulation f, sunrealtype t, const sunrealtype *y,
 const CHSFormulationOps chs_formulation_dae_ggl = {
     .name = "dae-ggl",
     .summary = "Gear-Gupta-Leimkuhler index-2 DAE (q, p, lambda, mu) for IDA",
-    .source = "Gear, Gupta & Leimkuhler (1985); seed 002 Sec. 1",
+    .source = "Gear, Gupta & Leimkuhler (1985); [Leimkuhler & Reich] Sec. 1",
     .flags = CHS_FORM_DAE | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME | CHS_FORM_DAE_INDEX(2) |
              CHS_FORM_JAC_HESSIAN,
     .state_size = ggl_size,

@@ -1,5 +1,5 @@
-/* The index-3 DAE of a constrained mechanical system (the baseline of the papers, seed 002 (1.3)-
- * (1.5)): y = (q, p, lambda),
+/* The index-3 DAE of a constrained mechanical system (the baseline of the papers, [Leimkuhler &
+ * Reich] (1.3)- (1.5)): y = (q, p, lambda),
  *
  *   0 = q' - M^{-1} p,   0 = p' - F + G^T lambda,   0 = g(q).
  *
@@ -34,7 +34,7 @@ static int dae3_jacobian(CHSFormulation f, sunrealtype t, const sunrealtype *y,
 const CHSFormulationOps chs_formulation_dae_index3 = {
     .name = "dae-index3",
     .summary = "index-3 DAE (q, p, lambda) for IDA; p and lambda out of the error test",
-    .source = "seed 002 (1.3)-(1.5)",
+    .source = "[Leimkuhler & Reich] (1.3)-(1.5)",
     .flags = CHS_FORM_DAE | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME | CHS_FORM_DAE_INDEX(3) |
              CHS_FORM_JAC_HESSIAN,
     .state_size = dae3_size,

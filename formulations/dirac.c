@@ -5,12 +5,12 @@
  *   q' = v - a,
  *   p' = F - G^T (lambda - Q^{-1} S w) + b.
  *
- * Seed 000 eq. (17), (31) (pendulum (35)-(36)); seed 001 eq. (21) (pendulum (44)); notation of
- * DESIGN.md. Both g and psi are first integrals of this flow for ANY initial value, not only on
- * the manifold (seed 000 Sec. 10): d/dt g = G q' = psi - Q w = 0 and
- * d/dt psi = Gdot(q,q') v + G M^{-1} p' = -Gdot(v) a + S w + G M^{-1} b = 0, using the symmetry
- * Gdot(q,a) v = Gdot(q,v) a of second derivatives. Cost over the standard ODE: two extra solves
- * with the already factored Q and three products with G or Gdot. */
+ * [Seiler, Dirac] eq. (17), (31) (pendulum (35)-(36)); [Seiler, stable] eq. (21) (pendulum (44));
+ * notation of DESIGN.md. Both g and psi are first integrals of this flow for ANY initial value, not
+ * only on the manifold ([Seiler, Dirac] Sec. 10): d/dt g = G q' = psi - Q w = 0 and d/dt psi =
+ * Gdot(q,q') v + G M^{-1} p' = -Gdot(v) a + S w + G M^{-1} b = 0, using the symmetry Gdot(q,a) v =
+ * Gdot(q,v) a of second derivatives. Cost over the standard ODE: two extra solves with the already
+ * factored Q and three products with G or Gdot. */
 #include <string.h>
 #include "../src/impl.h"
 
@@ -246,7 +246,7 @@ static int dirac_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunr
 const CHSFormulationOps chs_formulation_dirac = {
     .name = "dirac",
     .summary = "Hamilton-Dirac equations (g and psi are first integrals)",
-    .source = "seed 000 (17), (31), (35); seed 001 (21), (44)",
+    .source = "[Seiler, Dirac] (17), (31), (35); [Seiler, stable] (21), (44)",
     .flags = CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KEEPS_PSI | CHS_FORM_MASS_CONFIG |
              CHS_FORM_TIME | CHS_FORM_MPI_DIRAC,
     .rhs = dirac_rhs,

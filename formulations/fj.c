@@ -1,6 +1,6 @@
-/* Faddeev-Jackiw / Barcelos-Neto-Wotzasek extended first-order system (seed 003 eq. (26)-(28);
- * pendulum (43)-(44)): the Lagrangian (26) M v q' - 1/2 v^T M v - V + mu'^T g + lambda^T G v
- * gives, with p = M v and both multipliers as state, y = (q, p, mu, lambda),
+/* Faddeev-Jackiw / Barcelos-Neto-Wotzasek extended first-order system ([Seiler, Faddeev-Jackiw] eq.
+ * (26)-(28); pendulum (43)-(44)): the Lagrangian (26) M v q' - 1/2 v^T M v - V + mu'^T g + lambda^T
+ * G v gives, with p = M v and both multipliers as state, y = (q, p, mu, lambda),
  *
  *   q' = v - M^{-1} G^T lambda',            G q' = 0            =>  lambda' = Q^{-1} psi = w,
  *   p' = F + G^T mu' + Gdot(q,v)^T lambda',  d/dt (G v) = 0     =>  mu' = -(lambda_D - Q^{-1} S w)
@@ -8,12 +8,12 @@
  * (the last lines of (27), solved with Q = G M^{-1} G^T; lambda_D = Q^{-1} r is DESIGN's
  * multiplier and S = K - K^T). Substituted, the (q, p) part is exactly the Hamilton-Dirac
  * equations (formulations/dirac.c): g and psi are first integrals, and the multiplier lambda
- * stays constant while the constraints hold (lambda' = Q^{-1} psi), as seed 003 Sec. 4 states.
- * For the pendulum mu' = (y - |p|^2)/(x^2 + y^2) and lambda' = (x px + y py)/(x^2 + y^2) (44).
- * The seed writes (27) with lambda where the pendulum (43) shows lambda'; (43) is followed here.
- * M(q) and g(q, t) (docs/mechanics.md "Faddeev-Jackiw"): the multiplier equations become
- * G q' + g_t = 0 (lambda' = Q^{-1} psi with psi = G v + g_t) and d/dt psi = 0, so the (q, p) part
- * is the general Hamilton-Dirac field (chs_dirac_field) and lambda' = w, mu' = -z as above.
+ * stays constant while the constraints hold (lambda' = Q^{-1} psi), as [Seiler, Faddeev-Jackiw]
+ * Sec. 4 states. For the pendulum mu' = (y - |p|^2)/(x^2 + y^2) and lambda' = (x px + y py)/(x^2 +
+ * y^2) (44). The seed writes (27) with lambda where the pendulum (43) shows lambda'; (43) is
+ * followed here. M(q) and g(q, t) (docs/mechanics.md "Faddeev-Jackiw"): the multiplier equations
+ * become G q' + g_t = 0 (lambda' = Q^{-1} psi with psi = G v + g_t) and d/dt psi = 0, so the (q, p)
+ * part is the general Hamilton-Dirac field (chs_dirac_field) and lambda' = w, mu' = -z as above.
  * FromPhysical starts the multipliers at 0 (the system is invariant under their translation). */
 #include <string.h>
 #include "../src/impl.h"
@@ -53,7 +53,7 @@ static int fj_from_physical(CHSFormulation f, const sunrealtype *q, const sunrea
 const CHSFormulationOps chs_formulation_fj = {
     .name = "fj",
     .summary = "Faddeev-Jackiw extended first-order system, multipliers (mu, lambda) as state",
-    .source = "seed 003 (26)-(28), (43)-(44)",
+    .source = "[Seiler, Faddeev-Jackiw] (26)-(28), (43)-(44)",
     .flags =
         CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KEEPS_PSI | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME,
     .state_size = fj_size,

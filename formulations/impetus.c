@@ -1,4 +1,4 @@
-/* Impetus-striction formulation (seed 001 eq. (22)-(30); pendulum (50)).
+/* Impetus-striction formulation ([Seiler, stable] eq. (22)-(30); pendulum (50)).
  *
  * State y = (q, p*) with the impetuses p* = p + G^T lambda* (22): the strictions lambda* make
  * the physical momentum p = p* - G^T lambda* tangent, G M^{-1} p = 0, so
@@ -8,8 +8,8 @@
  *
  * (Gdot(q,v)^T lambda* = sum_i lambda*_i hess g_i v: the constraint forces use second
  * derivatives of g). g is a first integral for ANY state: d/dt g = G v = 0. The impetuses
- * themselves drift along the gauge directions G^T (seed 001 Sec. 8, eq. (51)); the observables
- * (q, p) do not. ToPhysical returns (q, p*- G^T lambda*); FromPhysical sets p* = p.
+ * themselves drift along the gauge directions G^T ([Seiler, stable] Sec. 8, eq. (51)); the
+ * observables (q, p) do not. ToPhysical returns (q, p*- G^T lambda*); FromPhysical sets p* = p.
  *
  * A kinetic energy scaled by sigma(q) (CHSProblemOps.kinetic_scale; the pendulum's modified
  * Hamiltonian (52), sigma = x^2 + y^2): H = sigma T(p) + V with T = 1/2 p^T M^{-1} p. The
@@ -30,9 +30,9 @@
  * state, so the physical (q, p) follow the constrained motion and d/dt g = psi = 0 (g a first
  * integral). ToPhysical uses the problem's current time (set_time).
  *
- * Gauge reset (seed 001 Sec. 8): with impetus:reset=R > 0, whenever |lambda*|_inf > R between
- * steps, p* <- p* - G^T lambda* (the gauge transformation (31): no observable changes) and the
- * integrator restarts; counted by CHSFormulation_GetNumRecharts. */
+ * Gauge reset ([Seiler, stable] Sec. 8): with impetus:reset=R > 0, whenever |lambda*|_inf > R
+ * between steps, p* <- p* - G^T lambda* (the gauge transformation (31): no observable changes) and
+ * the integrator restarts; counted by CHSFormulation_GetNumRecharts. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,7 +190,7 @@ static int impetus_rechart(CHSFormulation f, sunrealtype t, sunrealtype *y) {
 const CHSFormulationOps chs_formulation_impetus = {
     .name = "impetus",
     .summary = "impetus-striction formalism, state (q, p*), g a first integral",
-    .source = "seed 001 (22)-(30), (50)",
+    .source = "[Seiler, stable] (22)-(30), (50)",
     .flags = CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KINETIC_SCALE | CHS_FORM_MASS_CONFIG |
              CHS_FORM_TIME,
     .init = impetus_init,

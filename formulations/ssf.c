@@ -1,4 +1,4 @@
-/* Canonical state space form by coordinate partitioning (seed 002 Sec. 2: Prop. 2.1,
+/* Canonical state space form by coordinate partitioning ([Leimkuhler & Reich] Sec. 2: Prop. 2.1,
  * (2.1)-(2.5), following [14, 18]).
  *
  * A picks n - m independent coordinates q_I (A q = q_I = delta); the dependent ones q_D follow
@@ -397,7 +397,7 @@ static int ssf_init(CHSFormulation f, CHSParams params, CHSError *err) {
 const CHSFormulationOps chs_formulation_ssf = {
     .name = "ssf",
     .summary = "canonical state space form by coordinate partitioning (constraints exact)",
-    .source = "seed 002 Sec. 2, Prop. 2.1, (2.1)-(2.5)",
+    .source = "[Leimkuhler & Reich] Sec. 2, Prop. 2.1, (2.1)-(2.5)",
     .flags =
         CHS_FORM_ODE | CHS_FORM_KEEPS_G | CHS_FORM_KEEPS_PSI | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME,
     .state_size = ssf_size,

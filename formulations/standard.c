@@ -2,9 +2,9 @@
  *
  *   q' = M^{-1} p,   p' = F - G^T lambda,   lambda = Q^{-1} (Gdot(q,v) v + G M^{-1} F).
  *
- * Seed 000 eq. (38) for the pendulum ("inv"), seed 001 eq. (15)/(42). The constraint manifold is
- * invariant but not stable: g drifts quadratically, psi linearly (seed 000 Sec. 6).
- * M(q) and explicit time dependence (docs/mechanics.md): F + F_M in p', the free acceleration
+ * [Seiler, Dirac] eq. (38) for the pendulum ("inv"), [Seiler, stable] eq. (15)/(42). The constraint
+ * manifold is invariant but not stable: g drifts quadratically, psi linearly ([Seiler, Dirac] Sec.
+ * 6). M(q) and explicit time dependence (docs/mechanics.md): F + F_M in p', the free acceleration
  * and the time terms in r (chs_system_kinematics); the analytic Jacobian below takes M(q) with the
  * problem's mass_grad_dir and a time-dependent potential, not time-dependent constraints (others:
  * finite differences, CHSFormulation_HasJacobian). */
@@ -138,7 +138,7 @@ static int standard_jacobian(CHSFormulation f, sunrealtype t, const sunrealtype 
 const CHSFormulationOps chs_formulation_standard = {
     .name = "standard",
     .summary = "underlying ODE by index reduction (naive; manifold unstable)",
-    .source = "seed 000 (27), (38); seed 001 (15), (42)",
+    .source = "[Seiler, Dirac] (27), (38); [Seiler, stable] (15), (42)",
     .flags = CHS_FORM_ODE | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME | CHS_FORM_JAC_HESSIAN |
              CHS_FORM_JAC_THIRD | CHS_FORM_MPI_STANDARD,
     .rhs = standard_rhs,

@@ -1,7 +1,7 @@
 /* Total Hamiltonian H_T = H + lambda(q,p)^T g(q), lambda = Q^{-1} (Gdot(q,v) v + G M^{-1} F).
  *
- * Seed 001 eq. (17) (pendulum (43)); Leimkuhler-Reich's simplified system with eta = 0
- * (seed 002 (3.9)-(3.10)). Hamilton's equations of H_T:
+ * [Seiler, stable] eq. (17) (pendulum (43)); Leimkuhler-Reich's simplified system with eta = 0
+ * ([Leimkuhler & Reich] (3.9)-(3.10)). Hamilton's equations of H_T:
  *
  *   q' = v + grad_p (g^T lambda)|_g,     p' = F - G^T lambda - grad_q (g^T lambda)|_g,
  *
@@ -18,8 +18,8 @@
  * both formulations refuse the problem at creation, chs_total_init). Gdot(q,u)^T w = sum_i w_i hess
  * g_i u (DESIGN notation). One more solve with the factored Q and two more Gdot evaluations than
  * the standard ODE (Gdot is linear in its direction, so the a and b terms share one). On the
- * manifold (g = 0) the field equals the standard one; off it the manifold is a saddle (seed 002
- * Sec. 3.5-3.6): the constraint residuals grow exponentially. */
+ * manifold (g = 0) the field equals the standard one; off it the manifold is a saddle ([Leimkuhler
+ * & Reich] Sec. 3.5-3.6): the constraint residuals grow exponentially. */
 #include <stdlib.h>
 #include <string.h>
 #include "../src/impl.h"
@@ -325,7 +325,7 @@ static int total_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunr
 const CHSFormulationOps chs_formulation_total = {
     .name = "total",
     .summary = "total Hamiltonian H + lambda(q,p)^T g (manifold invariant, a saddle)",
-    .source = "seed 001 (17), (43); seed 002 (3.9)-(3.10) with eta = 0",
+    .source = "[Seiler, stable] (17), (43); [Leimkuhler & Reich] (3.9)-(3.10) with eta = 0",
     .flags = CHS_FORM_ODE | CHS_FORM_NEEDS_HAMILTONIAN | CHS_FORM_MASS_CONFIG | CHS_FORM_TIME,
     .init = chs_total_init,
     .free = chs_total_free,

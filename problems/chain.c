@@ -1,17 +1,17 @@
-/* A planar chain molecule with rigid bonds (seed 000 Sec. 7, after Leimkuhler & Skeel):
+/* A planar chain molecule with rigid bonds ([Seiler, Dirac] Sec. 7, after Leimkuhler & Skeel):
  *
- *   V = eps * sum_{i<j} ((sigma/r_ij)^12 - 2 (sigma/r_ij)^6)      (seed 000 (39): eps = 0.1),
- *   g_a = 1/2 (|r_a - r_{a+1}|^2 - L^2), a = 1 .. N-1,  M = I      ((40)-(41)),
+ *   V = eps * sum_{i<j} ((sigma/r_ij)^12 - 2 (sigma/r_ij)^6)      ([Seiler, Dirac] (39): eps =
+ * 0.1), g_a = 1/2 (|r_a - r_{a+1}|^2 - L^2), a = 1 .. N-1,  M = I      ((40)-(41)),
  *
  * G in CSR (4 entries per row), so Q is tridiagonal ((42)) and the Gram solver is the band one
  * (L D L^T, O(N)). Every pair of atoms interacts, bonded neighbours included (as in (39)).
  *
  * Potential range: cutoff=0 sums all pairs (O(N^2) per evaluation; the default for N <= 64,
- * so seed 000's N = 7 is exact); cutoff=rc > 0 (default 2.5 sigma for N > 64) keeps the pairs with
- * r < rc and shifts their potential, phi(r) - phi(rc), so that V is continuous and the energy
- * H is an exact invariant of the continuous dynamics (the force jumps by phi'(rc) at r = rc);
- * shift=force also subtracts (r - rc) phi'(rc), so that the force is continuous too: with the jump,
- * every fixed-step method is of first order on a chain whose pairs cross rc (docs/scale.md).
+ * so [Seiler, Dirac]'s N = 7 is exact); cutoff=rc > 0 (default 2.5 sigma for N > 64) keeps the
+ * pairs with r < rc and shifts their potential, phi(r) - phi(rc), so that V is continuous and the
+ * energy H is an exact invariant of the continuous dynamics (the force jumps by phi'(rc) at r =
+ * rc); shift=force also subtracts (r - rc) phi'(rc), so that the force is continuous too: with the
+ * jump, every fixed-step method is of first order on a chain whose pairs cross rc (docs/scale.md).
  * The pairs are found by cell lists (cells of side rc, hashed, so a stretched-out chain costs
  * no more than a coiled one): potential, force and Hessian-vector product are O(N).
  *
@@ -893,8 +893,9 @@ static int chain_invariants(void *data, const sunrealtype *q, const sunrealtype 
 const CHSProblemOps chs_problem_chain = {
     .abi_version = CHS_PROBLEM_ABI_VERSION,
     .name = "chain",
-    .summary = "planar chain molecule, rigid bonds, Lennard-Jones (seed 000 Sec. 7): all pairs "
-               "for N <= 64, else cut off at 2.5 sigma and shifted (cell lists, O(N))",
+    .summary =
+        "planar chain molecule, rigid bonds, Lennard-Jones ([Seiler, Dirac] Sec. 7): all pairs "
+        "for N <= 64, else cut off at 2.5 sigma and shifted (cell lists, O(N))",
     .params_doc = "N=7 L=1 eps=0.1 sigma=1 cutoff=0 (all pairs) for N <= 64, 2.5*sigma above "
                   "(shifted LJ, cell lists) shift=energy (phi - phi(rc): the force jumps at rc) | "
                   "force (also - (r - rc) phi'(rc): continuous) init=0 (hexagon, N=7) | 1 (zigzag) "

@@ -1,17 +1,18 @@
-/* The planar pendulum in Cartesian coordinates (seed 000 Sec. 6, seed 001 Sec. 8).
+/* The planar pendulum in Cartesian coordinates ([Seiler, Dirac] Sec. 6, [Seiler, stable] Sec. 8).
  *
  *   H = |p|^2 / (2 mass) + mass * gravity * y,   g = gscale (x^2 + y^2 - length^2),
  *   G = 2 gscale (x, y),   Gdot(q, u) = 2 gscale (u_x, u_y).
  *
- * gscale = 1/2 (default) is seed 000/001's phi; gscale = 1 is seed 002's g = q1^2 + q2^2 - 1.
- * Seed 003's start is x=0,y=-1,px=2,py=0.
+ * gscale = 1/2 (default) is [Seiler, Dirac]/001's phi; gscale = 1 is [Leimkuhler & Reich]'s g =
+ * q1^2 + q2^2 - 1. [Seiler, Faddeev-Jackiw]'s start is x=0,y=-1,px=2,py=0.
  *
- * hamiltonian=modified: seed 001's (52), H = (x^2 + y^2)/length^2 |p|^2/(2 mass) + V, equal to H on
- * the constraint manifold (the same constrained motion, the same reference); its impetus-striction
- * equations are (53). Only the impetus formulation accepts it (CHS_FORM_KINETIC_SCALE).
+ * hamiltonian=modified: [Seiler, stable]'s (52), H = (x^2 + y^2)/length^2 |p|^2/(2 mass) + V, equal
+ * to H on the constraint manifold (the same constrained motion, the same reference); its
+ * impetus-striction equations are (53). Only the impetus formulation accepts it
+ * (CHS_FORM_KINETIC_SCALE).
  *
  * With length = gravity = mass = 1 and the default state (1, 0, 0, -2) this is the papers'
- * example: H = |p|^2/2 + y, the pendulum rotates clockwise with period T ~ 3.31 (seed 000).
+ * example: H = |p|^2/2 + y, the pendulum rotates clockwise with period T ~ 3.31 ([Seiler, Dirac]).
  *
  * Reference solution: the state space form theta'' = -(gravity/length) sin theta with
  * x = length sin theta, y = -length cos theta, integrated by ARKODE's 8th-order Fehlberg method
@@ -41,7 +42,7 @@
 
 typedef struct {
   sunrealtype length, gravity, mass, gscale;
-  int modified; /* hamiltonian=modified: seed 001 (52) */
+  int modified; /* hamiltonian=modified: [Seiler, stable] (52) */
   sunrealtype q0[2], p0[2];
   sunrealtype mass_diag[2];
   /* reference */
@@ -278,9 +279,10 @@ static const char *const pendulum_event_names[] = {"x_zero", "vy_zero", NULL};
 const CHSProblemOps chs_problem_pendulum = {
     .abi_version = CHS_PROBLEM_ABI_VERSION,
     .name = "pendulum",
-    .summary = "planar pendulum, H = |p|^2/(2m) + m g y, g = gscale (x^2+y^2-L^2) (seed 000-003)",
+    .summary =
+        "planar pendulum, H = |p|^2/(2m) + m g y, g = gscale (x^2+y^2-L^2) ([Seiler, Dirac]-003)",
     .params_doc = "length=1 gravity=1 mass=1 gscale=0.5 x=length y=0 px=0 py=-2 "
-                  "hamiltonian=natural|modified (seed 001 (52); impetus only)",
+                  "hamiltonian=natural|modified ([Seiler, stable] (52); impetus only)",
     .create = pendulum_create,
     .destroy = pendulum_free,
     .potential = pendulum_potential,

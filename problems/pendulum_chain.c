@@ -1,5 +1,5 @@
-/* A chain of N rigidly linked pendulums under gravity (the pendulum chains of seed 001 Sec. 8,
- * after Ruhoff et al.): point masses r_1 .. r_N in the plane, r_0 = 0 the fixed pivot,
+/* A chain of N rigidly linked pendulums under gravity (the pendulum chains of [Seiler, stable] Sec.
+ * 8, after Ruhoff et al.): point masses r_1 .. r_N in the plane, r_0 = 0 the fixed pivot,
  *
  *   g_i = 1/2 (|r_i - r_{i-1}|^2 - L^2),  V = gravity * mass * sum_i y_i,  M = mass I,
  *
@@ -175,7 +175,8 @@ static int pchain_initial(void *data, sunrealtype *q, sunrealtype *p) {
 const CHSProblemOps chs_problem_pendulum_chain = {
     .abi_version = CHS_PROBLEM_ABI_VERSION,
     .name = "pendulum-chain",
-    .summary = "N rigidly linked pendulums under gravity (seed 001 Sec. 8), CSR G, tridiagonal Q",
+    .summary =
+        "N rigidly linked pendulums under gravity ([Seiler, stable] Sec. 8), CSR G, tridiagonal Q",
     .params_doc = "N=10 L=1 mass=1 gravity=1 theta=pi/2 bend=0.05 omega=0",
     .create = pchain_create,
     .destroy = pchain_destroy,

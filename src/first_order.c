@@ -1,6 +1,6 @@
-/* First-order Lagrangians L = a_i(z) z'^i - V(z) (seed 003 Sec. 2, eqs. (1)-(3)): instances, the
- * Euler-Lagrange right-hand side A(z) z' = grad V(z) through SUNDIALS' dense LU, and one ERKStep
- * integration with the energy and reference diagnostics (chs/first_order.h). */
+/* First-order Lagrangians L = a_i(z) z'^i - V(z) ([Seiler, Faddeev-Jackiw] Sec. 2, eqs. (1)-(3)):
+ * instances, the Euler-Lagrange right-hand side A(z) z' = grad V(z) through SUNDIALS' dense LU, and
+ * one ERKStep integration with the energy and reference diagnostics (chs/first_order.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,7 +198,8 @@ int CHSFirstOrder_Rhs(sunrealtype t, N_Vector z, N_Vector zdot, void *user_data)
     chs_error_set(&fo->failure, CHS_ERR_SINGULAR,
                   "%s: the matrix A(z) = da/dz - (da/dz)^T (d = %ld) is singular at t = %.17g "
                   "(%s%s): the Lagrangian is degenerate, its Euler-Lagrange equations contain "
-                  "constraints and are not an ODE; add Faddeev-Jackiw multipliers (seed 003 (9))",
+                  "constraints and are not an ODE; add Faddeev-Jackiw multipliers ([Seiler, "
+                  "Faddeev-Jackiw] (9))",
                   ops->name, (long)d, (double)t,
                   lrc != 0 || amax == 0 ? "zero pivot" : "tiny pivot",
                   d % 2 ? "; an antisymmetric matrix of odd order is always singular" : "");

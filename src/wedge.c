@@ -1,4 +1,4 @@
-/* The wedge product along a numerical solution (see chs/wedge.h; seed 002 Sec. 3.2). */
+/* The wedge product along a numerical solution (see chs/wedge.h; [Leimkuhler & Reich] Sec. 3.2). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Command-line contract of `chs` (DESIGN "Command-line contract"): exit statuses, messages that
-# name the bad value, JSON keys, the seed 000 Sec. 6 comparison, and failure behaviour (exit 3,
+# name the bad value, JSON keys, the [Seiler, Dirac] Sec. 6 comparison, and failure behaviour (exit 3,
 # complete CSV rows only, no NaN, no temporary files left).
 # usage: cli_test.sh PATH_TO_CHS [PLUGIN_DIR]
 set -uo pipefail
@@ -202,7 +202,7 @@ expect 2 "'nosuch'" -- bench dae --problem nosuch --tf 1
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["results"]; assert len(r)==5 and all(x["problem"]=="heavy-top:steady=1" for x in r)' "$tmp/bdae.json"; then ok; else bad "bench dae --problem heavy-top: $(head -c 300 "$tmp/bdae.json")"; fi
 if "$chs" bench rhs --problem pendulum --baseline pendulum --evals 200 --json | grep -c '"ratio_to_baseline": [0-9]' | has -x "$(( 2 * $("$chs" list formulations | grep -vc '^dae-') ))"; then ok; else bad "bench rhs --problem --baseline --json"; fi
 
-# Reproduction of seed 000 Sec. 6: JSON shape, Table 1 and the growth claims computed as holding,
+# Reproduction of [Seiler, Dirac] Sec. 6: JSON shape, Table 1 and the growth claims computed as holding,
 # plots written.
 expect 2 "nosuch" -- reproduce nosuch
 if "$chs" list experiments | has '^seiler-dirac-pendulum'; then ok; else bad "list experiments"; fi
@@ -217,50 +217,50 @@ done
 if grep -qi '"ours": nan' "$tmp/rep.json"; then bad "NaN in reproduce JSON"; else ok; fi
 if [[ $(ls "$tmp/plots"/*.png 2>/dev/null | wc -l) -eq 4 ]]; then ok; else bad "reproduce wrote $(ls "$tmp/plots" | wc -l) files, want 4 PNG"; fi
 
-# Seed 003 Sec. 6 Table 1: the paper's own claims hold.
+# [Seiler, Faddeev-Jackiw] Sec. 6 Table 1: the paper's own claims hold.
 "$chs" reproduce seiler-fj-pendulum --json >"$tmp/fj.json"
 for claim in 'the stabilising effect occurs at any step size' 'five orders of magnitude'; do
   if grep -F "$claim" "$tmp/fj.json" | has '"holds": true'; then ok; else bad "fj claim '$claim' does not hold"; fi
 done
 
-# Seed 002 Sec. 3: saddle vs centre under the implicit midpoint rule.
+# [Leimkuhler & Reich] Sec. 3: saddle vs centre under the implicit midpoint rule.
 "$chs" reproduce leimkuhler-reich-stability --json >"$tmp/lr.json"
 for claim in "simplified system's (eta = 0) constraint residuals grow very rapidly" "keeps the residuals bounded"; do
   if grep -F "$claim" "$tmp/lr.json" | has '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
 done
 
-# Seed 001 Sec. 8: impetus growth at the rate (51) predicts.
+# [Seiler, stable] Sec. 8: impetus growth at the rate (51) predicts.
 "$chs" reproduce seiler-impetus --json >"$tmp/imp.json"
 for claim in "n grows on average at the rate (51) predicts" "stays on its circle" "resetting the impetuses"; do
   if grep -F "$claim" "$tmp/imp.json" | has '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
 done
 
-# Seed 002 Sec. 2: canonical SSF, exact constraints, bounded energy in one chart.
+# [Leimkuhler & Reich] Sec. 2: canonical SSF, exact constraints, bounded energy in one chart.
 "$chs" reproduce leimkuhler-reich-ssf --json >"$tmp/ssf.json"
 for claim in "preserves the constraints exactly" "bounded energy error (one chart"; do
   if grep -F "$claim" "$tmp/ssf.json" | has '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
 done
 
-# Seed 001 Sec. 8: momentum projections.
+# [Seiler, stable] Sec. 8: momentum projections.
 "$chs" reproduce seiler-momentum-projection --json >"$tmp/mp.json"
 for claim in "only 155 momentum projections" "momentum projections reduce the energy error" "one spike at f = 1/T"; do
   if grep -F "$claim" "$tmp/mp.json" | has '"holds": true'; then ok; else bad "claim '$claim' does not hold"; fi
 done
 
-# Seed 000 Sec. 11: dirac needs the fewest projections.
+# [Seiler, Dirac] Sec. 11: dirac needs the fewest projections.
 "$chs" reproduce seiler-dirac-projections --json >"$tmp/dp.json"
 if grep -F "needs the fewest projections" "$tmp/dp.json" | has '"holds": true'; then ok; else bad "dirac projections claim"; fi
 
-# Seed 000 Sec. 7: the chain molecule.
+# [Seiler, Dirac] Sec. 7: the chain molecule.
 "$chs" reproduce seiler-dirac-chain --json >"$tmp/chain.json"
 for claim in "total linear momentum is preserved" "conserves the energy almost an order of magnitude better"; do
   if grep -F "$claim" "$tmp/chain.json" | has '"holds": true'; then ok; else bad "chain claim '$claim' does not hold"; fi
 done
 
-# Seed 002 Sec. 4: midpoint projection is unstable, endpoint projection is not.
+# [Leimkuhler & Reich] Sec. 4: midpoint projection is unstable, endpoint projection is not.
 if "$chs" reproduce leimkuhler-reich-projection --json | grep -F "midpoint projection shows an evident instability" | has '"holds": true'; then ok; else bad "midpoint projection claim"; fi
 
-# JSON: every key of the contract; seed 000 Sec. 6 (RK4, h = 0.1, t in [0, 100]).
+# JSON: every key of the contract; [Seiler, Dirac] Sec. 6 (RK4, h = 0.1, t in [0, 100]).
 keys="problem formulation method sundials_version t_final steps rhs_evals jac_evals proj_position
 proj_momentum energy_err_max energy_err_final pos_res_max pos_res_final mom_res_max mom_res_final
 int_err_final int_err_max wall_s"
@@ -294,10 +294,10 @@ val() { sed -n "s/^  \"$2\": \\(.*\\),\\{0,1\\}\$/\\1/p" "$1" | tr -d ','; }
 ed=$(val "$tmp/dirac.json" int_err_final)
 es=$(val "$tmp/std.json" int_err_final)
 if awk -v d="$ed" -v s="$es" 'BEGIN { exit !(d < 1 && s > d) }'; then ok; else
-  bad "seed 000 Sec. 6: want dirac int_err_final < 1 < standard's; got dirac $ed, standard $es"
+  bad "[Seiler, Dirac] Sec. 6: want dirac int_err_final < 1 < standard's; got dirac $ed, standard $es"
 fi
-# The Hamilton-Dirac equations do not depend on how the constraint is scaled: seed 002's
-# g = x^2 + y^2 - 1 (gscale=1) gives the same trajectory as seed 000's (x^2 + y^2 - 1)/2.
+# The Hamilton-Dirac equations do not depend on how the constraint is scaled: [Leimkuhler & Reich]'s
+# g = x^2 + y^2 - 1 (gscale=1) gives the same trajectory as [Seiler, Dirac]'s (x^2 + y^2 - 1)/2.
 "$chs" run --problem pendulum:gscale=1 --formulation dirac --method erk:rk4 --h 0.1 --tf 100 --json >"$tmp/g1.json"
 e1=$(val "$tmp/g1.json" int_err_final)
 if awk -v a="$ed" -v b="$e1" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-10 * a) }'; then ok; else
@@ -388,7 +388,7 @@ for k in $keys nonlin_iters nonlin_conv_fails err_test_fails; do
 done
 if [[ $(val "$tmp/ida.json" nonlin_iters) -ge $(val "$tmp/ida.json" steps) ]]; then ok; else bad "ida: fewer Newton iterations than steps"; fi
 
-# First-order Lagrangians (chs/first_order.h): fj-example, seed 003 (29)-(36).
+# First-order Lagrangians (chs/first_order.h): fj-example, [Seiler, Faddeev-Jackiw] (29)-(36).
 if "$chs" list problems | sed -n '/^first-order/,$p' | has '^fj-example'; then ok; else bad "list problems: first-order section"; fi
 fo=(run --problem fj-example --method erk:rk4)
 "$chs" "${fo[@]}" --h 0.1 --tf 10 --json >"$tmp/fo.json" 2>"$tmp/err"

@@ -160,7 +160,7 @@ assert abs(x - y) <= 1e-6 * y, (x, y)
 assert '%.5g' % x in d['notes']
 "
 
-# 7. Seeds 000 / 001: claims not examined before. Each verdict is recomputed from the
+# 7. [Seiler, Dirac] and [Seiler, stable]: claims not examined before. Each verdict is recomputed from the
 #    rows it rests on; the rows are checked against closed forms or independent `chs run`s.
 "$chs" reproduce seiler-projection-energy --json >"$tmp/pe.json"
 check "projection energy change: slopes and the exact -1/2 psi^T R^-1 psi" "$tmp/pe.json" "
@@ -199,7 +199,7 @@ assert row('extended from M_{zeta,rho}: max |phi - zeta|') > z  # it does leave 
 if [[ -s $tmp/inc/seiler-dirac-inconsistent-phi.png && -s $tmp/inc/seiler-dirac-inconsistent-psi.png ]]; then ok; else bad "seiler-dirac-inconsistent figures"; fi
 # the implicit midpoint rule's |y(2T)| from chs run (T exact, 66 steps as Table 1 does)
 "$chs" run --problem pendulum --formulation dirac --method gauss:1 --h 0.10040231334767252 --tf 6.626552680946387 --json >"$tmp/mp2.json"
-check "seed 000: sqrt(t) envelope of the extended residuals; midpoint phase errors" "$tmp/pend.json" "
+check "[Seiler, Dirac]: sqrt(t) envelope of the extended residuals; midpoint phase errors" "$tmp/pend.json" "
 eg = row('growth exponent of the per-period maximum of |g|, ham (extended)')
 ep = row('growth exponent of the per-period maximum of |psi|, ham (extended)')
 assert claim('ham: the constraint residuals grow approximately like sqrt(t)')['holds'] == (0.25 <= eg <= 0.75 and 0.25 <= ep <= 0.75)
@@ -213,7 +213,7 @@ ratios = [row('|y(%dT)|, dir (dirac), implicit midpoint %s' % (k, m)) / paper('|
 assert claim('the implicit midpoint rule (dirac, same h) gives much smaller phase errors')['holds'] == (max(ratios) <= 0.5)
 "
 "$chs" run --problem pendulum --formulation standard --method erk:rk4 --h 0.025 --tf 1023 --every 40 --project position --project-tol 1e-10 --json >"$tmp/pos10.json"
-check "seed 001: tighter eps for position and momentum projections" "$tmp/mp.json" "
+check "[Seiler, stable]: tighter eps for position and momentum projections" "$tmp/mp.json" "
 r = json.load(open('$tmp/pos10.json'))
 assert r['proj_position'] == row('position projections, eps = 1e-10')
 assert abs(row('max integration error, position projections, eps = 1e-10') - r['int_err_max']) <= 1e-12 * r['int_err_max']
@@ -225,7 +225,7 @@ assert claim('with a tighter tolerance (1e-6 -> 1e-8) the results for momentum')
 "
 "$chs" reproduce seiler-impetus --json --plot-dir "$tmp/imp" >"$tmp/imp.json"
 "$chs" run --problem pendulum --formulation impetus --method erk:rk4 --h 0.025 --tf 1023 --every 40 --json >"$tmp/imp_run.json"
-check "seed 001: impetus-striction against momentum projections" "$tmp/imp.json" "
+check "[Seiler, stable]: impetus-striction against momentum projections" "$tmp/imp.json" "
 r = json.load(open('$tmp/imp_run.json'))
 a = 'impetus-striction (50)'
 b = 'standard (42) + momentum projections'
@@ -240,10 +240,10 @@ cm = row('right-hand side evaluations, ' + b) + row('momentum projections, ' + b
 assert claim('computationally the classical equations')['holds'] == (cm < ci)
 "
 for f in seiler-impetus-fig2-left-xy seiler-impetus-fig2-right-impetus; do
-  if [[ $(head -c 8 "$tmp/imp/$f.png" 2>/dev/null | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; then ok; else bad "seed 001 Fig. 2: $f.png"; fi
+  if [[ $(head -c 8 "$tmp/imp/$f.png" 2>/dev/null | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; then ok; else bad "[Seiler, stable] Fig. 2: $f.png"; fi
 done
 
-# Seed 003 Sec. 6: the trajectories of RK4 from (0, -1, 2, 0),
+# [Seiler, Faddeev-Jackiw] Sec. 6: the trajectories of RK4 from (0, -1, 2, 0),
 # recomputed here from `chs run` CSVs (h and h/2), against the experiment's rows and verdicts.
 fjp_csv() { "$chs" run --problem pendulum:x=0,y=-1,px=2,py=0 --formulation "$1" --method erk:rk4 --h "$2" --tf 30 --every "$3" --out "$4" >/dev/null; }
 for f in standard fj; do
@@ -252,7 +252,7 @@ for f in standard fj; do
   fjp_csv $f 0.01 10 "$tmp/fjp_${f}_c.csv"
   fjp_csv $f 0.005 20 "$tmp/fjp_${f}_d.csv"
 done
-check "seed 003: break-down periods, t^1.4 and signs from chs run" "$tmp/fjp.json" "
+check "[Seiler, Faddeev-Jackiw]: break-down periods, t^1.4 and signs from chs run" "$tmp/fjp.json" "
 import csv
 T = 2 * math.pi
 def load(name):
@@ -303,7 +303,7 @@ assert row('h = 0.1: sign changes of x^2 + y^2 - 1 on [0, %.3g], fj' % t_end) ==
 lp, lv = changes(fa, gp, T, t_end)[0], changes(fa, gv, T, t_end)[0]
 assert claim('in the stabilised formulation the trajectories oscillate')['holds'] == (lp >= 2 and lv >= 2), (lp, lv)
 "
-# Seed 002 Fig. 4.5: loss of regular structure under projection every 20th step,
+# [Leimkuhler & Reich] Fig. 4.5: loss of regular structure under projection every 20th step,
 # tested with loose solver tolerances; the correlation recomputed from `chs run` CSVs.
 for tol in 1e-6 1e-8; do
   for pe in 0 20; do
@@ -312,7 +312,7 @@ for tol in 1e-6 1e-8; do
     "$chs" run --problem pendulum:gscale=1 --formulation dirac --method midpoint:fixed:tol=$tol --h 0.05 --tf 10 "${pj[@]}" --out "$tmp/lr45_${tol}_$pe.csv" >/dev/null
   done
 done
-check "seed 002 Fig. 4.5 from chs run" "$tmp/lrp.json" "
+check "[Leimkuhler & Reich] Fig. 4.5 from chs run" "$tmp/lrp.json" "
 import csv
 P = row('period of the pendulum')
 assert 3.2 < P < 3.4, P  # the rotation from (1, 0, 0, -2), H = 2
@@ -345,13 +345,13 @@ cr = [row('dirac, round-off, %s: period-to-period correlation of %s' % (h, q)) f
 lost0 = min(cr[:2]) >= 0.9 and min(cr[2:]) < 0.9
 assert claim('the residuals infrequent projection corrects')['holds'] == (g0 < 1e-13 and row('dirac, tol 1e-6, no projection: max |q1^2 + q2^2 - 1|') > 1e3 * g0 and not lost0)
 "
-# Seed 004: the order plot's fitted slopes (least squares over the three h) beside the orders,
+# [Li & Wang]: the order plot's fitted slopes (least squares over the three h) beside the orders,
 # against `chs run` errors at t = 10.
 "$chs" reproduce li-wang-alpha-prk --json >"$tmp/lw.json"
 for h in 0.1 0.05 0.025; do
   "$chs" run --problem pendulum --formulation standard --method rattle --h $h --tf 10 --every 1000000 --json >"$tmp/lw_$h.json"
 done
-check "seed 004 fitted slopes" "$tmp/lw.json" "
+check "[Li & Wang] fitted slopes" "$tmp/lw.json" "
 e = [json.load(open('$tmp/lw_%s.json' % h))['int_err_final'] for h in ('0.1', '0.05', '0.025')]
 x = [math.log(h) for h in (0.1, 0.05, 0.025)]; y = [math.log(v) for v in e]
 s = (3 * sum(a * b for a, b in zip(x, y)) - sum(x) * sum(y)) / (3 * sum(a * a for a in x) - sum(x) ** 2)
@@ -361,7 +361,7 @@ for m, o in (('rattle', 2), ('lobatto:3', 4), ('alpha-prk:3', 4), ('lobatto:4', 
     assert paper('fitted slope of log error vs log h (3 step sizes, the order plot), ' + m) == o
     assert abs(v - o) < 0.25, (m, v)
 "
-# The figures of seeds 002-004 and seed 000's Fig. 3 are written as complete PNGs.
+# The figures of the papers [Leimkuhler & Reich], [Seiler, Faddeev-Jackiw], [Li & Wang] and [Seiler, Dirac]'s Fig. 3 are written as complete PNGs.
 for ex in seiler-fj-pendulum leimkuhler-reich-projection leimkuhler-reich-stability seiler-dirac-chain; do
   "$chs" reproduce $ex --plot-dir "$tmp/figs" >/dev/null 2>"$tmp/err" || bad "reproduce $ex --plot-dir: $(cat "$tmp/err")"
 done
@@ -370,9 +370,9 @@ for png in seiler-fj-pendulum-fig1 seiler-fj-pendulum-fig2 seiler-fj-pendulum-fi
   seiler-dirac-chain-fig3-left seiler-dirac-chain-end-atom; do
   if [[ "$(head -c 4 "$tmp/figs/$png.png" 2>/dev/null | tail -c 3)" == PNG ]]; then ok; else bad "figure $png.png missing"; fi
 done
-# seed 000 Fig. 3 (left): 7 atoms, bonds of length 1, the end atoms' velocities opposite (zero
+# [Seiler, Dirac] Fig. 3 (left): 7 atoms, bonds of length 1, the end atoms' velocities opposite (zero
 # total momentum) and the inner atoms at rest
-if python3 - "$tmp/figs/seiler-dirac-chain-fig3-left.dat" <<'EOF'; then ok; else bad "seed 000 Fig. 3 left data"; fi
+if python3 - "$tmp/figs/seiler-dirac-chain-fig3-left.dat" <<'EOF'; then ok; else bad "[Seiler, Dirac] Fig. 3 left data"; fi
 import sys
 rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip() and not l.startswith('#')]
 assert len(rows) == 7, rows

@@ -1,4 +1,4 @@
-/* alpha-PRK (src/integrate/alpha_prk.c), the family rebuilt from seed 004's stated properties:
+/* alpha-PRK (src/integrate/alpha_prk.c), the family rebuilt from [Li & Wang]'s stated properties:
  *   - the coefficients: for alpha = 0.3 along both directions, the symplecticity condition
  *     b_i ah_ij + b_j a_ji = b_i b_j, Jay's structure (a_1j = 0, a_sj = b_j, ah_is = 0) and,
  *     along D_1, the symmetry a_ij + a_{s+1-i,s+1-j} = b_j (also for ah) hold, and the

@@ -417,7 +417,7 @@ static void test_momentum(void **state) {
 }
 
 /* The angular momentum invariant at a given state against its definition, for a rotating
- * hexagon (seed 000's initial state: L = v0 * (lever arms of the end atoms)). */
+ * hexagon ([Seiler, Dirac]'s initial state: L = v0 * (lever arms of the end atoms)). */
 static void test_angular(void **state) {
   (void)state;
   CHSProblem prob = new_problem("chain");

@@ -1,10 +1,10 @@
-/* First-order Lagrangians (chs/first_order.h) against seed 003:
+/* First-order Lagrangians (chs/first_order.h) against [Seiler, Faddeev-Jackiw]:
  *   - fj-example (29)-(36): the generic A(z) is the matrix (34), the generic right-hand side is
  *     the closed form (35) at random points (off q2 = 0 too), RK4 through ERKStep on
  *     CHSFirstOrder_Rhs reproduces the exact solution (36) to round-off, CHSFirstOrder_Run too;
  *     the plain (29) (extended=0) is degenerate: the RHS reports the singular A, no NaN;
- *   - seed 003 (39) in z = (x, y, z, w), defined here through an ops table: the generic equations
- *     are (38), and an adaptive run matches the closed-form solution of (38);
+ *   - [Seiler, Faddeev-Jackiw] (39) in z = (x, y, z, w), defined here through an ops table: the
+ * generic equations are (38), and an adaptive run matches the closed-form solution of (38);
  *   - a charged particle in a non-uniform magnetic field (phase-space Lagrangian, A(z) not
  *     constant): the generic RHS is the Lorentz-force closed form, Da agrees with finite
  *     differences of a, and V is a first integral (grad V . z' = 0 to round-off);
@@ -239,7 +239,8 @@ static void test_bad_parameters(void **state) {
   CHSFirstOrder_Destroy(&fo);
 }
 
-/* ------------------------------------------------------------------ seed 003 (39) -> (38) */
+/* ------------------------------------------------------------------ [Seiler, Faddeev-Jackiw] (39)
+ * -> (38) */
 
 /* L = (y + z) x' + w z' + 1/2 (w^2 - 2 y z - z^2), z = (x, y, z, w). */
 typedef struct {
@@ -307,7 +308,7 @@ static int s39_ref(void *data, sunrealtype t, sunrealtype *z) {
 }
 static const CHSFirstOrderOps s39_ops = {
     .name = "seed003-39",
-    .summary = "seed 003 (39)",
+    .summary = "[Seiler, Faddeev-Jackiw] (39)",
     .params_doc = "x y z w initial data",
     .create = s39_create,
     .destroy = s39_destroy,

@@ -1,7 +1,7 @@
-/* The Faddeev-Jackiw extended system against seed 003: the pendulum closed form (43)-(44) at
- * random points off the manifold, and the general equations (27) (with lambda' as in (43)) for
- * the double pendulum with unequal masses: every residual of (27), assembled here from the
- * problem callbacks, vanishes at random states; lambda' = 0 on the manifold. */
+/* The Faddeev-Jackiw extended system against [Seiler, Faddeev-Jackiw]: the pendulum closed form
+ * (43)-(44) at random points off the manifold, and the general equations (27) (with lambda' as in
+ * (43)) for the double pendulum with unequal masses: every residual of (27), assembled here from
+ * the problem callbacks, vanishes at random states; lambda' = 0 on the manifold. */
 #include <nvector/nvector_serial.h>
 #include "test_util.h"
 
@@ -25,7 +25,7 @@ static void test_pendulum_43_44(void **state) {
       worst = fmax(worst, fabs(d[i] - want[i]) / (1 + fabs(want[i])));
     }
   }
-  print_message("fj vs seed 003 (43)-(44): %.3e\n", worst);
+  print_message("fj vs [Seiler, Faddeev-Jackiw] (43)-(44): %.3e\n", worst);
   CHECK_LE(worst, 1e-14);
   CHSFormulation_Destroy(&f);
   CHSProblem_Destroy(&prob);
@@ -73,7 +73,7 @@ static void test_general_27(void **state) {
       worst = fmax(worst, fmax(fabs(r3), fabs(r4)) / sc);
     }
   }
-  print_message("fj: max residual of seed 003 (27) = %.3e\n", worst);
+  print_message("fj: max residual of [Seiler, Faddeev-Jackiw] (27) = %.3e\n", worst);
   CHECK_LE(worst, 1e-13);
   /* On the manifold the multiplier lambda stays constant. */
   CHSProblem pk = new_problem("double-pendulum:m1=1,m2=3,theta1=0.3,theta2=-1,omega1=2,omega2=1");

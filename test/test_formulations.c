@@ -3,7 +3,8 @@
  *   - off the manifold, g and psi are first integrals of the Dirac flow (d/dt g = d/dt psi = 0),
  *     while the standard flow has d/dt g = psi != 0;
  *   - the generic kernels equal the closed forms printed in the papers for the pendulum:
- *     seed 000 eq. (35)-(36) (Dirac), seed 001 eq. (44) (Dirac), seed 000 eq. (38) (standard);
+ *     [Seiler, Dirac] eq. (35)-(36) (Dirac), [Seiler, stable] eq. (44) (Dirac), [Seiler, Dirac] eq.
+ * (38) (standard);
  *   - dense and CSR storage of G give the same right-hand sides;
  *   - the problem callbacks are mutually consistent (finite differences);
  *   - a singular Gram matrix is a recoverable failure with a message. */
@@ -334,16 +335,16 @@ static void test_pendulum_closed_forms(void **state) {
     assert_int_equal(eval_rhs(fs, st, ds), 0);
     assert_int_equal(eval_rhs(fd, st, dd), 0);
 
-    /* Seed 000 (35)-(36). */
+    /* [Seiler, Dirac] (35)-(36). */
     double lam = -(px * px + py * py - y) / r2;
     double mu = -(x * px + y * py) / r2;
     double e35[4] = {px + mu * x, py + mu * y, lam * x - mu * px, lam * y - mu * py - 1};
-    /* Seed 001 (44): its mu is (px^2 + py^2 - y)/(x^2 + y^2), psi = x px + y py. */
+    /* [Seiler, stable] (44): its mu is (px^2 + py^2 - y)/(x^2 + y^2), psi = x px + y py. */
     double mu1 = (px * px + py * py - y) / (x * x + y * y), psi = x * px + y * py;
     double e44[4] = {px - x / (x * x + y * y) * psi, py - y / (x * x + y * y) * psi,
                      -mu1 * x + px / (x * x + y * y) * psi,
                      -mu1 * y - 1 + py / (x * x + y * y) * psi};
-    /* Seed 000 (38) with lambda from (36). */
+    /* [Seiler, Dirac] (38) with lambda from (36). */
     double e38[4] = {px, py, lam * x, lam * y - 1};
 
     double s35 = norm_inf(e35, 4) + 1, s38 = norm_inf(e38, 4) + 1;

@@ -1,4 +1,4 @@
-/* The impetus-striction formulation against independent truth: seed 001 eq. (50) for the
+/* The impetus-striction formulation against independent truth: [Seiler, stable] eq. (50) for the
  * pendulum, g as a first integral for any state, the gauge symmetry (31) (p* -> p* + G^T c
  * changes no observable), and the physical field on the manifold equal to the standard one (the
  * physical momentum's rate by a central difference along the flow). */
@@ -30,7 +30,7 @@ static void test_closed_form_50(void **state) {
       worst = fmax(worst, fabs(got[i] - want[i]) / (1 + fabs(want[i])));
     }
   }
-  print_message("impetus vs seed 001 (50): %.3e\n", worst);
+  print_message("impetus vs [Seiler, stable] (50): %.3e\n", worst);
   CHECK_LE(worst, 1e-14);
   CHSFormulation_Destroy(&f);
   CHSProblem_Destroy(&prob);
@@ -59,7 +59,8 @@ static void test_closed_form_53(void **state) {
     double r2 = z[0] * z[0] + z[1] * z[1];
     worst_h = fmax(worst_h, fabs(H - (r2 * (z[2] * z[2] + z[3] * z[3]) / 2 + z[1])));
   }
-  print_message("impetus with (52) vs seed 001 (53): %.3e, energy (52): %.3e\n", worst, worst_h);
+  print_message("impetus with (52) vs [Seiler, stable] (53): %.3e, energy (52): %.3e\n", worst,
+                worst_h);
   CHECK_LE(worst, 1e-14);
   CHECK_LE(worst_h, 1e-14);
   CHSFormulation f2 = NULL;

@@ -1,8 +1,9 @@
 /* Projections: constraints restored to round-off; the momentum correction lies in range(G^T)
  * (mass-orthogonal: the normal equations of min (dp)^T M^{-1} dp) and the position correction in
  * M^{-1} range(G(q0)^T); the energy change of a momentum projection is exactly
- * -1/2 psi^T Q^{-1} psi (second order in psi, seed 001 Sec. 7); counts with --project-every;
- * formulations whose state is not (q, p) refuse. Double pendulum with unequal masses (M != I). */
+ * -1/2 psi^T Q^{-1} psi (second order in psi, [Seiler, stable] Sec. 7); counts with
+ * --project-every; formulations whose state is not (q, p) refuse. Double pendulum with unequal
+ * masses (M != I). */
 #include <cvode/cvode_proj.h>
 #include <nvector/nvector_serial.h>
 #include "test_util.h"

@@ -91,13 +91,13 @@ static void ref(pend *P, double t, double *y) {
   assert_int_equal(CHSProblem_Reference(P->prob, t, y, y + 2), 0);
 }
 
-/* The papers' pendulum (1, 0, 0, -2): rotating, e = 2, T ~ 3.31 (seed 000 Sec. 6). */
+/* The papers' pendulum (1, 0, 0, -2): rotating, e = 2, T ~ 3.31 ([Seiler, Dirac] Sec. 6). */
 static void test_rotation_period(void **state) {
   (void)state;
   double T = period_rotation(2.0, 1.0);
   /* Quadrature converged: half the points give the same value. */
   CHECK_LE(fabs(period_rotation_n(2.0, 1.0, NQUAD / 2) - T), 2e-15 * T);
-  print_message("rotation period of (1,0,0,-2): T = %.15f (seed 000: T ~ 3.31)\n", T);
+  print_message("rotation period of (1,0,0,-2): T = %.15f ([Seiler, Dirac]: T ~ 3.31)\n", T);
   CHECK_LE(fabs(T - 3.31), 0.05);
 
   pend P = open_problem("pendulum");

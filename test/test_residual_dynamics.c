@@ -1,10 +1,10 @@
 /* Linearised dynamics of the constraint residuals r = (g, psi) near the pendulum's constraint
- * manifold (seed 002 Sec. 3.5-3.6, seed 000 Sec. 10): with A defined by r' = A r + O(|r|^2),
- * computed by finite differences of the right-hand side at perturbed points,
- *   dirac:    A = 0 (g and psi are first integrals),
- *   extended: a centre (trace A = 0, det A > 0: eigenvalues on the imaginary axis),
- *   total:    a saddle (det A < 0: one eigenvalue > 0, the residuals grow exponentially),
- *   standard: g' = psi, psi' = 0 (a double zero eigenvalue, linear/quadratic drift). */
+ * manifold ([Leimkuhler & Reich] Sec. 3.5-3.6, [Seiler, Dirac] Sec. 10): with A defined by r' = A r
+ * + O(|r|^2), computed by finite differences of the right-hand side at perturbed points, dirac: A =
+ * 0 (g and psi are first integrals), extended: a centre (trace A = 0, det A > 0: eigenvalues on the
+ * imaginary axis), total:    a saddle (det A < 0: one eigenvalue > 0, the residuals grow
+ * exponentially), standard: g' = psi, psi' = 0 (a double zero eigenvalue, linear/quadratic drift).
+ */
 #include <nvector/nvector_serial.h>
 #include "test_util.h"
 

@@ -1,5 +1,5 @@
 /* The total-Hamiltonian and Baumgarte formulations against independent truth: the closed form
- * seed 001 eq. (43) for the pendulum, central finite differences of H_T = H + lambda^T g
+ * [Seiler, stable] eq. (43) for the pendulum, central finite differences of H_T = H + lambda^T g
  * assembled here from the problem callbacks, the Baumgarte residual dynamics
  * psi' + 2 alpha psi + beta^2 g = 0 off the manifold, and parameter validation. */
 #include <nvector/nvector_serial.h>
@@ -38,7 +38,8 @@ static const double *fx_rhs(fixture *fx, const double *state) {
   return N_VGetArrayPointer(fx->yd);
 }
 
-/* Seed 001 (43), typed from the paper: mu = (px^2 + py^2 - y)/(x^2 + y^2), phi = (x^2+y^2-1)/2. */
+/* [Seiler, stable] (43), typed from the paper: mu = (px^2 + py^2 - y)/(x^2 + y^2), phi =
+ * (x^2+y^2-1)/2. */
 static void test_total_closed_form_pendulum(void **state) {
   (void)state;
   fixture fx;
@@ -57,7 +58,7 @@ static void test_total_closed_form_pendulum(void **state) {
       worst = fmax(worst, fabs(got[i] - want[i]) / (1 + fabs(want[i])));
     }
   }
-  print_message("total vs seed 001 (43): max rel. deviation %.3e\n", worst);
+  print_message("total vs [Seiler, stable] (43): max rel. deviation %.3e\n", worst);
   assert_true(worst < 1e-13);
   fx_close(&fx);
 }
@@ -76,7 +77,7 @@ static void to_dense(const CHSProblemDims *d, const double *vals, double *out) {
   }
 }
 
-/* Seed 000 (37), typed from the paper, with its multipliers (36):
+/* [Seiler, Dirac] (37), typed from the paper, with its multipliers (36):
  * lambda = -(px^2 + py^2 - y)/(x^2 + y^2), mu = -(x px + y py)/(x^2 + y^2). */
 static void test_extended_closed_form_pendulum(void **state) {
   (void)state;
@@ -96,7 +97,7 @@ static void test_extended_closed_form_pendulum(void **state) {
       worst = fmax(worst, fabs(got[i] - want[i]) / (1 + fabs(want[i])));
     }
   }
-  print_message("extended vs seed 000 (37): max rel. deviation %.3e\n", worst);
+  print_message("extended vs [Seiler, Dirac] (37): max rel. deviation %.3e\n", worst);
   assert_true(worst < 1e-13);
   fx_close(&fx);
 }

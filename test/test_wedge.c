@@ -1,4 +1,5 @@
-/* The wedge product omega(dz1, dz2) along numerical solutions of the pendulum (seed 002 Sec. 3.2):
+/* The wedge product omega(dz1, dz2) along numerical solutions of the pendulum ([Leimkuhler & Reich]
+ * Sec. 3.2):
  *   - CHSWedge_TangentProject gives tangents: g and psi = G M^{-1} p have zero derivative along
  *     them (central differences, double pendulum with unequal masses), and tangents stay put;
  *   - conserved over 300 steps (h = 0.01) to 1e-13 (measured 3e-15 - 6e-14 with the methods'

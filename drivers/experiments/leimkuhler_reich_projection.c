@@ -1,8 +1,8 @@
-/* leimkuhler-reich-projection: seed 002 Sec. 4, Figs. 4.3-4.5 (Leimkuhler & Reich): projections
- * combined with the implicit midpoint rule (gauss:1, functional iteration to round-off), on the
- * pendulum with g = q1^2 + q2^2 - 1 (pendulum:gscale=1) from (1, 0, 0, -2), h = 0.05:
- *   Figs. 4.3-4.4: Dirac's Hamiltonian underlying ODE (extended) with endpoint projection (project
- *     the step's end point; chs: gauss:1 with --project both) against midpoint projection
+/* leimkuhler-reich-projection: [Leimkuhler & Reich] Sec. 4, Figs. 4.3-4.5 (Leimkuhler & Reich):
+ * projections combined with the implicit midpoint rule (gauss:1, functional iteration to
+ * round-off), on the pendulum with g = q1^2 + q2^2 - 1 (pendulum:gscale=1) from (1, 0, 0, -2), h =
+ * 0.05: Figs. 4.3-4.4: Dirac's Hamiltonian underlying ODE (extended) with endpoint projection
+ * (project the step's end point; chs: gauss:1 with --project both) against midpoint projection
  *     (project the stage value the midpoint rule evaluates; gauss:1:stage), on [0, 40];
  *   Fig. 4.5: the weakly Hamiltonian Dirac formulation (dirac) with endpoint projection every 20
  *     steps against none, on [0, 10].
@@ -243,10 +243,11 @@ static int lr_fig45(CHSProblem prob, rep_report *r, CHSError *err) {
       const char *lab[4] = {"q1^2 + q2^2 - 1, no projection", "q1^2 + q2^2 - 1, projected",
                             "q1 p1 + q2 p2, no projection", "q1 p1 + q2 p2, projected"};
       long n = none[2].n < proj[2].n ? none[2].n : proj[2].n;
-      if (rep_plot_curves(r->plot_dir, "leimkuhler-reich-fig4-5",
-                          "seed 002 Fig. 4.5: weakly Hamiltonian Dirac, projection every 20th "
-                          "step (tol 1e-6)",
-                          "t", "signed constraint residual", 0, none[2].t, ys, lab, 4, n) != 0) {
+      if (rep_plot_curves(
+              r->plot_dir, "leimkuhler-reich-fig4-5",
+              "[Leimkuhler and Reich] Fig. 4.5: weakly Hamiltonian Dirac, projection every 20th "
+              "step (tol 1e-6)",
+              "t", "signed constraint residual", 0, none[2].t, ys, lab, 4, n) != 0) {
         rc = err->code = CHS_ERR_IO;
         snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
       }
@@ -265,8 +266,10 @@ static int lr_fig43_44(CHSProblem prob, rep_report *r, CHSError *err) {
   const char *meth[2] = {"gauss:1", "gauss:1:stage"};
   const char *file[2] = {"leimkuhler-reich-fig4-3", "leimkuhler-reich-fig4-4"};
   const char *title[2] = {
-      "seed 002 Fig. 4.3: endpoint projection, Dirac H_T (extended), midpoint h = 0.05",
-      "seed 002 Fig. 4.4: midpoint projection, Dirac H_T (extended), midpoint h = 0.05"};
+      "[Leimkuhler and Reich] Fig. 4.3: endpoint projection, Dirac H_T (extended), midpoint h = "
+      "0.05",
+      "[Leimkuhler and Reich] Fig. 4.4: midpoint projection, Dirac H_T (extended), midpoint h = "
+      "0.05"};
   int rc = 0;
   for (int k = 0; k < 2 && rc == 0; k++) {
     lr_ser a;
@@ -399,7 +402,7 @@ static int leimkuhler_reich_projection(rep_report *r, CHSError *err) {
 
 const rep_experiment chs_experiment_leimkuhler_reich_projection = {
     .name = "leimkuhler-reich-projection",
-    .source = "seed 002 Sec. 4, Figs. 4.3-4.5",
+    .source = "[Leimkuhler & Reich] Sec. 4, Figs. 4.3-4.5",
     .summary = "implicit midpoint with endpoint vs midpoint (stage) projection; projection every "
                "20 steps",
     .run = leimkuhler_reich_projection,

@@ -1,5 +1,5 @@
-/* leimkuhler-reich-ssf: seed 002 Sec. 2 (Prop. 2.1, Algorithm 2.1): the canonical state space
- * form by coordinate partitioning (formulation ssf) integrated by the 2-stage Gauss-Legendre
+/* leimkuhler-reich-ssf: [Leimkuhler & Reich] Sec. 2 (Prop. 2.1, Algorithm 2.1): the canonical state
+ * space form by coordinate partitioning (formulation ssf) integrated by the 2-stage Gauss-Legendre
  * method with functional iteration to round-off (gauss:2). Claims: the constraints hold exactly
  * and the energy error stays bounded. Pendulum H = |p|^2/2 + y, h = 0.05, t in [0, 100] and
  * [0, 1000], for a libration (one chart suffices) and for the papers' rotation (1, 0, 0, -2),
@@ -93,7 +93,7 @@ static int leimkuhler_reich_ssf(rep_report *r, CHSError *err) {
 
 const rep_experiment chs_experiment_leimkuhler_reich_ssf = {
     .name = "leimkuhler-reich-ssf",
-    .source = "seed 002 Sec. 2, Prop. 2.1, Alg. 2.1",
+    .source = "[Leimkuhler & Reich] Sec. 2, Prop. 2.1, Alg. 2.1",
     .summary = "canonical state space form with gauss:2: exact constraints, bounded energy",
     .run = leimkuhler_reich_ssf,
 };

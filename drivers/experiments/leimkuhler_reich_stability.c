@@ -1,6 +1,6 @@
-/* leimkuhler-reich-stability: seed 002 Sec. 3.3-3.6 and Figs. 3.1, 3.2, 4.1, 4.2 (Leimkuhler &
- * Reich). The pendulum H = |p|^2/2 + q2 with g = q1^2 + q2^2 - 1 (pendulum:gscale=1) from
- * (1, 0, 0, -2), the implicit midpoint rule (dirk:midpoint, Newton to 1e-10) with h = 0.01 on
+/* leimkuhler-reich-stability: [Leimkuhler & Reich] Sec. 3.3-3.6 and Figs. 3.1, 3.2, 4.1, 4.2
+ * (Leimkuhler & Reich). The pendulum H = |p|^2/2 + q2 with g = q1^2 + q2^2 - 1 (pendulum:gscale=1)
+ * from (1, 0, 0, -2), the implicit midpoint rule (dirk:midpoint, Newton to 1e-10) with h = 0.01 on
  * [0, 1] as in the paper, and on [0, 10] to see what "bounded" and "growing" become:
  *   Dirac's Hamiltonian underlying ODE (3.2)-(3.3)  = extended   (Fig. 3.1: residuals bounded)
  *   the simplified system (3.9)-(3.10), eta = 0     = total      (Fig. 3.2: rapid growth)
@@ -264,9 +264,10 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
     const double *ys[2] = {s[f].pos_res, psi};
     const char *lab[2] = {"|g| = |q1^2 + q2^2 - 1|", "|q1 p1 + q2 p2|"};
     char title[160];
-    snprintf(title, sizeof title,
-             "seed 002 Fig. %s: constraint residuals, %s (pendulum, midpoint h = 0.01)", fig[f],
-             labels[f]);
+    snprintf(
+        title, sizeof title,
+        "[Leimkuhler and Reich] Fig. %s: constraint residuals, %s (pendulum, midpoint h = 0.01)",
+        fig[f], labels[f]);
     if (rep_plot_curves(r->plot_dir, file[f], title, "t", "constraint residual", 1, s[f].t, ys, lab,
                         2, s[f].n) != 0) {
       rc = CHS_ERR_IO;
@@ -276,7 +277,8 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
     const double *wy[1] = {w[f].d};
     const char *wlab[1] = {"|omega - omega0|"};
     snprintf(wfile, sizeof wfile, "%s-wedge", file[f]);
-    snprintf(title, sizeof title, "seed 002 Fig. %s: wedge product, %s (midpoint h = 0.01)", fig[f],
+    snprintf(title, sizeof title,
+             "[Leimkuhler and Reich] Fig. %s: wedge product, %s (midpoint h = 0.01)", fig[f],
              labels[f]);
     if (rc == 0 && rep_plot_curves(r->plot_dir, wfile, title, "t", "|omega - omega0| (floor 1e-17)",
                                    1, w[f].t, wy, wlab, 1, w[f].n) != 0) {
@@ -299,7 +301,7 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
 
 const rep_experiment chs_experiment_leimkuhler_reich_stability = {
     .name = "leimkuhler-reich-stability",
-    .source = "seed 002 Sec. 3, Figs. 3.1-3.2, 4.1-4.2",
+    .source = "[Leimkuhler & Reich] Sec. 3, Figs. 3.1-3.2, 4.1-4.2",
     .summary = "implicit midpoint h = 0.01: constraint residuals and wedge product of Dirac's "
                "H_T, the simplified eta = 0 system, standard and weakly Hamiltonian formulations",
     .run = leimkuhler_reich_stability,

@@ -1,9 +1,8 @@
-/* li-wang-alpha-prk: seed 004 (Li & Wang, energy and quadratic invariants preserving methods for
- * Hamiltonian systems with holonomic constraints): the alpha-PRK family (rebuilt in
+/* li-wang-alpha-prk: [Li & Wang]: the alpha-PRK family (rebuilt in
  * src/integrate/alpha_prk.c, the paper's formulas being lost in our copy) against RATTLE and
  * Lobatto IIIA-IIIB (src/integrate/lobatto.c).
- *   - chain molecule of seed 000 Sec. 7 (N = 7, Lennard-Jones, rigid bonds: free and rotation
- *     invariant, so the angular momentum L = sum x p_y - y p_x is a quadratic first integral),
+ *   - chain molecule of [Seiler, Dirac] Sec. 7 (N = 7, Lennard-Jones, rigid bonds: free and
+ * rotation invariant, so the angular momentum L = sum x p_y - y p_x is a quadratic first integral),
  *     h = 0.05 on [0, 200]: energy, L, |g|, |psi| for rattle, lobatto:3, alpha-prk:3 and the
  *     fixed member alpha = 0.3;
  *   - pendulum, h = 0.1 on [0, 1000]: energy per step and over the run;
@@ -271,7 +270,8 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
             r->plot_dir, "li-wang-alpha-prk-energy", "t rattle lobatto3 alphaprk3", cols, 4, NT,
             "set logscale y\nset key below horizontal\nset format y '%.0e'\nset xlabel 't'\nset "
             "ylabel "
-            "'|H - H0| / |H0|'\nset title 'seed 004: energy error, chain N = 7, h = 0.05, t_f = "
+            "'|H - H0| / |H0|'\nset title '[Li and Wang]: energy error, chain N = 7, h = 0.05, t_f "
+            "= "
             "200 (floor "
             "1e-17)'\n"
             "plot DATA u 1:2 w lp pi PI t 'rattle', DATA u 1:3 w lp pi PI t 'lobatto:3', DATA u "
@@ -285,7 +285,7 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
     if (rep_plot(r->plot_dir, "li-wang-alpha-prk-invariants", "t rattle lobatto3 alphaprk3", cols,
                  4, NT,
                  "set logscale y\nset key top left\nset format y '%.0e'\nset xlabel 't'\n"
-                 "set ylabel '|L - L0|'\nset title 'seed 004: quadratic invariant (angular "
+                 "set ylabel '|L - L0|'\nset title '[Li and Wang]: quadratic invariant (angular "
                  "momentum L), chain N = 7, h = 0.05 (floor 1e-17)'\n"
                  "plot DATA u 1:2 w l t 'rattle', DATA u 1:3 w l t 'lobatto:3', DATA u 1:4 w l "
                  "t 'alpha-prk:3'") != 0) {
@@ -297,10 +297,11 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
     /* order plot: error at t = 10 against h, log-log, the fitted slope beside the order */
     const double *cols[2 * NM_ORD];
     char script[3000], header[256] = "";
-    int len = snprintf(script, sizeof script,
-                       "set logscale xy\nset format y '%%.0e'\nset xlabel 'h'\nset ylabel "
-                       "'max-norm error at t = 10'\nset key bottom right\nset title 'seed 004: "
-                       "order on the pendulum (fitted slope; the paper''s order)'\nplot ");
+    int len =
+        snprintf(script, sizeof script,
+                 "set logscale xy\nset format y '%%.0e'\nset xlabel 'h'\nset ylabel "
+                 "'max-norm error at t = 10'\nset key bottom right\nset title '[Li and Wang]: "
+                 "order on the pendulum (fitted slope; the paper''s order)'\nplot ");
     for (int k = 0; k < NM_ORD; k++) {
       cols[2 * k] = ord_h[k];
       cols[2 * k + 1] = ord_e[k];
@@ -325,7 +326,7 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
 
 const rep_experiment chs_experiment_li_wang_alpha_prk = {
     .name = "li-wang-alpha-prk",
-    .source = "seed 004 (Li & Wang), abstract and Sec. 2",
+    .source = "[Li & Wang], abstract and Sec. 2",
     .summary = "alpha-PRK vs RATTLE and Lobatto IIIA-IIIB: energy, angular momentum, constraints, "
                "orders, alpha -> 0",
     .run = li_wang_alpha_prk,

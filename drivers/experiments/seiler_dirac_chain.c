@@ -1,4 +1,4 @@
-/* seiler-dirac-chain: seed 000 Sec. 7 (Seiler, Dirac brackets), Figs. 3-5: the planar chain
+/* seiler-dirac-chain: [Seiler, Dirac] Sec. 7 (Seiler, Dirac brackets), Figs. 3-5: the planar chain
  * molecule of N = 7 atoms with rigid bonds and the Lennard-Jones potential (39), from the
  * hexagonal minimum with the end atoms moving at v0 = 0.25 in opposite directions. Classical RK4
  * with h = 0.1 on [0, 200] for the naive (standard), Hamilton-Dirac and extended formulations;
@@ -254,10 +254,11 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
           y[k] = tr[1].z[k][1];
         }
         const double *cols[3] = {t, x, y};
-        if (rep_plot(r->plot_dir, "seiler-dirac-chain-end-atom", "t x1 y1", cols, 3, NT,
-                     "set size ratio -1\nset title 'seed 000 Fig. 3 (right): motion of an end "
-                     "atom (dirac, RK4 h = 0.1)'\nset xlabel 'x'\nset ylabel 'y'\n"
-                     "plot DATA u 2:3 w l t 'atom 1, t in [0, 200]'") != 0) {
+        if (rep_plot(
+                r->plot_dir, "seiler-dirac-chain-end-atom", "t x1 y1", cols, 3, NT,
+                "set size ratio -1\nset title '[Seiler, Dirac] Fig. 3 (right): motion of an end "
+                "atom (dirac, RK4 h = 0.1)'\nset xlabel 'x'\nset ylabel 'y'\n"
+                "plot DATA u 2:3 w l t 'atom 1, t in [0, 200]'") != 0) {
           rc = err->code = CHS_ERR_IO;
           snprintf(err->msg, sizeof err->msg, "plotting failed");
         }
@@ -275,7 +276,8 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
         }
         const double *c3[5] = {ia, ix, iy, iu, iv};
         if (rep_plot(r->plot_dir, "seiler-dirac-chain-fig3-left", "atom x y 4px 4py", c3, 5, 7,
-                     "set size ratio -1\nset title 'seed 000 Fig. 3 (left): initial configuration, "
+                     "set size ratio -1\nset title '[Seiler, Dirac] Fig. 3 (left): initial "
+                     "configuration, "
                      "the energy minimum (7 atoms, bonds of length 1)'\nset xlabel 'x'\n"
                      "set ylabel 'y'\nset offsets 0.5, 0.5, 0.5, 0.5\n"
                      "plot DATA u 2:3 w lp pt 7 ps 2 t 'atoms and bonds', "
@@ -291,13 +293,15 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
         const char *l4[2] = {"integration error |(q,p) - reference|_2",
                              "relative energy error |H - H(0)| / |H(0)|"},
                    *l5[2] = {"|g(q)|_2 (position)", "|G M^{-1} p|_2 (momentum)"};
-        if (rep_plot_curves(r->plot_dir, "seiler-dirac-chain-fig4",
-                            "seed 000 Fig. 4: integration and energy error (chain, dirac, RK4 h "
-                            "= 0.1)",
-                            "t", "error", 1, t, f4, l4, 2, NT) != 0 ||
-            rep_plot_curves(r->plot_dir, "seiler-dirac-chain-fig5",
-                            "seed 000 Fig. 5: constraint residuals (chain, dirac, RK4 h = 0.1)",
-                            "t", "constraint residual", 1, t, f5, l5, 2, NT) != 0) {
+        if (rep_plot_curves(
+                r->plot_dir, "seiler-dirac-chain-fig4",
+                "[Seiler, Dirac] Fig. 4: integration and energy error (chain, dirac, RK4 h "
+                "= 0.1)",
+                "t", "error", 1, t, f4, l4, 2, NT) != 0 ||
+            rep_plot_curves(
+                r->plot_dir, "seiler-dirac-chain-fig5",
+                "[Seiler, Dirac] Fig. 5: constraint residuals (chain, dirac, RK4 h = 0.1)", "t",
+                "constraint residual", 1, t, f5, l5, 2, NT) != 0) {
           rc = err->code = CHS_ERR_IO;
           snprintf(err->msg, sizeof err->msg, "plotting failed");
         }
@@ -369,7 +373,7 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
 
 const rep_experiment chs_experiment_seiler_dirac_chain = {
     .name = "seiler-dirac-chain",
-    .source = "seed 000 Sec. 7, Figs. 3-5",
+    .source = "[Seiler, Dirac] Sec. 7, Figs. 3-5",
     .summary = "chain molecule N = 7, RK4 h = 0.1 on [0, 200]: standard / dirac / extended, "
                "momenta, implicit midpoint",
     .run = seiler_dirac_chain,

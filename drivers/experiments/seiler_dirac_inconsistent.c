@@ -1,4 +1,4 @@
-/* seiler-dirac-inconsistent: seed 000 Sec. 10 (Seiler, Dirac brackets), the behaviour for
+/* seiler-dirac-inconsistent: [Seiler, Dirac] Sec. 10 (Seiler, Dirac brackets), the behaviour for
  * inconsistent initial data: "if the initial data lie on the submanifold M_{zeta,rho} defined by
  * phi = zeta and psi = rho ..., the exact solution [of the Hamilton-Dirac equations] remains on
  * M_{zeta,rho} and the numerical solution shows the same behavior with respect to M_{zeta,rho}
@@ -158,14 +158,16 @@ static int seiler_dirac_inconsistent(rep_report *r, CHSError *err) {
     const double *phis[2] = {tr[0].phi, tr[1].phi}, *psis[2] = {tr[0].psi, tr[1].psi};
     const char *lab[2] = {"dir (dirac)", "ham (extended)"};
     long n = tr[0].n < tr[1].n ? tr[0].n : tr[1].n;
-    if (rep_plot_curves(r->plot_dir, "seiler-dirac-inconsistent-phi",
-                        "seed 000 Sec. 10 (no figure in the paper): phi from M_{zeta,rho}, zeta = "
-                        "0.02 (pendulum, RK4 h = 0.1)",
-                        "t", "phi = (x^2 + y^2 - 1)/2", 0, tr[0].t, phis, lab, 2, n) != 0 ||
-        rep_plot_curves(r->plot_dir, "seiler-dirac-inconsistent-psi",
-                        "seed 000 Sec. 10 (no figure in the paper): psi from M_{zeta,rho}, rho = "
-                        "0.05 (pendulum, RK4 h = 0.1)",
-                        "t", "psi = x px + y py", 0, tr[0].t, psis, lab, 2, n) != 0) {
+    if (rep_plot_curves(
+            r->plot_dir, "seiler-dirac-inconsistent-phi",
+            "[Seiler, Dirac] Sec. 10 (no figure in the paper): phi from M_{zeta,rho}, zeta = "
+            "0.02 (pendulum, RK4 h = 0.1)",
+            "t", "phi = (x^2 + y^2 - 1)/2", 0, tr[0].t, phis, lab, 2, n) != 0 ||
+        rep_plot_curves(
+            r->plot_dir, "seiler-dirac-inconsistent-psi",
+            "[Seiler, Dirac] Sec. 10 (no figure in the paper): psi from M_{zeta,rho}, rho = "
+            "0.05 (pendulum, RK4 h = 0.1)",
+            "t", "psi = x px + y py", 0, tr[0].t, psis, lab, 2, n) != 0) {
       rc = err->code = CHS_ERR_IO;
       snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
     }
@@ -177,7 +179,7 @@ static int seiler_dirac_inconsistent(rep_report *r, CHSError *err) {
 
 const rep_experiment chs_experiment_seiler_dirac_inconsistent = {
     .name = "seiler-dirac-inconsistent",
-    .source = "seed 000 Sec. 10",
+    .source = "[Seiler, Dirac] Sec. 10",
     .summary = "inconsistent initial data on M_{zeta,rho}: Hamilton-Dirac stays there, the "
                "extended Hamiltonian oscillates around M_{0,0} (RK4 h = 0.1 on [0, 100])",
     .run = seiler_dirac_inconsistent,

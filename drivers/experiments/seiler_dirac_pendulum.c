@@ -1,7 +1,7 @@
-/* seiler-dirac-pendulum: seed 000 Sec. 6 (Seiler, Dirac brackets), Table 1, Figs. 1-2 and the
- * cost figures. The pendulum H = |p|^2/2 + y, g = (x^2 + y^2 - 1)/2 from (1, 0, 0, -2), classical
- * RK4 with h = 0.1 on [0, 100], for the naive equations (38) "inv" = standard, the extended
- * Hamiltonian (37) "ham" = extended and the Hamilton-Dirac equations (35) "dir" = dirac.
+/* seiler-dirac-pendulum: [Seiler, Dirac] Sec. 6 (Seiler, Dirac brackets), Table 1, Figs. 1-2 and
+ * the cost figures. The pendulum H = |p|^2/2 + y, g = (x^2 + y^2 - 1)/2 from (1, 0, 0, -2),
+ * classical RK4 with h = 0.1 on [0, 100], for the naive equations (38) "inv" = standard, the
+ * extended Hamiltonian (37) "ham" = extended and the Hamilton-Dirac equations (35) "dir" = dirac.
  *
  * Table 1 lists y(kT), k = 2, 4, 10, 20, 30 (exact value 0). The paper does not say how it
  * reached t = kT with h = 0.1; we integrate to kT with N = round(kT/0.1) equal steps
@@ -28,7 +28,7 @@
 #define NF 3
 static const char *const forms[NF] = {"standard", "extended", "dirac"};
 static const char *const labels[NF] = {"inv (standard)", "ham (extended)", "dir (dirac)"};
-/* Table 1 of seed 000, rows inv, ham, dir; columns y(2T), y(4T), y(10T), y(20T), y(30T). */
+/* Table 1 of [Seiler, Dirac], rows inv, ham, dir; columns y(2T), y(4T), y(10T), y(20T), y(30T). */
 static const double table1[NF][5] = {{9.66e-3, 7.28e-2, 9.22e-1, 2.16e-1, 3.05e-1},
                                      {5.75e-3, 1.77e-2, 8.98e-2, 3.17e-1, 6.21e-1},
                                      {8.28e-4, 2.63e-3, 1.39e-2, 5.18e-2, 1.13e-1}};
@@ -280,7 +280,7 @@ static int seiler_dirac_pendulum(rep_report *r, CHSError *err) {
         snprintf(name, sizeof name, "seiler-dirac-pendulum-%s", files[c]);
         snprintf(script, sizeof script,
                  "set logscale y\nset format y '10^{%%T}'\nset xlabel 't'\nset key bottom right\n"
-                 "set title 'seed 000 Fig. %d: %s (pendulum, RK4 h = 0.1, t_f = 100)'\n"
+                 "set title '[Seiler, Dirac] Fig. %d: %s (pendulum, RK4 h = 0.1, t_f = 100)'\n"
                  "set ylabel '%s'\n"
                  "plot DATA u 1:2 w lp pi PI t 'inv (standard)', DATA u 1:3 w lp pi PI t 'ham "
                  "(extended)', DATA u 1:4 w lp pi PI t 'dir (dirac)'",
@@ -304,7 +304,7 @@ static int seiler_dirac_pendulum(rep_report *r, CHSError *err) {
 
 const rep_experiment chs_experiment_seiler_dirac_pendulum = {
     .name = "seiler-dirac-pendulum",
-    .source = "seed 000 Sec. 6",
+    .source = "[Seiler, Dirac] Sec. 6",
     .summary = "RK4 h = 0.1 on [0, 100] from (1, 0, 0, -2): standard / extended / dirac, Table 1, "
                "growth, break-down, cost, RKF45 evaluations",
     .run = seiler_dirac_pendulum,

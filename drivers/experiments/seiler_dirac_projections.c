@@ -1,5 +1,5 @@
-/* seiler-dirac-projections: seed 000 Sec. 11 (Seiler, Dirac brackets): the pendulum of Sec. 6
- * (RK4, h = 0.1, t in [0, 100], from (1, 0, 0, -2)) with projections after a step whenever a
+/* seiler-dirac-projections: [Seiler, Dirac] Sec. 11 (Seiler, Dirac brackets): the pendulum of Sec.
+ * 6 (RK4, h = 0.1, t in [0, 100], from (1, 0, 0, -2)) with projections after a step whenever a
  * residual exceeds eps = 1e-6 (position first, then momentum at the corrected q: (66), (67)) for
  * the naive (standard), extended and Hamilton-Dirac formulations. chs uses its generic
  * projections (simplified Newton with frozen Jacobian, M-minimal) rather than the pendulum's
@@ -121,7 +121,7 @@ static int seiler_dirac_projections(rep_report *r, CHSError *err) {
 
 const rep_experiment chs_experiment_seiler_dirac_projections = {
     .name = "seiler-dirac-projections",
-    .source = "seed 000 Sec. 11",
+    .source = "[Seiler, Dirac] Sec. 11",
     .summary = "RK4 h = 0.1, eps = 1e-6: projection frequency per formulation, effect of "
                "position / momentum / both projections",
     .run = seiler_dirac_projections,

@@ -1,6 +1,6 @@
-/* seiler-fj-example: seed 003 Sec. 5, eqs. (29)-(36) (Seiler, Faddeev-Jackiw): the first-order
- * Lagrangian L = (q2 + q3) q1' + k q3' + 1/2 (k^2 - 2 q2 q3 - q3^2). Completed to involution its
- * Euler-Lagrange equations (30) give q2 = 0, q3' = 0, q1' = q3: the solutions (31)
+/* seiler-fj-example: [Seiler, Faddeev-Jackiw] Sec. 5, eqs. (29)-(36) (Seiler, Faddeev-Jackiw): the
+ * first-order Lagrangian L = (q2 + q3) q1' + k q3' + 1/2 (k^2 - 2 q2 q3 - q3^2). Completed to
+ * involution its Euler-Lagrange equations (30) give q2 = 0, q3' = 0, q1' = q3: the solutions (31)
  * q1 = a t + b, q2 = 0, q3 = a. The symplectic (Faddeev-Jackiw) formalism gives instead (35):
  * q3' = 0, q2' = 0, q1' = q2 + q3, lambda' = q2, whose solutions (36) have four constants,
  * q1 = (a + c) t + b, q2 = c, q3 = a, lambda = c t + d; requiring lambda constant (c = 0)
@@ -265,7 +265,7 @@ static int seiler_fj_example(rep_report *r, CHSError *err) {
 
 const rep_experiment chs_experiment_seiler_fj_example = {
     .name = "seiler-fj-example",
-    .source = "seed 003 Sec. 5, (29)-(36)",
+    .source = "[Seiler, Faddeev-Jackiw] Sec. 5, (29)-(36)",
     .summary = "the three-dimensional first-order example: (35) against (30), exact solutions, the "
                "degenerate (29)",
     .run = seiler_fj_example,

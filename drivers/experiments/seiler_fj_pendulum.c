@@ -1,7 +1,7 @@
-/* seiler-fj-pendulum: seed 003 Sec. 6 (Seiler, Faddeev-Jackiw), Table 1 and Figs. 1-4 (the error
- * curves, fj_trajectories below). Table 1: errors at t = 10 of
- * classical RK4 with h = 0.1, 0.05, 0.01 for the standard formulation ("Involution", (42)) and
- * the Faddeev-Jackiw system (43)-(44), pendulum from (x, y, px, py) = (0, -1, 2, 0).
+/* seiler-fj-pendulum: [Seiler, Faddeev-Jackiw] Sec. 6 (Seiler, Faddeev-Jackiw), Table 1 and Figs.
+ * 1-4 (the error curves, fj_trajectories below). Table 1: errors at t = 10 of classical RK4 with h
+ * = 0.1, 0.05, 0.01 for the standard formulation ("Involution", (42)) and the Faddeev-Jackiw system
+ * (43)-(44), pendulum from (x, y, px, py) = (0, -1, 2, 0).
  *
  * Conventions, found by matching the printed numbers (they agree to 2-3 digits this way):
  *   Delta_I  max-norm of (q, p)(h) - (q, p)(h/2) at t = 10 ("estimated by comparing with the
@@ -38,7 +38,7 @@ static double maxdiff(const final_state *a, const double *q, const double *p) {
               fmax(fabs(a->p[0] - p[0]), fabs(a->p[1] - p[1])));
 }
 
-/* Table 1 of seed 003: [formulation][quantity I, E, p, v][h = 0.1, 0.05, 0.01]. */
+/* Table 1 of [Seiler, Faddeev-Jackiw]: [formulation][quantity I, E, p, v][h = 0.1, 0.05, 0.01]. */
 static const double table1[2][4][3] = {{{0.21, 1.7e-2, 3.2e-5},
                                         {2.5e-4, 1.8e-5, 2.9e-8},
                                         {7.3e-4, 4.9e-5, 8.2e-8},
@@ -375,10 +375,10 @@ static int fj_trajectories(CHSProblem prob, rep_report *r, CHSError *err) {
       const char *file[4] = {"seiler-fj-pendulum-fig1", "seiler-fj-pendulum-fig2",
                              "seiler-fj-pendulum-fig3", "seiler-fj-pendulum-fig4"};
       const char *title[4] = {
-          "seed 003 Fig. 1: estimation of integration error (RK4, h = 0.1, vs h/2)",
-          "seed 003 Fig. 2: energy conservation (RK4, h = 0.1)",
-          "seed 003 Fig. 3: position constraint residual (RK4, h = 0.1)",
-          "seed 003 Fig. 4: velocity constraint residual (RK4, h = 0.1)"};
+          "[Seiler, Faddeev-Jackiw] Fig. 1: estimation of integration error (RK4, h = 0.1, vs h/2)",
+          "[Seiler, Faddeev-Jackiw] Fig. 2: energy conservation (RK4, h = 0.1)",
+          "[Seiler, Faddeev-Jackiw] Fig. 3: position constraint residual (RK4, h = 0.1)",
+          "[Seiler, Faddeev-Jackiw] Fig. 4: velocity constraint residual (RK4, h = 0.1)"};
       const char *ylab[4] = {"Delta I: max-norm of z(h) - z(h/2)", "Delta E = |H - H0|",
                              "Delta p = |x^2 + y^2 - 1|", "Delta v = |x px + y py|"};
       const char *lab[2] = {"inv (standard)", "fj"};
@@ -513,7 +513,7 @@ static int seiler_fj_pendulum(rep_report *r, CHSError *err) {
 
 const rep_experiment chs_experiment_seiler_fj_pendulum = {
     .name = "seiler-fj-pendulum",
-    .source = "seed 003 Sec. 6, Table 1, Figs. 1-4",
+    .source = "[Seiler, Faddeev-Jackiw] Sec. 6, Table 1, Figs. 1-4",
     .summary = "RK4 from (0, -1, 2, 0), h = 0.1, 0.05, 0.01: standard vs Faddeev-Jackiw, Table 1 "
                "at t = 10 and the error curves to t = 30 (break-down, t^1.4, signs)",
     .run = seiler_fj_pendulum,

@@ -1,4 +1,4 @@
-/* seiler-impetus: seed 001 Sec. 8, the impetus-striction equations (50) of the pendulum,
+/* seiler-impetus: [Seiler, stable] Sec. 8, the impetus-striction equations (50) of the pendulum,
  * classical RK4 with h = 0.025 on [0, 1023] (the run of the paper's Sec. 8), from the exact
  * start (1, 0, 0, -2) and from the perturbed, inconsistent (x*, y*, p*x, p*y) =
  * (1.1, 0.1, 0.1, -1.9):
@@ -114,9 +114,9 @@ static int similar(double a, double b) {
   return b > 0 && rep_about(a / b, 1, 1);
 }
 
-/* Seed 001 Sec. 8: the impetus-striction equations (50) against the classical equations (42)
- * with momentum projections at eps = 1e-6 (the run of Fig. 1), both RK4 h = 0.025 on
- * [0, 1023], errors from the physical state against the problem's reference solution. */
+/* [Seiler, stable] Sec. 8: the impetus-striction equations (50) against the classical equations
+ * (42) with momentum projections at eps = 1e-6 (the run of Fig. 1), both RK4 h = 0.025 on [0,
+ * 1023], errors from the physical state against the problem's reference solution. */
 static int versus_projection(rep_report *r, CHSProblem prob, CHSError *err) {
   CHSRunOptions oi = {.method = "erk:rk4", .ctl = {.h = 0.025}, .tf = 1023, .every = 40};
   CHSRunOptions om = oi;
@@ -185,10 +185,10 @@ static int draw_fig2(const char *dir, const impetus_run *run, CHSError *err) {
   }
   const char *header = "exact: x* y* p*x p*y; perturbed: x* y* p*x p*y (every 0.1 on [0, 1023])";
   const char *script[2] = {
-      "set title 'seed 001 Fig. 2 (left): x*-y* phase portrait, t <= 1023'\nset xlabel "
+      "set title '[Seiler, stable] Fig. 2 (left): x*-y* phase portrait, t <= 1023'\nset xlabel "
       "'x*'\nset ylabel 'y*'\nset size ratio -1\nset key outside right\nplot DATA u 1:2 w l t "
       "'exact start', DATA u 5:6 w l t 'perturbed start'",
-      "set title 'seed 001 Fig. 2 (right): p*x-p*y phase portrait, t <= 60'\nset xlabel "
+      "set title '[Seiler, stable] Fig. 2 (right): p*x-p*y phase portrait, t <= 60'\nset xlabel "
       "'p*x'\nset ylabel 'p*y'\nset size ratio -1\nset key outside right\nplot DATA u 3:4 "
       "every ::0::600 w l t 'exact start', DATA u 7:8 every ::0::600 w l t 'perturbed start'"};
   const char *names[2] = {"seiler-impetus-fig2-left-xy", "seiler-impetus-fig2-right-impetus"};
@@ -310,7 +310,7 @@ static int seiler_impetus(rep_report *r, CHSError *err) {
 
 const rep_experiment chs_experiment_seiler_impetus = {
     .name = "seiler-impetus",
-    .source = "seed 001 Sec. 8, (50)-(51), Fig. 2",
+    .source = "[Seiler, stable] Sec. 8, (50)-(51), Fig. 2",
     .summary = "impetus-striction pendulum, RK4 h = 0.025 to t = 1023: orbit on its circle, "
                "linear growth of the normal impetus, impetus amplitude",
     .run = seiler_impetus,

@@ -1,5 +1,5 @@
-/* seiler-momentum-projection: seed 001 Sec. 8 (Seiler, stable underlying equations), Fig. 1 and
- * the periodogram: the standard formulation (42) of the pendulum from (1, 0, 0, -2), classical
+/* seiler-momentum-projection: [Seiler, stable] Sec. 8 (Seiler, stable underlying equations), Fig. 1
+ * and the periodogram: the standard formulation (42) of the pendulum from (1, 0, 0, -2), classical
  * RK4 with h = 0.025 until t = 1023, projecting when a residual exceeds eps = 1e-6 (and 1e-8):
  * without projections, with momentum and with position projections. Outputs at t = 0, 1, ...,
  * 1023 (every 40 steps). The periodogram is of y(t) at those times: amplitude 2|X_k|/N (the
@@ -122,7 +122,8 @@ static int seiler_momentum_projection(rep_report *r, CHSError *err) {
       rep_row_add(r, NAN, sp[k].f_hi - sp[k].f_lo, "periodogram width (amplitude > peak/4), %s",
                   labels[k]);
     }
-    double T = 3.313276340473188; /* the exact period, seed 000 experiment / test_reference */
+    double T =
+        3.313276340473188; /* the exact period, [Seiler, Dirac] experiment / test_reference */
     rep_claim_add(r, labs(sum[1].proj_momentum - 155) <= 15,
                   "only 155 momentum projections are needed (eps = 1e-6)",
                   "%ld momentum projections in %ld steps", sum[1].proj_momentum, steps);
@@ -236,14 +237,15 @@ static int seiler_momentum_projection(rep_report *r, CHSError *err) {
     const char *lab[3] = {"without projections", "momentum projections", "position projections"};
     const double *ie[3] = {s[0].int_err, s[1].int_err, s[2].int_err},
                  *ee[3] = {s[0].energy_err, s[1].energy_err, s[2].energy_err};
-    if (rep_plot_curves(r->plot_dir, "seiler-momentum-projection-fig1-integration-error",
-                        "seed 001 Fig. 1: integration error (pendulum, RK4 h = 0.025, eps = 1e-6)",
-                        "t", "integration error |(q,p) - exact|_2", 1, s[0].t, ie, lab, 3,
-                        n) != 0 ||
-        rep_plot_curves(r->plot_dir, "seiler-momentum-projection-fig1-energy-error",
-                        "seed 001 Fig. 1: relative energy error (pendulum, RK4 h = 0.025, eps = "
-                        "1e-6)",
-                        "t", "|H - H(0)| / |H(0)|", 1, s[0].t, ee, lab, 3, n) != 0) {
+    if (rep_plot_curves(
+            r->plot_dir, "seiler-momentum-projection-fig1-integration-error",
+            "[Seiler, stable] Fig. 1: integration error (pendulum, RK4 h = 0.025, eps = 1e-6)", "t",
+            "integration error |(q,p) - exact|_2", 1, s[0].t, ie, lab, 3, n) != 0 ||
+        rep_plot_curves(
+            r->plot_dir, "seiler-momentum-projection-fig1-energy-error",
+            "[Seiler, stable] Fig. 1: relative energy error (pendulum, RK4 h = 0.025, eps = "
+            "1e-6)",
+            "t", "|H - H(0)| / |H(0)|", 1, s[0].t, ee, lab, 3, n) != 0) {
       rc = err->code = CHS_ERR_IO;
       snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
     }
@@ -257,7 +259,7 @@ static int seiler_momentum_projection(rep_report *r, CHSError *err) {
 
 const rep_experiment chs_experiment_seiler_momentum_projection = {
     .name = "seiler-momentum-projection",
-    .source = "seed 001 Sec. 8, Fig. 1",
+    .source = "[Seiler, stable] Sec. 8, Fig. 1",
     .summary = "RK4 h = 0.025 to t = 1023, standard formulation without / with momentum / with "
                "position projections: counts, errors, growth, periodogram",
     .run = seiler_momentum_projection,

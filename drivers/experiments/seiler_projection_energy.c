@@ -1,4 +1,4 @@
-/* seiler-projection-energy: seed 001 Sec. 7 (Seiler, stable underlying equations): "For an
+/* seiler-projection-energy: [Seiler, stable] Sec. 7 (Seiler, stable underlying equations): "For an
  * integration method of order r, the (local) constraint residuals are of order O(h^{r+1}).
  * Thus we must expect in general that a projection changes the energy in this order. However,
  * a mass-orthogonal momentum projection changes the energy only in O(h^{2r+2})", because
@@ -228,7 +228,7 @@ static int seiler_projection_energy(rep_report *r, CHSError *err) {
                           "|Delta E|, momentum projection"};
     char script[1024];
     snprintf(script, sizeof script,
-             "set title 'seed 001 Sec. 7 (no figure in the paper): energy change of one "
+             "set title '[Seiler, stable] Sec. 7 (no figure in the paper): energy change of one "
              "projection after one RK4 step'\nset xlabel 'h'\nset logscale xy\nset format y "
              "'10^{%%T}'\nset key bottom right\nplot DATA u 1:2 w lp t '%s', DATA u 1:3 w lp t "
              "'%s', DATA u 1:4 w lp t '%s'",
@@ -246,7 +246,7 @@ static int seiler_projection_energy(rep_report *r, CHSError *err) {
 
 const rep_experiment chs_experiment_seiler_projection_energy = {
     .name = "seiler-projection-energy",
-    .source = "seed 001 Sec. 7",
+    .source = "[Seiler, stable] Sec. 7",
     .summary = "energy change of one momentum / position projection after one RK4 step: "
                "O(h^{2r+2}) = O(h^10) vs O(h^{r+1}) = O(h^5)",
     .run = seiler_projection_energy,

@@ -1,4 +1,4 @@
-/* Your own ARKODE ERKStep integrating chs' Hamilton-Dirac pendulum (seed 000 eq. (35)). */
+/* Your own ARKODE ERKStep integrating chs' Hamilton-Dirac pendulum ([Seiler, Dirac] eq. (35)). */
 #include <math.h>
 #include <stdio.h>
 #include <arkode/arkode_erkstep.h>

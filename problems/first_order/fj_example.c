@@ -1,5 +1,5 @@
-/* fj-example: seed 003 Sec. 5, eqs. (29)-(36) (Seiler, Faddeev-Jackiw), a first-order Lagrangian
- * L = a_i(z) z'^i - V(z) (chs/first_order.h).
+/* fj-example: [Seiler, Faddeev-Jackiw] Sec. 5, eqs. (29)-(36) (Seiler, Faddeev-Jackiw), a
+ * first-order Lagrangian L = a_i(z) z'^i - V(z) (chs/first_order.h).
  *
  *   (29)  L = (q2 + q3) q1' + k q3' + 1/2 (k^2 - 2 q2 q3 - q3^2):
  *         z = (q1, q2, q3), a = (q2 + q3, 0, k), V = -1/2 (k^2 - 2 q2 q3 - q3^2),
@@ -46,7 +46,7 @@ static int fj_create(CHSParams kv, void **data, sunindextype *dim, CHSError *err
     return chs_error_set(
         err, CHS_ERR_ARG,
         "fj-example: parameter c=%g with extended=0: q2 = 0 is a constraint of the "
-        "plain (29) (seed 003 (30)), so q2(0) = c must be 0 (or use extended=1)",
+        "plain (29) ([Seiler, Faddeev-Jackiw] (30)), so q2(0) = c must be 0 (or use extended=1)",
         (double)P->c);
   }
   *dim = P->n;
@@ -124,8 +124,9 @@ static int fj_reference(void *data, sunrealtype t, sunrealtype *z) {
 
 const CHSFirstOrderOps chs_first_order_fj_example = {
     .name = "fj-example",
-    .summary = "seed 003 (29)-(36): L = (q2+q3) q1' + k q3' + (k^2 - 2 q2 q3 - q3^2)/2, "
-               "with the Faddeev-Jackiw multiplier lambda q2' (extended=1)",
+    .summary =
+        "[Seiler, Faddeev-Jackiw] (29)-(36): L = (q2+q3) q1' + k q3' + (k^2 - 2 q2 q3 - q3^2)/2, "
+        "with the Faddeev-Jackiw multiplier lambda q2' (extended=1)",
     .params_doc = "k=1; a=0.7 (q3(0)); b=-0.3 (q1(0)); c=0 (q2(0)); d=0.25 (lambda(0)); "
                   "extended=1 (1: z = (q1,q2,q3,lambda), (34)-(36); 0: the degenerate (29), A "
                   "singular, requires c=0)",

@@ -1,18 +1,19 @@
 /** @file
- * First-order Lagrangians (seed 003 Sec. 2-5): systems whose Lagrangian is linear in the
- * velocities,
+ * First-order Lagrangians ([Seiler, Faddeev-Jackiw] Sec. 2-5): systems whose Lagrangian is linear
+ * in the velocities,
  *
  *   L(z, z') = a_i(z) z'^i - V(z),   z in R^d,
  *
- * with Euler-Lagrange equations (seed 003 (2))
+ * with Euler-Lagrange equations ([Seiler, Faddeev-Jackiw] (2))
  *
- *   A(z) z' = grad V(z),   A_ij = da_j/dz_i - da_i/dz_j   (antisymmetric, seed 003 (3)).
+ *   A(z) z' = grad V(z),   A_ij = da_j/dz_i - da_i/dz_j   (antisymmetric, [Seiler, Faddeev-Jackiw]
+ * (3)).
  *
  * When A is invertible this is an ODE, and V is a first integral (dV/dt = grad V . z' =
  * z'^T A^T z' = 0). A singular A is a degenerate Lagrangian (an antisymmetric matrix of odd order
  * is always singular): its equations contain constraints, which the Faddeev-Jackiw / Barcelos-Neto
- * -Wotzasek construction (seed 003 (9)-(11)) turns into an invertible A on an extended space by
- * adding multipliers lambda with the terms lambda phi'(z) z' to L.
+ * -Wotzasek construction ([Seiler, Faddeev-Jackiw] (9)-(11)) turns into an invertible A on an
+ * extended space by adding multipliers lambda with the terms lambda phi'(z) z' to L.
  *
  * A first-order problem is a const table of callbacks on plain arrays (like CHSProblemOps), and
  * CHSFirstOrder is an instance of one. CHSFirstOrder_Rhs has the signature of ARKRhsFn and

@@ -79,7 +79,7 @@ typedef struct CHSFormulation_ *CHSFormulation;
 typedef struct CHSFormulationOps {
   const char *name;    /**< registry name, e.g. "dirac" */
   const char *summary; /**< one line for `chs list formulations` */
-  const char *source;  /**< paper and equations, e.g. "seed 000 (31), (35)" */
+  const char *source;  /**< paper and equations, e.g. "[Seiler, Dirac] (31), (35)" */
   unsigned flags;      /**< CHS_FORM_* capability flags */
   /** State size for a problem with n coordinates and m constraints; NULL: 2n, y = (q, p). */
   sunindextype (*state_size)(sunindextype n, sunindextype m);

@@ -162,7 +162,7 @@ typedef struct CHSProblemOps {
   /** Optional configuration-dependent scale of the kinetic energy, used when the instance sets
    * dims.kinetic_scaled: H = sigma(q) 1/2 p^T M^{-1} p + V(q), sigma > 0 and sigma = 1 on the
    * constraint manifold (so H is unchanged there: a different Hamiltonian for the same
-   * constrained motion, e.g. the pendulum's (52) of seed 001). Only formulations flagged
+   * constrained motion, e.g. the pendulum's (52) of [Seiler, stable]). Only formulations flagged
    * CHS_FORM_KINETIC_SCALE (impetus) accept such an instance. */
   int (*kinetic_scale)(void *data, const sunrealtype *q, sunrealtype *sigma,
                        sunrealtype *grad_sigma);

@@ -1,17 +1,17 @@
 /** @file
- * Projections onto the constraint manifold as post-step hooks (seed 000 (66)-(69), seed 001
- * Sec. 7-8, seed 002 Sec. 4).
+ * Projections onto the constraint manifold as post-step hooks ([Seiler, Dirac] (66)-(69), [Seiler,
+ * stable] Sec. 7-8, [Leimkuhler & Reich] Sec. 4).
  *
  *   momentum: p <- p - G^T Q^{-1} (G M^{-1} p + g_t), the M^{-1}-orthogonal projection onto
  *             psi = 0 (M = M(q) and g_t at (q, t) for problems with M(q) or time dependence:
  *             docs/mechanics.md "Projections")
  *             (one solve with the factored Q; canonical, changes H only at second order in psi);
  *   position: q <- q + dq with dq M-minimal and g(q + dq) = 0, by simplified Newton with the
- *             Jacobian frozen at the unprojected q (seed 000 (67)): dq_{k+1} = dq_k -
+ *             Jacobian frozen at the unprojected q ([Seiler, Dirac] (67)): dq_{k+1} = dq_k -
  *             M^{-1} G^T Q^{-1} g(q + dq_k), until |g| is at round-off (at most 50 iterations);
- *   both:     position first, then momentum at the corrected q (seed 000 Sec. 11).
+ *   both:     position first, then momentum at the corrected q ([Seiler, Dirac] Sec. 11).
  * Each kind is applied only when its residual |g|_2 or |psi|_2 exceeds the tolerance (0: always)
- * and, optionally, only every k-th call (seed 002 Fig. 4.5); applications are counted.
+ * and, optionally, only every k-th call ([Leimkuhler & Reich] Fig. 4.5); applications are counted.
  *
  * Formulations whose state is (q, p) (standard, dirac, extended, total, baumgarte) support
  * projection. A projector is attached to its formulation, so that ARKODE's post-process-step
@@ -46,8 +46,8 @@ CHS_EXPORT int CHSProjector_Create(CHSFormulation f, int kind, sunrealtype tol, 
                                    CHSError *err);
 /** Detach the projector from its formulation, free it and set *proj to NULL; NULL allowed. */
 CHS_EXPORT void CHSProjector_Destroy(CHSProjector *proj);
-/** Stop the position Newton iteration once |g|_2 <= tol (seed 000 (67) stops at the projection
- * tolerance); 0 (default): iterate to round-off. */
+/** Stop the position Newton iteration once |g|_2 <= tol ([Seiler, Dirac] (67) stops at the
+ * projection tolerance); 0 (default): iterate to round-off. */
 CHS_EXPORT int CHSProjector_SetNewtonTol(CHSProjector proj, sunrealtype tol);
 /** Only every k-th call projects (k >= 1, default 1). */
 CHS_EXPORT int CHSProjector_SetEvery(CHSProjector proj, long k);

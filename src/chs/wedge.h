@@ -1,7 +1,7 @@
 /** @file
- * The wedge product dq ^ dp along a numerical solution (seed 002 Sec. 3.2): two tangent vectors
- * dz1, dz2 of the constraint manifold T*M = {g = 0, G M^{-1} p = 0} at the initial state are
- * carried along by the linearisation of each step of a fixed-step method, and
+ * The wedge product dq ^ dp along a numerical solution ([Leimkuhler & Reich] Sec. 3.2): two tangent
+ * vectors dz1, dz2 of the constraint manifold T*M = {g = 0, G M^{-1} p = 0} at the initial state
+ * are carried along by the linearisation of each step of a fixed-step method, and
  *
  *   omega_n = omega(dz1_n, dz2_n) = dq1_n . dp2_n - dq2_n . dp1_n
  *

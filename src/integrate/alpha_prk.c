@@ -1,5 +1,5 @@
 /* alpha-PRK: energy- and quadratic-invariant-preserving parametrized partitioned Runge-Kutta
- * methods for Hamiltonian systems with holonomic constraints (seed 004: L. Li & D. Wang, "Energy
+ * methods for Hamiltonian systems with holonomic constraints ([Li & Wang]: L. Li & D. Wang, "Energy
  * and quadratic invariants preserving methods for Hamiltonian systems with holonomic
  * constraints", 2020). Our copy of the paper lost its formulas; the family is rebuilt here from
  * the properties the paper states (abstract, Sec. 1, Sec. 2.1, Sec. 4 title): (i) alpha = 0 is the
@@ -12,10 +12,10 @@
  * P_i = p_n + h sum_j ah_ij (F(Q_j) - G(Q_j)^T Lambda_j), g(Q_i) = 0 for i >= 2, q_{n+1} = Q_s,
  * p_{n+1} = p_n + h sum_j b_j (...), psi(q_{n+1}, p_{n+1}) = 0. It needs the structure
  *   (J)  a_1j = 0 (Q_1 = q_n),  a_sj = b_j (q_{n+1} = Q_s is on g = 0),  ah_is = 0
- * (Lambda_s only in p_{n+1}, fixed by psi = 0), and it is symplectic when (seed 004 (2.2))
+ * (Lambda_s only in p_{n+1}, fixed by psi = 0), and it is symplectic when ([Li & Wang] (2.2))
  *   (S)  b_i ah_ij + b_j a_ji = b_i b_j  for all i, j  (and the same weights b for q and p).
  * For unconstrained problems (S) is also exactly the condition for conserving every quadratic
- * invariant q^T E p (HLW IV.2.2, Thm. 2.4); seed 004 Thm. 3.1 extends this, through a discrete
+ * invariant q^T E p (HLW IV.2.2, Thm. 2.4); [Li & Wang] Thm. 3.1 extends this, through a discrete
  * Noether theorem, to the invariants of the constrained system (angular momentum of a
  * rotation-invariant chain).
  * Perturb the pair linearly, A(alpha) = A + alpha D, Ah(alpha) = Ah + alpha Dh, b fixed. Since

@@ -3,8 +3,8 @@
  *
  *   dirk:midpoint  the implicit midpoint rule (c = 1/2, a = 1/2, b = 1), as a custom table:
  *                  symplectic for canonical Hamiltonian systems when the stage equation is
- *                  solved exactly (seed 000 Sec. 7, seed 002 Sec. 3-4); fixed step only
- *   dirk:NAME      any ARKODE DIRK table, e.g. dirk:ARKODE_SDIRK_2_1_2
+ *                  solved exactly ([Seiler, Dirac] Sec. 7, [Leimkuhler & Reich] Sec. 3-4); fixed
+ * step only dirk:NAME      any ARKODE DIRK table, e.g. dirk:ARKODE_SDIRK_2_1_2
  *
  * With a fixed step --h, the Newton iteration is stopped by ARKODE's test against the tolerances
  * rtol/atol (default 1e-10 both when not given; up to 50 modified-Newton iterations) times the

@@ -1,11 +1,10 @@
 /* Explicit Runge-Kutta methods through ARKODE ERKStep.
  *
- *   erk:rk4    classical 4th-order Runge-Kutta, as a custom Butcher table (seed 000 Sec. 6 uses
- *              it with h = 0.1); no embedding, so fixed step only
- *   erk:rkf45  Fehlberg 4(5), ARKODE_FEHLBERG_6_4_5 (seed 000 Sec. 6: "fifth order
- *              Runge-Kutta-Fehlberg")
- *   erk:dp5    Dormand-Prince 5(4), ARKODE_DORMAND_PRINCE_7_4_5
- *   erk:NAME   any ARKODE ERK table, e.g. erk:ARKODE_VERNER_8_5_6 or erk:VERNER_8_5_6
+ *   erk:rk4    classical 4th-order Runge-Kutta, as a custom Butcher table ([Seiler, Dirac] Sec. 6
+ * uses it with h = 0.1); no embedding, so fixed step only erk:rkf45  Fehlberg 4(5),
+ * ARKODE_FEHLBERG_6_4_5 ([Seiler, Dirac] Sec. 6: "fifth order Runge-Kutta-Fehlberg") erk:dp5
+ * Dormand-Prince 5(4), ARKODE_DORMAND_PRINCE_7_4_5 erk:NAME   any ARKODE ERK table, e.g.
+ * erk:ARKODE_VERNER_8_5_6 or erk:VERNER_8_5_6
  *
  * Output times are reached exactly by setting the stop time (no dense-output interpolation). */
 #include <stdlib.h>

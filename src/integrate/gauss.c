@@ -1,10 +1,11 @@
 /* s-stage Gauss-Legendre Runge-Kutta methods (s = 1, 2, 3; order 2s) with fixed steps and the
- * functional iteration of seed 002 Algorithm 2.1: the stage derivatives K_i are iterated,
- * K_i <- f(y_n + h sum_j a_ij K_j), until the iteration stagnates at round-off (or, with --rtol,
- * until max |dK| <= rtol (1 + |K|)). Solved to round-off the map is symplectic for canonical
- * Hamiltonian systems (seed 002 Sec. 2.1: "must be iterated to convergence ... to insure that it
- * defines a symplectic map") and preserves quadratic first integrals. gauss:1 is the implicit
- * midpoint rule with functional iteration (seed 000 Sec. 7 solves it to 1e-5).
+ * functional iteration of [Leimkuhler & Reich] Algorithm 2.1: the stage derivatives K_i are
+ * iterated, K_i <- f(y_n + h sum_j a_ij K_j), until the iteration stagnates at round-off (or, with
+ * --rtol, until max |dK| <= rtol (1 + |K|)). Solved to round-off the map is symplectic for
+ * canonical Hamiltonian systems ([Leimkuhler & Reich] Sec. 2.1: "must be iterated to convergence
+ * ... to insure that it defines a symplectic map") and preserves quadratic first integrals. gauss:1
+ * is the implicit midpoint rule with functional iteration ([Seiler, Dirac] Sec. 7 solves it to
+ * 1e-5).
  *
  * A chs stepper (not SUNDIALS): ARKODE's implicit steppers use Newton; this family exists for
  * the functional iteration the papers prescribe. Outputs are reached exactly by shortening the
@@ -159,7 +160,8 @@ static int gauss_sweep(gauss_mem *g, sunrealtype h) {
       }
       ys[l] = y[l] + h * acc;
     }
-    if (g->stage_projection && g->project_step) { /* seed 002 Sec. 4: stage projection */
+    if (g->stage_projection &&
+        g->project_step) { /* [Leimkuhler & Reich] Sec. 4: stage projection */
       int prc = chs_projector_now(CHSFormulation_GetProjector(g->f), g->ystage);
       if (prc != 0) {
         return prc;
@@ -419,7 +421,7 @@ static int gauss_stats(void *mem, CHSIntegratorStats *st) {
 const CHSIntegratorOps chs_integrator_gauss = {
     .family = "gauss",
     .summary = "Gauss-Legendre s = 1, 2, 3 (order 2s) with functional iteration to round-off "
-               "(seed 002 Alg. 2.1; symplectic)",
+               "([Leimkuhler & Reich] Alg. 2.1; symplectic)",
     .method_name = gauss_method_name,
     .create = gauss_create,
     .evolve = gauss_evolve,
@@ -430,7 +432,8 @@ const CHSIntegratorOps chs_integrator_gauss = {
 };
 
 /* midpoint:fixed[:tol=X]: the implicit midpoint rule with functional iteration, i.e. gauss:1
- * (seed 000 Sec. 7 iterates it to 1e-5: midpoint:fixed:tol=1e-5), to round-off without tol. */
+ * ([Seiler, Dirac] Sec. 7 iterates it to 1e-5: midpoint:fixed:tol=1e-5), to round-off without tol.
+ */
 static const char *midpoint_method_name(int i) {
   return i == 0 ? "fixed" : NULL;
 }
@@ -459,7 +462,7 @@ static int midpoint_create(const char *options, CHSFormulation f, N_Vector y0, s
 const CHSIntegratorOps chs_integrator_midpoint = {
     .family = "midpoint",
     .summary = "implicit midpoint rule with functional iteration (= gauss:1), to round-off or "
-               "to tol=X (seed 000 Sec. 7: midpoint:fixed:tol=1e-5)",
+               "to tol=X ([Seiler, Dirac] Sec. 7: midpoint:fixed:tol=1e-5)",
     .method_name = midpoint_method_name,
     .create = midpoint_create,
     .evolve = gauss_evolve,

@@ -1,6 +1,6 @@
 /* Lobatto IIIA-IIIB partitioned Runge-Kutta methods for constrained Hamiltonian systems
  * (L. O. Jay, SIAM J. Numer. Anal. 33 (1996) 368-387; Hairer-Lubich-Wanner, Geometric Numerical
- * Integration, VII.1.4 and VII.2; seed 004 Sec. 2, (2.1)-(2.7), (2.11)-(2.12)), for
+ * Integration, VII.1.4 and VII.2; [Li & Wang] Sec. 2, (2.1)-(2.7), (2.11)-(2.12)), for
  * H = 1/2 p^T M^{-1} p + V(q), g(q) = 0, F = -grad V, G = dg/dq, on the physical (q, p):
  *
  *   Q_i = q_n + h sum_j a_ij M^{-1} P_j,                                i = 1 .. s
@@ -11,8 +11,8 @@
  *
  * (a_ij) is Lobatto IIIA (collocation at the Lobatto nodes: row 1 zero, so Q_1 = q_n, and row s
  * equal to b, so q_{n+1} = Q_s satisfies g), (ah_ij) is Lobatto IIIB, here computed from IIIA by
- * the symplecticity condition b_i ah_ij + b_j a_ji = b_i b_j (seed 004 (2.2)); it has ah_is = 0,
- * so Lambda_s appears only in p_{n+1} and is fixed by the hidden constraint psi = 0 (seed 004
+ * the symplecticity condition b_i ah_ij + b_j a_ji = b_i b_j ([Li & Wang] (2.2)); it has ah_is = 0,
+ * so Lambda_s appears only in p_{n+1} and is fixed by the hidden constraint psi = 0 ([Li & Wang]
  * (2.3)-(2.7)). The stage system has s n + (s - 1) m unknowns (P_1 .. P_s, Lambda_1 ..
  * Lambda_{s-1}) and as many equations; it is solved by Newton's method with the exact dense
  * Jacobian (Hessian-vector products of V and Gdot(Q, u)^T Lambda for the stage forces), LU

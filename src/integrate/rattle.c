@@ -1,6 +1,6 @@
-/* SHAKE/RATTLE (Andersen 1983; Leimkuhler & Skeel 1994; seed 004) for H = 1/2 p^T M^{-1} p + V(q)
- * with holonomic constraints g(q) = 0, on the physical state (q, p) of a formulation whose state
- * is (q, p) (the formulation's right-hand side is not used; the problem's callbacks are):
+/* SHAKE/RATTLE (Andersen 1983; Leimkuhler & Skeel 1994; [Li & Wang]) for H = 1/2 p^T M^{-1} p +
+ * V(q) with holonomic constraints g(q) = 0, on the physical state (q, p) of a formulation whose
+ * state is (q, p) (the formulation's right-hand side is not used; the problem's callbacks are):
  *
  *   p* = p_n + h/2 (F(q_n) - G(q_n)^T lambda),   q_{n+1} = q_n + h M^{-1} p*,   g(q_{n+1}) = 0,
  *   p_{n+1} = p* + h/2 (F(q_{n+1}) - G(q_{n+1})^T mu),   G(q_{n+1}) M^{-1} p_{n+1} = 0.
