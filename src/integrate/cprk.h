@@ -77,6 +77,15 @@ int chs_cprk_tangent_need_constant(const chs_cprk *c, CHSError *err);
 int chs_cprk_tangent_apply(chs_cprk *c, const chs_cprk_tableau *tb, const chs_cprk_tableau *dtb,
                            sunrealtype dalpha, sunrealtype h, sunrealtype *dq, sunrealtype *dp,
                            CHSError *err);
+/* Between the stepper's files (cprk.c, cprk_tangent.c, lobatto.c): the stage system's residual,
+ * its dense Jacobian and the structured Newton solve at step h with tableau tb (0 or a code), and
+ * the k x k solve of the tableau coefficients (Gaussian elimination with partial pivoting, M
+ * overwritten). */
+#define CPRK_NEWTON_MAX 60
+int chs_cprk_residual(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h);
+int chs_cprk_jacobian(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h);
+int chs_cprk_structured_solve(chs_cprk *c, const chs_cprk_tableau *tb, sunrealtype h);
+void chs_cprk_small_solve(int k, sunrealtype M[CHS_CPRK_SMAX][CHS_CPRK_SMAX], sunrealtype *x);
 /* Make (q1, p1) the new state at t + h. */
 void chs_cprk_accept(chs_cprk *c, sunrealtype h);
 /* Copy the state into y (physical (q, p)). */
