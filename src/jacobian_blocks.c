@@ -21,22 +21,70 @@ void chs_block_G(const CHSSystem *s, const sunrealtype *J, sunrealtype *D) {
   }
 }
 
-void chs_block_minv(const CHSSystem *s, sunrealtype *D) {
+static int chs_block_cb(int rc) {
+  return rc == 0 ? 0 : (rc > 0 ? CHS_RECOVERABLE : CHS_ERR_CALLBACK);
+}
+
+/* A column of a block: col = the block applied to e (a unit vector); ctx holds what the block is
+ * of (the point, the vectors it is contracted with). The callback's return code. */
+typedef int (*chs_block_col_fn)(const CHSSystem *s, const void *ctx, const sunrealtype *e,
+                                sunrealtype *col);
+
+/* D (n x n, row-major) column by column: column j = fn(e_j). */
+static int chs_block_columns(const CHSSystem *s, chs_block_col_fn fn, const void *ctx,
+                             sunrealtype *D) {
   sunindextype n = s->n;
   sunrealtype *e = s->wn[7], *col = s->wn[6];
   memset(e, 0, (size_t)n * sizeof *e);
   for (sunindextype j = 0; j < n; j++) {
     e[j] = 1;
-    chs_mass_inv(s, e, col);
+    int rc = fn(s, ctx, e, col);
     e[j] = 0;
+    CHS_CALL(chs_block_cb(rc));
     for (sunindextype i = 0; i < n; i++) {
       D[i * n + j] = col[i];
     }
   }
+  return 0;
 }
 
-static int chs_block_cb(int rc) {
-  return rc == 0 ? 0 : (rc > 0 ? CHS_RECOVERABLE : CHS_ERR_CALLBACK);
+/* What the column callbacks below read: the point q and up to two vectors. */
+typedef struct {
+  const sunrealtype *q, *x, *y;
+} chs_block_at;
+
+static int col_minv(const CHSSystem *s, const void *ctx, const sunrealtype *e, sunrealtype *col) {
+  (void)ctx;
+  chs_mass_inv(s, e, col);
+  return 0;
+}
+
+void chs_block_minv(const CHSSystem *s, sunrealtype *D) {
+  (void)chs_block_columns(s, col_minv, NULL, D); /* cannot fail */
+}
+
+static int col_hessV(const CHSSystem *s, const void *ctx, const sunrealtype *e, sunrealtype *col) {
+  return s->ops->hessian_potential(s->data, ((const chs_block_at *)ctx)->q, e, col);
+}
+
+/* M'(q; e) x */
+static int col_mass_dir(const CHSSystem *s, const void *ctx, const sunrealtype *e,
+                        sunrealtype *col) {
+  const chs_block_at *at = ctx;
+  return s->ops->mass_dir(s->data, at->q, e, at->x, col);
+}
+
+/* M'(q; x) e */
+static int col_mass_dir_of(const CHSSystem *s, const void *ctx, const sunrealtype *e,
+                           sunrealtype *col) {
+  const chs_block_at *at = ctx;
+  return s->ops->mass_dir(s->data, at->q, at->x, e, col);
+}
+
+/* mass_grad_dir(q, e, x, y) */
+static int col_mgd(const CHSSystem *s, const void *ctx, const sunrealtype *e, sunrealtype *col) {
+  const chs_block_at *at = ctx;
+  return s->ops->mass_grad_dir(s->data, at->q, e, at->x, at->y, col);
 }
 
 int chs_block_hessV(const CHSSystem *s, const sunrealtype *q, sunrealtype *D) {
@@ -45,18 +93,8 @@ int chs_block_hessV(const CHSSystem *s, const sunrealtype *q, sunrealtype *D) {
   if (!s->ops->hessian_potential) { /* zero only when declared (never a silent default) */
     return chs_missing_derivative(s->prob, CHS_NEED_HESSIAN) ? CHS_ERR_UNSUPPORTED : 0;
   }
-  sunrealtype *e = s->wn[7], *col = s->wn[6];
-  memset(e, 0, (size_t)n * sizeof *e);
-  for (sunindextype j = 0; j < n; j++) {
-    e[j] = 1;
-    int rc = s->ops->hessian_potential(s->data, q, e, col);
-    e[j] = 0;
-    CHS_CALL(chs_block_cb(rc));
-    for (sunindextype i = 0; i < n; i++) {
-      D[i * n + j] = col[i];
-    }
-  }
-  return 0;
+  chs_block_at at = {q, NULL, NULL};
+  return chs_block_columns(s, col_hessV, &at, D);
 }
 
 int chs_block_hessgw(const CHSSystem *s, const sunrealtype *q, const sunrealtype *w,
@@ -150,37 +188,21 @@ int chs_gram_solve_columns(CHSSystem *s, sunindextype ncols, sunrealtype *A) {
 
 int chs_block_mass_dir(const CHSSystem *s, const sunrealtype *q, const sunrealtype *x,
                        sunrealtype *D) {
-  sunindextype n = s->n;
-  sunrealtype *e = s->wn[7], *col = s->wn[6];
-  memset(e, 0, (size_t)n * sizeof *e);
-  for (sunindextype j = 0; j < n; j++) {
-    e[j] = 1;
-    int rc = s->ops->mass_dir(s->data, q, e, x, col);
-    e[j] = 0;
-    CHS_CALL(chs_block_cb(rc));
-    for (sunindextype i = 0; i < n; i++) {
-      D[i * n + j] = col[i];
-    }
-  }
-  return 0;
+  chs_block_at at = {q, x, NULL};
+  return chs_block_columns(s, col_mass_dir, &at, D);
 }
 
-/* D (n x n) = [mass_grad_dir(q, u = e_j, x, y)]_j (by_row = 0) or its rows i
- * mass_grad_dir(q, u, e_i, y) (by_row = 1, x unused). */
-static int chs_block_mgd(const CHSSystem *s, const sunrealtype *q, const sunrealtype *u,
-                         const sunrealtype *x, const sunrealtype *y, int by_row, sunrealtype *D) {
+/* D (n x n) with rows i = mass_grad_dir(q, u, e_i, y). */
+static int chs_block_mgd_rows(const CHSSystem *s, const sunrealtype *q, const sunrealtype *u,
+                              const sunrealtype *y, sunrealtype *D) {
   sunindextype n = s->n;
-  sunrealtype *e = s->wn[7], *col = s->wn[6];
+  sunrealtype *e = s->wn[7];
   memset(e, 0, (size_t)n * sizeof *e);
-  for (sunindextype j = 0; j < n; j++) {
-    e[j] = 1;
-    int rc = by_row ? s->ops->mass_grad_dir(s->data, q, u, e, y, D + j * n)
-                    : s->ops->mass_grad_dir(s->data, q, e, x, y, col);
-    e[j] = 0;
+  for (sunindextype i = 0; i < n; i++) {
+    e[i] = 1;
+    int rc = s->ops->mass_grad_dir(s->data, q, u, e, y, D + i * n);
+    e[i] = 0;
     CHS_CALL(chs_block_cb(rc));
-    for (sunindextype i = 0; !by_row && i < n; i++) {
-      D[i * n + j] = col[i];
-    }
   }
   return 0;
 }
@@ -200,11 +222,12 @@ int chs_block_mass_terms(const CHSSystem *s, const sunrealtype *q, const sunreal
   }
   sunrealtype *P = buf, *S = P + nn, *T = S + nn, *U = X ? T + nn : NULL, *R = X ? U + nn : NULL;
   int rc = chs_block_mass_dir(s, q, v, P);
+  chs_block_at at_v = {q, v, v};
   if (rc == 0) {
-    rc = chs_block_mgd(s, q, NULL, v, v, 0, S);
+    rc = chs_block_columns(s, col_mgd, &at_v, S);
   }
   if (rc == 0 && X) {
-    rc = chs_block_mgd(s, q, v, NULL, v, 1, R);
+    rc = chs_block_mgd_rows(s, q, v, v, R);
   }
   if (rc == 0 && X) { /* U = [M'(q; e_j) (a - b)]_j, T = M'(q; v) (column j: M'(q; v) e_j) */
     sunrealtype *amb = s->wn[5];
@@ -212,15 +235,8 @@ int chs_block_mass_terms(const CHSSystem *s, const sunrealtype *q, const sunreal
       amb[i] = a[i] - b[i];
     }
     rc = chs_block_mass_dir(s, q, amb, U);
-    sunrealtype *e = s->wn[4], *col = s->wn[5];
-    memset(e, 0, (size_t)n * sizeof *e);
-    for (sunindextype j = 0; rc == 0 && j < n; j++) {
-      e[j] = 1;
-      rc = chs_block_cb(s->ops->mass_dir(s->data, q, v, e, col));
-      e[j] = 0;
-      for (sunindextype i = 0; i < n; i++) {
-        T[i * n + j] = col[i];
-      }
+    if (rc == 0) {
+      rc = chs_block_columns(s, col_mass_dir_of, &at_v, T);
     }
   }
   if (rc != 0) {
