@@ -77,7 +77,7 @@ struct CHSProblem_ {
   sunrealtype time;        /* the time last passed to ops->set_time (time-dependent problems) */
 };
 
-/* Bytes of a version-1 (-2, -3) CHSProblemOps: the fields before the first one version 2 (3, 4)
+/* Bytes of a version-k CHSProblemOps: the fields before the first one version k + 1
  * appended. */
 #define CHS_PROBLEM_OPS_V1_SIZE offsetof(CHSProblemOps, nonconservative_force)
 #define CHS_PROBLEM_OPS_V2_SIZE offsetof(CHSProblemOps, mass_matrix)
@@ -85,6 +85,7 @@ struct CHSProblem_ {
 #define CHS_PROBLEM_OPS_V4_SIZE offsetof(CHSProblemOps, force_local)
 #define CHS_PROBLEM_OPS_V5_SIZE offsetof(CHSProblemOps, force_atoms)
 #define CHS_PROBLEM_OPS_V6_SIZE offsetof(CHSProblemOps, mass_grad_dir)
+#define CHS_PROBLEM_OPS_V7_SIZE offsetof(CHSProblemOps, initial_guess)
 
 /* Plugins (problems/plugin.c). */
 int chs_is_plugin_spec(const char *name);

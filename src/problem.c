@@ -324,7 +324,8 @@ int CHSProblem_CreateFromOps(const CHSProblemOps *ops, const char *params, CHSPr
            : ops->abi_version == 3 ? CHS_PROBLEM_OPS_V3_SIZE
            : ops->abi_version == 4 ? CHS_PROBLEM_OPS_V4_SIZE
            : ops->abi_version == 5 ? CHS_PROBLEM_OPS_V5_SIZE
-                                   : CHS_PROBLEM_OPS_V6_SIZE);
+           : ops->abi_version == 6 ? CHS_PROBLEM_OPS_V6_SIZE
+                                   : CHS_PROBLEM_OPS_V7_SIZE);
     prob->ops_store.abi_version = CHS_PROBLEM_ABI_VERSION;
     prob->ops = ops = &prob->ops_store;
   }

@@ -53,7 +53,7 @@ for m in erk cvode; do
   row null_callbacks 2 "required callback 'create' is NULL" -- "${opts[@]}"
   row v1_null_callbacks 2 "required callback 'create' is NULL" -- "${opts[@]}"
   row data_entry 2 "chs_problem_entry is not a function (ELF symbol type 1, a data object)" -- "${opts[@]}"
-  row entry_null 2 "returned NULL for ABI versions 7, 6, 5, 4, 3, 2 and 1" -- "${opts[@]}"
+  row entry_null 2 "returned NULL for ABI versions 8, 7, 6, 5, 4, 3, 2 and 1" -- "${opts[@]}"
   # create and the initial state: the plugin's own message, or the callback and its code
   row create_pos 2 "fault: create refuses these parameters (+1)" -- "${opts[@]}"
   row create_neg 2 "fault: create fails fatally (-1)" -- "${opts[@]}"

@@ -32,12 +32,12 @@ extern "C" {
 
 /** Bumped whenever CHSProblemOps changes layout. Plugins export
  *   const CHSProblemOps *chs_problem_entry(int abi_version);
- * Versions 2 to 7 appended optional fields (below); tables of older versions (plugins or
+ * Versions 2 to 8 appended optional fields (below); tables of older versions (plugins or
  * programs built against an older header) still load: the fields they lack read as NULL / 0,
  * and their NULL hessian_potential / constraint_third keep the meaning they documented (V at
  * most linear / quadratic constraints: the loader sets the matching CHS_DECLARE_* bits). The
- * loader asks a plugin for version 7 first, then 6, 5, 4, 3, 2, 1.                           */
-#define CHS_PROBLEM_ABI_VERSION 7
+ * loader asks a plugin for version 8 first, then 7, 6, 5, 4, 3, 2, 1.                        */
+#define CHS_PROBLEM_ABI_VERSION 8
 #define CHS_PROBLEM_ABI_VERSION_MIN 1 /**< the oldest table version the loader accepts */
 /* At most this many extra invariants, and events, per problem. */
 #define CHS_MAX_INVARIANTS 8 /**< at most this many extra invariants per problem */
@@ -119,6 +119,12 @@ typedef struct CHSProblemDims {
   /** ABI 6, with CHSProblemOps.force_atoms: the force on an atom depends only on the atoms
    * closer than force_cutoff to it (position space, 2 coordinates per atom); 0: not declared. */
   sunrealtype force_cutoff;
+  /** ABI 8, optional: names of this instance's coordinates (n entries) and constraints (m
+   * entries), owned by the problem's data, for output headers, plots and messages; NULL (the
+   * default, and for older problems) means q1 .. qn and g1 .. gm. A name is 1 to 31 characters of
+   * [A-Za-z0-9_] starting with a letter, unique within the instance. */
+  const char *const *coordinate_names;
+  const char *const *constraint_names; /**< see coordinate_names */
 } CHSProblemDims;
 
 /** A problem: its name and callbacks, versioned by abi_version (one const table per problem). */
@@ -242,6 +248,13 @@ typedef struct CHSProblemOps {
    * mass_grad. */
   int (*mass_grad_dir)(void *data, const sunrealtype *q, const sunrealtype *u, const sunrealtype *a,
                        const sunrealtype *b, sunrealtype *out);
+
+  /* ---- ABI version 8 */
+  /** Optional: the initial state as the problem states it, before it is made consistent: q0 and
+   * the velocity v0 (not the momentum), which need not satisfy g = 0 and G v + g_t = 0. With it,
+   * a consistent initialisation that holds chosen components (chs run --fix) starts from what
+   * the model said; NULL: it starts from initial_state. */
+  int (*initial_guess)(void *data, sunrealtype *q, sunrealtype *v);
 } CHSProblemOps;
 
 /** A problem instance: ops + data + dims. */
