@@ -431,6 +431,14 @@ int chs_block_mass_terms(const CHSSystem *s, const sunrealtype *q, const sunreal
 int chs_block_mass_dir(const CHSSystem *s, const sunrealtype *q, const sunrealtype *x,
                        sunrealtype *D);
 
+/* The formulation's analytic Jacobian into a dense column-major array (N x N): df/dy of an ODE
+ * formulation, dF/dy + cj dF/dy' of the residual (cj I - df/dy for an ODE formulation);
+ * CHS_ERR_UNSUPPORTED without one (CHSFormulation_HasJacobian). What the public SUNMatrix family
+ * (chs/sundials.h) copies into the caller's matrix. */
+int chs_jacobian_rhs_dense(CHSFormulation f, sunrealtype t, N_Vector y, sunrealtype *J);
+int chs_jacobian_residual_dense(CHSFormulation f, sunrealtype t, sunrealtype cj, N_Vector y,
+                                N_Vector yp, sunrealtype *J);
+
 /* The Jacobian an integrator hands SUNDIALS: analytic (the formulation's) or forward differences,
  * with the sparsity pattern found at set-up (nnz, band widths mu, ml). Owned by the formulation
  * (f->jac; a new set-up replaces it), evaluated by chs_cvode_jac (CVLsJacFn, df/dy) and

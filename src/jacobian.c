@@ -95,7 +95,7 @@ static int chs_jac_finish(CHSFormulation f, int rc, sunrealtype t, const sunreal
   return rc > 0 ? CHS_RECOVERABLE : rc;
 }
 
-int CHSFormulation_RhsJacobian(CHSFormulation f, sunrealtype t, N_Vector y, sunrealtype *J) {
+int chs_jacobian_rhs_dense(CHSFormulation f, sunrealtype t, N_Vector y, sunrealtype *J) {
   if (!CHSFormulation_HasJacobian(f) || !f->ops->rhs) {
     return CHS_ERR_UNSUPPORTED;
   }
@@ -107,8 +107,8 @@ int CHSFormulation_RhsJacobian(CHSFormulation f, sunrealtype t, N_Vector y, sunr
   return chs_jac_finish(f, rc, t, J);
 }
 
-int CHSFormulation_ResidualJacobian(CHSFormulation f, sunrealtype t, sunrealtype cj, N_Vector y,
-                                    N_Vector yp, sunrealtype *J) {
+int chs_jacobian_residual_dense(CHSFormulation f, sunrealtype t, sunrealtype cj, N_Vector y,
+                                N_Vector yp, sunrealtype *J) {
   if (!CHSFormulation_HasJacobian(f)) {
     return CHS_ERR_UNSUPPORTED;
   }
@@ -127,6 +127,16 @@ int CHSFormulation_ResidualJacobian(CHSFormulation f, sunrealtype t, sunrealtype
     }
   }
   return chs_jac_finish(f, rc, t, J);
+}
+
+/* The raw-array entry points of the previous release, kept for one release (chs/formulation.h). */
+int CHSFormulation_RhsJacobian(CHSFormulation f, sunrealtype t, N_Vector y, sunrealtype *J) {
+  return chs_jacobian_rhs_dense(f, t, y, J);
+}
+
+int CHSFormulation_ResidualJacobian(CHSFormulation f, sunrealtype t, sunrealtype cj, N_Vector y,
+                                    N_Vector yp, sunrealtype *J) {
+  return chs_jacobian_residual_dense(f, t, cj, y, yp, J);
 }
 
 /* ------------------------------------------------------------------ integrator workspace */
@@ -223,8 +233,8 @@ static int chs_jac_eval(CHSFormulation f, CHSJacWork *w, sunrealtype t, sunrealt
   if (w->mode == CHS_JACOBIAN_FD) {
     return chs_jac_fd(f, w, t, cj, y, yp);
   }
-  return w->residual ? CHSFormulation_ResidualJacobian(f, t, cj, y, yp, w->J)
-                     : CHSFormulation_RhsJacobian(f, t, y, w->J);
+  return w->residual ? chs_jacobian_residual_dense(f, t, cj, y, yp, w->J)
+                     : chs_jacobian_rhs_dense(f, t, y, w->J);
 }
 
 int chs_jac_work_create(CHSFormulation f, int mode, int residual, N_Vector y0, N_Vector yp0,

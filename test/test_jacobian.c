@@ -4,8 +4,14 @@
  * velocities) and at random inconsistent ones (random y, y', cj), for the pendulum, the double
  * pendulum (dense and CSR G), the pendulum chain (CSR G), the chain (non-linear potential: hess V)
  * and a user problem with a non-linear potential and non-quadratic constraints (constraint_third).
+ * The analytic Jacobian is taken through the public SUNMatrix family (CHSFormulation_Jac,
+ * CHSFormulation_ResidualJac into a dense matrix) and checked bitwise against the raw-array
+ * functions it replaced, which stay for one release.
  */
+#define CHS_NO_DEPRECATED_WARNINGS /* the replaced functions are compared with their successors */
+#include <string.h>
 #include <nvector/nvector_serial.h>
+#include <sunmatrix/sunmatrix_dense.h>
 #include "test_util.h"
 #include "nonquadratic_problem.h"
 
@@ -49,6 +55,9 @@ static double jacobian_mismatch(CHSProblem prob, const char *form, int residual,
   double worst = 0;
   N_Vector y0 = N_VClone(y);
   N_VScale(1, y, y0);
+  assert_int_equal(CHSFormulation_HasJacobian(f),
+                   1); /* else the family falls back to differences */
+  SUNMatrix A = SUNDenseMatrix(N, N, test_context());
   for (int pt = 0; pt < 4; pt++) {
     double cj = 1;
     N_VScale(1, y0, y);
@@ -60,15 +69,21 @@ static double jacobian_mismatch(CHSProblem prob, const char *form, int residual,
     if (pt > 0) { /* inconsistent: random y (near y0, inside the domain), y', cj */
       cj = random_inconsistent_point(y, yp, 0.2, 100);
     }
-    int rc = residual ? CHSFormulation_ResidualJacobian(f, t, cj, y, yp, Ja)
-                      : CHSFormulation_RhsJacobian(f, t, y, Ja);
+    int rc = residual ? CHSFormulation_ResidualJac(f, t, cj, y, yp, NULL, A, NULL, NULL, NULL)
+                      : CHSFormulation_Jac(f, t, y, NULL, A, NULL, NULL, NULL);
     assert_int_equal(rc, 0);
+    memcpy(Ja, SUNDenseMatrix_Data(A), (size_t)(N * N) * sizeof *Ja);
+    rc = residual ? CHSFormulation_ResidualJacobian(f, t, cj, y, yp, Jf)
+                  : CHSFormulation_RhsJacobian(f, t, y, Jf);
+    assert_int_equal(rc, 0);
+    assert_memory_equal(Ja, Jf, (size_t)(N * N) * sizeof *Ja);
     fd_jacobian(f, residual, t, cj, y, yp, Jf);
     double scale = fmax(1, norm_inf(Jf, (int)(N * N)));
     worst = fmax(worst, diff_inf(Ja, Jf, (int)(N * N)) / scale);
   }
   free(Ja);
   free(Jf);
+  SUNMatDestroy(A);
   N_VDestroy(y);
   N_VDestroy(y0);
   N_VDestroy(yp);

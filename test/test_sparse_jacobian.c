@@ -31,7 +31,7 @@ static double sparse_mismatch(CHSProblem prob, const char *form) {
     if (pt > 0) {
       cj = random_inconsistent_point(y, yp, 0.05, 1000);
     }
-    assert_int_equal(CHSFormulation_ResidualJacobian(f, 0, cj, y, yp, Jd), 0);
+    assert_int_equal(chs_jacobian_residual_dense(f, 0, cj, y, yp, Jd), 0);
     cs_dl *S = NULL;
     assert_int_equal(chs_dae_jacobian_csc(f, cj, N_VGetArrayPointer(y), &S), 0);
     assert_int_equal(S->m, N);

@@ -14,4 +14,12 @@
 #define CHS_EXPORT /**< a public declaration */
 #endif
 
+/** Marks a public declaration kept for one release after its replacement appeared; a program
+ * that defines CHS_NO_DEPRECATED_WARNINGS before including chs gets no warning. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(CHS_NO_DEPRECATED_WARNINGS)
+#define CHS_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#define CHS_DEPRECATED(msg) /**< (no attribute on this compiler) */
+#endif
+
 #endif

@@ -134,19 +134,24 @@ CHS_EXPORT int CHSFormulation_InitialDerivative(CHSFormulation f, N_Vector y, N_
 /** id[i] = 1 for differential, 0 for algebraic components (all 1 for ODE formulations). */
 CHS_EXPORT void CHSFormulation_ComponentIds(CHSFormulation f, N_Vector id);
 
-/* Analytic Jacobians (J dense column-major, size x size; CHS_ERR_UNSUPPORTED when the
- * formulation has none): df/dy of an ODE formulation, and the residual Jacobian
- * dF/dy + cj dF/dy' (for ODE formulations of y' - f: cj I - df/dy). */
 /** 1 when the formulation has an analytic Jacobian that applies to its problem (conservative,
- * supplying the derivatives it needs), 0 otherwise. */
+ * supplying the derivatives it needs), 0 otherwise. The Jacobians themselves, analytic or by
+ * differences, into a dense, band or sparse SUNMatrix: CHSFormulation_JacobianSetup,
+ * CHSFormulation_Jac, CHSFormulation_ResidualJac and their SUNDIALS callbacks CHSFormulation_JacFn
+ * and CHSFormulation_ResidualJacFn (chs/sundials.h). */
 CHS_EXPORT int CHSFormulation_HasJacobian(CHSFormulation f);
-/** df/dy at (t, y) of an ODE formulation into J (dense column-major, size x size). */
+/** Deprecated (kept for one release): the analytic df/dy into a dense column-major array, or
+ * CHS_ERR_UNSUPPORTED without one. Use CHSFormulation_Jac with a SUNDenseMatrix (its data is the
+ * same column-major array) after checking CHSFormulation_HasJacobian. */
 CHS_EXPORT int CHSFormulation_RhsJacobian(CHSFormulation f, sunrealtype t, N_Vector y,
-                                          sunrealtype *J);
-/** The residual Jacobian dF/dy + cj dF/dy' at (t, y, yp) into J (dense column-major, size x
- * size); for ODE formulations of y' - f: cj I - df/dy. */
+                                          sunrealtype *J)
+    CHS_DEPRECATED("use CHSFormulation_Jac with a SUNDenseMatrix");
+/** Deprecated (kept for one release): the analytic dF/dy + cj dF/dy' (ODE formulations:
+ * cj I - df/dy) into a dense column-major array. Use CHSFormulation_ResidualJac with a
+ * SUNDenseMatrix after checking CHSFormulation_HasJacobian. */
 CHS_EXPORT int CHSFormulation_ResidualJacobian(CHSFormulation f, sunrealtype t, sunrealtype cj,
-                                               N_Vector y, N_Vector yp, sunrealtype *J);
+                                               N_Vector y, N_Vector yp, sunrealtype *J)
+    CHS_DEPRECATED("use CHSFormulation_ResidualJac with a SUNDenseMatrix");
 
 /** ARKRhsFn / CVRhsFn; user_data must be the CHSFormulation. */
 CHS_EXPORT int CHSFormulation_Rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user_data);
