@@ -20,11 +20,11 @@ double bench_now(clockid_t id) {
 /* Rounds interleave every (problem, formulation) pair, so a change of the machine's speed during
  * the run (frequency, other load) affects all of them alike and ratios between problems
  * (generated vs hand-written) are measured in one run; each pair keeps its best round. */
-int bench_rhs_costs(const CHSProblem *probs, int np, const char *const *names, int nf, long evals,
-                    double *cost) {
+int bench_rhs_rounds(const CHSProblem *probs, int np, const char *const *names, int nf, long evals,
+                     int rounds, double *per_round) {
   SUNContext ctx = NULL;
   int k = np * nf;
-  if (np < 1 || nf < 1 || nf > CLI_MAX_COSTS || np > BENCH_MAX_PROBLEMS ||
+  if (np < 1 || nf < 1 || nf > CLI_MAX_COSTS || np > BENCH_MAX_PROBLEMS || rounds < 1 ||
       chs_context_create(&ctx) != 0) {
     return -1;
   }
@@ -32,39 +32,42 @@ int bench_rhs_costs(const CHSProblem *probs, int np, const char *const *names, i
   CHSFormulation f[BENCH_MAX_PROBLEMS * CLI_MAX_COSTS] = {NULL};
   N_Vector y[BENCH_MAX_PROBLEMS * CLI_MAX_COSTS] = {NULL},
                                   yd[BENCH_MAX_PROBLEMS * CLI_MAX_COSTS] = {NULL};
+  double state[BENCH_MAX_PROBLEMS * CLI_MAX_COSTS]; /* 1: usable, -1: failed, -2: refused */
   for (int i = 0; i < k; i++) {
-    cost[i] = -1;
+    state[i] = -1;
     int crc = CHSFormulation_Create(names[i % nf], probs[i / nf], ctx, &f[i], NULL);
     if (crc == 0 && CHSFormulation_NewInitialState(f[i], &y[i], NULL) == 0 &&
         (yd[i] = N_VClone(y[i]))) {
-      cost[i] = 1e300;
+      state[i] = 1;
     } else if (crc == CHS_ERR_UNSUPPORTED) {
-      cost[i] = -2; /* the formulation refuses the problem (M(q), time dependence, damping) */
+      state[i] = -2; /* the formulation refuses the problem (M(q), time dependence, damping) */
     }
   }
-  for (int r = 0; r < BENCH_REPEATS; r++) {
+  for (int r = 0; r < rounds; r++) {
     for (int i = 0; i < k; i++) {
-      if (!(cost[i] > 0)) {
-        continue;
-      }
+      double best = 1e300;
       /* chunks of at most BENCH_CHUNK evaluations, each timed: the best chunk is the cost
        * without the preemptions of a loaded machine (a chunk takes ~0.1 ms, a time slice more) */
-      for (long done = 0; done < evals && cost[i] > 0;) {
+      for (long done = 0; done < evals && state[i] > 0;) {
         long c = evals - done < BENCH_CHUNK ? evals - done : BENCH_CHUNK;
         double t0 = bench_now(CLOCK_MONOTONIC);
         for (long e = 0; e < c; e++) {
           if (CHSFormulation_Rhs(0, y[i], yd[i], f[i]) != 0) {
-            cost[i] = -1;
+            state[i] = -1;
             break;
           }
         }
         double per = (bench_now(CLOCK_MONOTONIC) - t0) / (double)c;
-        cost[i] = cost[i] > 0 && per < cost[i] ? per : cost[i];
+        best = per < best ? per : best;
         done += c;
       }
+      per_round[r * k + i] = best;
     }
   }
   for (int i = 0; i < k; i++) {
+    for (int r = 0; r < rounds; r++) {
+      per_round[r * k + i] = state[i] > 0 ? per_round[r * k + i] : state[i];
+    }
     if (y[i]) {
       N_VDestroy(y[i]);
     }
@@ -74,6 +77,24 @@ int bench_rhs_costs(const CHSProblem *probs, int np, const char *const *names, i
     CHSFormulation_Destroy(&f[i]);
   }
   SUNContext_Free(&ctx);
+  return 0;
+}
+
+int bench_rhs_costs(const CHSProblem *probs, int np, const char *const *names, int nf, long evals,
+                    double *cost) {
+  int k = np * nf;
+  double *per = k > 0 ? malloc((size_t)(k * BENCH_REPEATS) * sizeof *per) : NULL;
+  if (!per || bench_rhs_rounds(probs, np, names, nf, evals, BENCH_REPEATS, per) != 0) {
+    free(per);
+    return -1;
+  }
+  for (int i = 0; i < k; i++) {
+    cost[i] = per[i];
+    for (int r = 1; r < BENCH_REPEATS && cost[i] > 0; r++) {
+      cost[i] = fmin(cost[i], per[r * k + i]);
+    }
+  }
+  free(per);
   return 0;
 }
 

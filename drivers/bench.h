@@ -22,6 +22,10 @@ double bench_now(clockid_t id);
 #define BENCH_MAX_PROBLEMS 16
 int bench_rhs_costs(const CHSProblem *probs, int np, const char *const *names, int nf, long evals,
                     double *cost);
+/* The same with every round's best chunk kept: per_round[r * np * nf + i] for round r < rounds
+ * (pair i as in cost), for ratios with confidence intervals (bench_ratios). */
+int bench_rhs_rounds(const CHSProblem *probs, int np, const char *const *names, int nf, long evals,
+                     int rounds, double *per_round);
 /* The same on one problem (chs compare's cost column). */
 int cli_rhs_costs(CHSProblem prob, const char *const *names, int k, long evals, double *cost);
 

@@ -24,8 +24,9 @@ static void print_json(const rep_experiment *ex, const rep_report *r) {
   for (int i = 0; i < r->nclaims; i++) {
     printf("%s\n    {\"claim\": ", i ? "," : "");
     json_string(stdout, r->claims[i].claim);
-    printf(", \"holds\": %s, \"evidence\": ",
-           r->claims[i].holds < 0 ? "null" : (r->claims[i].holds ? "true" : "false"));
+    printf(", \"holds\": %s, \"verdict\": \"%s\", \"evidence\": ",
+           r->claims[i].holds < 0 ? "null" : (r->claims[i].holds ? "true" : "false"),
+           r->claims[i].holds < 0 ? "undecided" : (r->claims[i].holds ? "holds" : "fails"));
     json_string(stdout, r->claims[i].evidence);
     printf("}");
   }
@@ -50,7 +51,7 @@ static void print_table(const rep_experiment *ex, const rep_report *r) {
   printf("\nclaims:\n");
   for (int i = 0; i < r->nclaims; i++) {
     printf("  [%s] %s\n         %s\n",
-           r->claims[i].holds < 0 ? "n/a" : (r->claims[i].holds ? "holds" : "FAILS"),
+           r->claims[i].holds < 0 ? "undecided" : (r->claims[i].holds ? "holds" : "FAILS"),
            r->claims[i].claim, r->claims[i].evidence);
   }
   if (r->notes[0]) {
@@ -137,8 +138,9 @@ static int reproduce_all(int json, int quiet, const char *plot_dir) {
     for (int k = 0; k < rep_experiment_count(); k++) {
       printf("%s\n  {\"experiment\": ", k ? "," : "");
       json_string(stdout, rep_experiment_get(k)->name);
-      printf(", \"holding\": %d, \"failing\": %d, \"not_applicable\": %d, \"failing_claims\": ",
-             rows[k].hold, rows[k].fail, rows[k].na);
+      printf(", \"holding\": %d, \"failing\": %d, \"undecided\": %d, \"not_applicable\": %d, "
+             "\"failing_claims\": ",
+             rows[k].hold, rows[k].fail, rows[k].na, rows[k].na);
       json_string(stdout, rows[k].failing);
       printf(", \"error\": ");
       if (rows[k].rc) {
@@ -151,7 +153,7 @@ static int reproduce_all(int json, int quiet, const char *plot_dir) {
     printf("\n]\n}\n");
   } else {
     int th = 0, tf = 0, tn = 0;
-    printf("summary\n%-30s %7s %7s %5s  %s\n", "experiment", "holding", "failing", "n/a",
+    printf("summary\n%-30s %7s %7s %5s  %s\n", "experiment", "holding", "failing", "undec",
            "failing claims");
     for (int k = 0; k < rep_experiment_count(); k++) {
       if (rows[k].rc) {

@@ -179,15 +179,58 @@ int rep_plot_curves(const char *dir, const char *name, const char *title, const 
   if (strcmp(xlabel, "t") == 0 && n > 0 && isfinite(x[n - 1])) {
     snprintf(tf, sizeof tf, ", t_f = %g", x[n - 1]);
   }
-  int len =
-      snprintf(script, sizeof script,
-               "set title '%s%s'\nset xlabel '%s'\nset ylabel '%s'\n%sset key bottom right\n"
-               "plot ",
-               title, tf, xlabel, ylabel, logy ? "set logscale y\nset format y '10^{%T}'\n" : "");
+  /* A title longer than the canvas holds in one line (about 75 characters at 800 px) breaks at
+   * its last ": " or ", " before that width (else its last space) into two lines. */
+  char full[512], head[512];
+  snprintf(full, sizeof full, "%s%s", title, tf);
+  const char *tail = "";
+  size_t cut = strlen(full);
+  for (int pass = 0; pass < 2 && cut > 75 && !*tail; pass++) {
+    for (size_t i = 75; i > 20 && !*tail; i--) {
+      int punct = (full[i] == ':' || full[i] == ',') && full[i + 1] == ' ';
+      if (pass == 0 ? punct : full[i] == ' ') {
+        cut = pass == 0 ? i + 1 : i;
+        tail = full + (pass == 0 ? i + 2 : i + 1);
+      }
+    }
+  }
+  snprintf(head, sizeof head, "%.*s", (int)cut, full);
+  /* On a log axis the first sample is often an exact 0 floored to a tiny constant (a residual at
+   * t = 0): the axis starts at the decade of the smallest positive value after it, so that the
+   * floor does not squeeze the curves into the top of the frame. */
+  char yrange[64] = "";
+  if (logy) {
+    double lo = INFINITY;
+    for (int c = 0; c < k; c++) {
+      for (long i = 1; i < n; i++) {
+        if (isfinite(ys[c][i]) && ys[c][i] > 0) {
+          lo = fmin(lo, ys[c][i]);
+        }
+      }
+    }
+    if (isfinite(lo)) {
+      snprintf(yrange, sizeof yrange, "set yrange [%.3g:*]\n", pow(10, floor(log10(lo))));
+    }
+  }
+  /* the key below the frame: never over the data */
+  int len = snprintf(script, sizeof script,
+                     "set title '%s'%s%s%s\nset xlabel '%s'\nset ylabel '%s'\n%s%sset key below\n"
+                     "plot ",
+                     head, *tail ? ".\"\\n\".'" : "", tail, *tail ? "'" : "", xlabel, ylabel,
+                     logy ? "set logscale y\nset format y '10^{%T}'\n" : "", yrange);
+  /* drawn last to first, so that the first curve lies on top of the others (where a later one
+   * crosses it all the time it would otherwise hide it); the key (keyentry) keeps the given
+   * order */
+  for (int c = k - 1; c >= 0; c--) {
+    len += snprintf(script + len, sizeof script - (size_t)len,
+                    "DATA u 1:%d w lp lt %d pi PI notitle, ", c + 2, c + 1);
+  }
+  for (int c = 0; c < k; c++) {
+    len += snprintf(script + len, sizeof script - (size_t)len, "%skeyentry w lp lt %d t '%s'",
+                    c ? ", " : "", c + 1, labels[c]);
+  }
   for (int c = 0; c < k; c++) {
     cols[c + 1] = ys[c];
-    len += snprintf(script + len, sizeof script - (size_t)len, "%sDATA u 1:%d w lp pi PI t '%s'",
-                    c ? ", " : "", c + 2, labels[c]);
     size_t h = strlen(header);
     snprintf(header + h, sizeof header - h, " y%d", c + 1);
   }
@@ -195,6 +238,19 @@ int rep_plot_curves(const char *dir, const char *name, const char *title, const 
     return -1;
   }
   return rep_plot(dir, name, header, cols, k + 1, n, script);
+}
+
+int rep_ratio_verdict(const bench_range *g, double bound, int below) {
+  if (!(g->lo > 0) || !isfinite(g->hi)) {
+    return REP_UNDECIDED;
+  }
+  if (g->hi <= bound) {
+    return below;
+  }
+  if (g->lo > bound) {
+    return !below;
+  }
+  return REP_UNDECIDED;
 }
 
 int rep_about(double ours, double paper, int ndigits) {

@@ -15,9 +15,13 @@ typedef struct {
   double ours;
 } rep_row;
 
+/* A claim the data cannot decide (a timing ratio whose confidence interval holds the claim's
+ * bound): printed "undecided", JSON "holds": null. */
+#define REP_UNDECIDED (-1)
+
 typedef struct {
   char claim[240];
-  int holds;
+  int holds; /* 1, 0 or REP_UNDECIDED */
   char evidence[400];
 } rep_claim;
 
@@ -67,6 +71,10 @@ double rep_first_exceeding(const rep_series *s, const double *e, double level);
 /* 1 when ours, rounded to the significant digits paper is printed with (ndigits), gives paper:
  * |ours - paper| <= half a unit of paper's last digit. */
 int rep_about(double ours, double paper, int ndigits);
+/* The verdict on "ratio <= bound" (below = 1) or "ratio > bound" (below = 0) from per-round
+ * ratios (bench_ratios): 1 or 0 when the median's confidence interval lies on one side of bound,
+ * REP_UNDECIDED when it holds it. */
+int rep_ratio_verdict(const bench_range *g, double bound, int below);
 
 /* Plots: writes DIR/NAME.dat (columns given) and DIR/NAME.png through gnuplot with `script`
  * (plot commands referring to the data file as '$DATA'). Returns 0, or -1 with a message. */

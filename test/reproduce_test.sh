@@ -62,19 +62,23 @@ assert claim('with the other two formulations projections are needed almost ever
 assert '%.2f' % e in d['notes'], 'the note quotes the measured interval'
 "
 
-# 2. leimkuhler-reich-stability: growth judged on disjoint windows with the midpoint rule solved
-#    to round-off; the psi convention (chs's |G p| = 2 |q1 p1 + q2 p2| for g = x^2 + y^2 - 1).
+# 2. leimkuhler-reich-stability: growth judged on disjoint windows of the plotted run (Newton to
+#    1e-10), and the same midpoint rule solved to round-off kept at round-off; the psi convention
+#    (chs's |G p| = 2 |q1 p1 + q2 p2| for g = x^2 + y^2 - 1).
 "$chs" reproduce leimkuhler-reich-stability --json >"$tmp/lr.json"
-check "weakly Hamiltonian growth on round-off data" "$tmp/lr.json" "
+check "weakly Hamiltonian growth on the plotted run" "$tmp/lr.json" "
 p = 'weakly Hamiltonian (dirac), solved to round-off (gauss:1): '
 g0, g9 = row(p + 'max |g| on [0, 1]'), row(p + 'max |g| on [9, 10]')
 s0, s9 = row(p + 'max |q1 p1 + q2 p2| on [0, 1]'), row(p + 'max |q1 p1 + q2 p2| on [9, 10]')
-assert max(g0, g9, s0, s9) < 1e-13, (g0, g9, s0, s9)
-grows = (g9 >= 2 * g0 and g9 > 1e-12) or (s9 >= 2 * s0 and s9 > 1e-12)
-c = claim('the discretization introduces some growth')
-assert c['holds'] == grows and c['holds'] is False
-n = 'weakly Hamiltonian (dirac), Newton to 1e-10 (dirk:midpoint): max |g| on '
-assert 1e-13 < row(n + '[9, 10]') < 1e-9
+grows0 = (g9 >= 2 * g0 and g9 > 1e-12) or (s9 >= 2 * s0 and s9 > 1e-12)
+c = claim('(ours) solved to round-off')
+assert c['holds'] == (not grows0 and g9 < 1e-13 and s9 < 1e-13), (g0, g9, s0, s9)
+n = 'weakly Hamiltonian (dirac), Newton to 1e-10 (dirk:midpoint): '
+a0, a9 = row(n + 'max |g| on [0, 1]'), row(n + 'max |g| on [9, 10]')
+b0, b9 = row(n + 'max |q1 p1 + q2 p2| on [0, 1]'), row(n + 'max |q1 p1 + q2 p2| on [9, 10]')
+grows = (a9 >= 2 * a0 and a9 > 1e-12) or (b9 >= 2 * b0 and b9 > 1e-12)
+assert claim('the discretization introduces some growth')['holds'] == grows
+assert 1e-13 < a9 < 1e-9
 assert 'factor' in d['notes'] or 'twice' in d['notes']
 "
 "$chs" run --problem pendulum:gscale=1 --formulation dirac --method dirk:midpoint --h 0.01 --tf 1 --out "$tmp/g1.csv" >/dev/null
@@ -234,10 +238,16 @@ assert row('right-hand side evaluations, ' + a) == r['rhs_evals'] == row('projec
 ri = row('max integration error, ' + a) / row('max integration error, ' + b)
 re_ = row('max relative energy error, ' + a) / row('max relative energy error, ' + b)
 assert claim('the impetus-striction results are similar')['holds'] == (about(ri, 1) and about(re_, 1))
-c = row('cost per right-hand side evaluation, impetus / standard')
-ci = row('right-hand side evaluations, ' + a) * c
-cm = row('right-hand side evaluations, ' + b) + row('momentum projections, ' + b)
-assert claim('computationally the classical equations')['holds'] == (cm < ci)
+import re
+bound = (row('right-hand side evaluations, ' + b) + row('momentum projections, ' + b)) / row('right-hand side evaluations, ' + a)
+k = claim('computationally the classical equations')
+m = re.search(r'exceeds ([0-9.]+) .*median ([0-9.]+), 95 % interval \\[([0-9.]+), ([0-9.]+)\\]', k['evidence'])
+assert m and abs(float(m.group(1)) - bound) < 1e-4, k['evidence']
+med, lo, hi = (float(m.group(i)) for i in (2, 3, 4))
+assert abs(med - row('cost per right-hand side evaluation, impetus / standard')) < 1e-3 and lo <= med <= hi
+# (42) is cheaper when the per-evaluation ratio exceeds the ratio of evaluations: decided by the
+# interval, undecided (null) when it holds the bound
+assert k['holds'] == (True if lo > bound else False if hi <= bound else None), (k, bound)
 "
 for f in seiler-impetus-fig2-left-xy seiler-impetus-fig2-right-impetus; do
   if [[ $(head -c 8 "$tmp/imp/$f.png" 2>/dev/null | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; then ok; else bad "[Seiler, stable] Fig. 2: $f.png"; fi
@@ -318,12 +328,13 @@ P = row('period of the pendulum')
 assert 3.2 < P < 3.4, P  # the rotation from (1, 0, 0, -2), H = 2
 def corr(name, fn):
     r = [list(map(float, x)) for x in list(csv.reader(open('$tmp/' + name)))[1:]]
-    v = [fn(x) for x in r]
+    w = [fn(x) for x in r]
+    v = [b - a for a, b in zip(w, w[1:])]  # increments: a drift alone does not repeat in them
     lag = round(P / (r[1][0] - r[0][0])); m = len(v) - lag
     a, b = v[:m], v[lag:]
     ma, mb = sum(a) / m, sum(b) / m
     sab = sum((x - ma) * (y - mb) for x, y in zip(a, b))
-    return sab / math.sqrt(sum((x - ma) ** 2 for x in a) * sum((y - mb) ** 2 for y in b)), max(abs(x) for x in v)
+    return sab / math.sqrt(sum((x - ma) ** 2 for x in a) * sum((y - mb) ** 2 for y in b)), max(abs(x) for x in w)
 gp = lambda x: x[1] ** 2 + x[2] ** 2 - 1
 gs = lambda x: x[1] * x[3] + x[2] * x[4]
 lost = []
@@ -333,15 +344,15 @@ for tol in ('1e-6', '1e-8'):
         cg, mg = corr('lr45_%s_%s.csv' % (tol, pe), gp)
         cs, _ = corr('lr45_%s_%s.csv' % (tol, pe), gs)
         pre = 'dirac, tol %s, %s: ' % (tol, how)
-        assert abs(row(pre + 'period-to-period correlation of q1^2 + q2^2 - 1') - cg) < 1e-6, (tol, pe, cg)
-        assert abs(row(pre + 'period-to-period correlation of q1 p1 + q2 p2') - cs) < 1e-6, (tol, pe, cs)
+        assert abs(row(pre + 'period-to-period correlation of the increments of q1^2 + q2^2 - 1') - cg) < 1e-6, (tol, pe, cg)
+        assert abs(row(pre + 'period-to-period correlation of the increments of q1 p1 + q2 p2') - cs) < 1e-6, (tol, pe, cs)
         assert abs(row(pre + 'max |q1^2 + q2^2 - 1| on [0, 10]') - mg) <= 1e-9 * mg
         c[pe] = (cg, cs)
     lost.append(min(c['0']) >= 0.9 and min(c['20']) < 0.9)
 assert claim('infrequent endpoint projection')['holds'] == any(lost)
 g0 = row('dirac, round-off, no projection: max |q1^2 + q2^2 - 1|')
 assert g0 < 1e-13, g0  # solved to round-off: nothing for the projection to correct
-cr = [row('dirac, round-off, %s: period-to-period correlation of %s' % (h, q)) for h in ('no projection', 'projection every 20th step') for q in ('q1^2 + q2^2 - 1', 'q1 p1 + q2 p2')]
+cr = [row('dirac, round-off, %s: period-to-period correlation of the increments of %s' % (h, q)) for h in ('no projection', 'projection every 20th step') for q in ('q1^2 + q2^2 - 1', 'q1 p1 + q2 p2')]
 lost0 = min(cr[:2]) >= 0.9 and min(cr[2:]) < 0.9
 assert claim('the residuals infrequent projection corrects')['holds'] == (g0 < 1e-13 and row('dirac, tol 1e-6, no projection: max |q1^2 + q2^2 - 1|') > 1e3 * g0 and not lost0)
 "

@@ -78,7 +78,8 @@ static int leimkuhler_reich_ssf(rep_report *r, CHSError *err) {
                 "gauss:2 on the SSF has a bounded energy error (one chart: libration)",
                 "max energy error %.3g on [0, 100], %.3g on [0, 1000]", res[0].e100, res[0].e1000);
   rep_claim_add(r, res[1].e1000 <= 1.5 * res[1].e100,
-                "... also when the partition must change (rotation)",
+                "(ours, not a claim of the paper) ... also when the partition must change "
+                "(rotation)",
                 "max energy error %.3g on [0, 100], %.3g on [0, 1000] (%ld chart changes per 100 "
                 "time units)",
                 res[1].e100, res[1].e1000, res[1].recharts);

@@ -292,7 +292,7 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
         const double *f4[2] = {ie[1], tr[1].energy}, *f5[2] = {tr[1].g, tr[1].psi};
         const char *l4[2] = {"integration error |(q,p) - reference|_2",
                              "relative energy error |H - H(0)| / |H(0)|"},
-                   *l5[2] = {"|g(q)|_2 (position)", "|G M^{-1} p|_2 (momentum)"};
+                   *l5[2] = {"|g(q)|_2 (position)", "|G M^-1 p|_2 (momentum)"};
         if (rep_plot_curves(
                 r->plot_dir, "seiler-dirac-chain-fig4",
                 "[Seiler, Dirac] Fig. 4: integration and energy error (chain, dirac, RK4 h "
