@@ -166,6 +166,19 @@ int rep_plot(const char *dir, const char *name, const char *header, const double
   return rc;
 }
 
+/* s as the inside of a gnuplot single-quoted string: a quote doubled, nothing else special. */
+static const char *gp_single(char *dst, size_t len, const char *s) {
+  size_t k = 0;
+  for (; *s && k + 3 < len; s++) {
+    if (*s == '\'') {
+      dst[k++] = '\'';
+    }
+    dst[k++] = *s;
+  }
+  dst[k] = '\0';
+  return dst;
+}
+
 int rep_plot_curves(const char *dir, const char *name, const char *title, const char *xlabel,
                     const char *ylabel, int logy, const double *x, const double *const *ys,
                     const char *const *labels, int k, long n) {
@@ -216,7 +229,9 @@ int rep_plot_curves(const char *dir, const char *name, const char *title, const 
   int len = snprintf(script, sizeof script,
                      "set title '%s'%s%s%s\nset xlabel '%s'\nset ylabel '%s'\n%s%sset key below\n"
                      "plot ",
-                     head, *tail ? ".\"\\n\".'" : "", tail, *tail ? "'" : "", xlabel, ylabel,
+                     gp_single((char[512]){0}, 512, head), *tail ? ".\"\\n\".'" : "",
+                     gp_single((char[512]){0}, 512, tail), *tail ? "'" : "",
+                     gp_single((char[256]){0}, 256, xlabel), gp_single((char[256]){0}, 256, ylabel),
                      logy ? "set logscale y\nset format y '10^{%T}'\n" : "", yrange);
   /* drawn last to first, so that the first curve lies on top of the others (where a later one
    * crosses it all the time it would otherwise hide it); the key (keyentry) keeps the given
@@ -227,7 +242,7 @@ int rep_plot_curves(const char *dir, const char *name, const char *title, const 
   }
   for (int c = 0; c < k; c++) {
     len += snprintf(script + len, sizeof script - (size_t)len, "%skeyentry w lp lt %d t '%s'",
-                    c ? ", " : "", c + 1, labels[c]);
+                    c ? ", " : "", c + 1, gp_single((char[256]){0}, 256, labels[c]));
   }
   for (int c = 0; c < k; c++) {
     cols[c + 1] = ys[c];

@@ -297,19 +297,26 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
     /* order plot: error at t = 10 against h, log-log, the fitted slope beside the order */
     const double *cols[2 * NM_ORD];
     char script[3000], header[256] = "";
-    int len =
-        snprintf(script, sizeof script,
-                 "set logscale xy\nset format y '%%.0e'\nset xlabel 'h'\nset ylabel "
-                 "'max-norm error at t = 10'\nset key bottom right\nset title '[Li and Wang]: "
-                 "order on the pendulum (fitted slope; the paper''s order)'\nplot ");
+    int len = snprintf(script, sizeof script,
+                       "set logscale xy\nset format y '%%.0e'\nset xlabel 'h'\nset ylabel "
+                       "'max-norm error at t = 10'\nset key below\nset xtics (0.025, 0.05, "
+                       "0.1, 0.2)\nset xrange [0.022:0.22]\nset title '[Li and Wang]: order on the "
+                       "pendulum (fitted slope; the paper''s order)'\nplot ");
+    /* rattle and lobatto:2 are the same method: where their errors agree to 6 digits, the key says
+     * that the later curve covers the earlier */
+    int same = 1;
+    for (int j = 0; j < 3; j++) {
+      same = same && fabs(ord_e[1][j] - ord_e[0][j]) <= 1e-6 * ord_e[0][j];
+    }
     for (int k = 0; k < NM_ORD; k++) {
       cols[2 * k] = ord_h[k];
       cols[2 * k + 1] = ord_e[k];
       size_t hl = strlen(header);
       snprintf(header + hl, sizeof header - hl, "%sh_%s err_%s", k ? " " : "", om[k], om[k]);
       len += snprintf(script + len, sizeof script - (size_t)len,
-                      "%sDATA u %d:%d w lp t '%s: slope %.2f (order %g)'", k ? ", " : "", 2 * k + 1,
-                      2 * k + 2, om[k], slope[k], paper_order[k]);
+                      "%sDATA u %d:%d w lp t '%s: slope %.2f (order %g)%s'", k ? ", " : "",
+                      2 * k + 1, 2 * k + 2, om[k], slope[k], paper_order[k],
+                      k == 1 && same ? ", on rattle (the same method)" : "");
     }
     if (len >= (int)sizeof script || rep_plot(r->plot_dir, "li-wang-alpha-prk-order", header, cols,
                                               2 * NM_ORD, 3, script) != 0) {

@@ -237,6 +237,19 @@ static int seiler_momentum_projection(rep_report *r, CHSError *err) {
     const char *lab[3] = {"without projections", "momentum projections", "position projections"};
     const double *ie[3] = {s[0].int_err, s[1].int_err, s[2].int_err},
                  *ee[3] = {s[0].energy_err, s[1].energy_err, s[2].energy_err};
+    /* In the energy panel position projections change little (the paper: nothing): where the
+     * curve lies within 25 % of the unprojected one after t = 1, mostly hidden under it, its key
+     * says so with the measured deviation. */
+    double dev = 0;
+    for (long i = 0; i < n; i++) {
+      if (s[0].t[i] >= 1 && s[0].energy_err[i] > 0) {
+        dev = fmax(dev, fabs(s[2].energy_err[i] / s[0].energy_err[i] - 1));
+      }
+    }
+    char under[96];
+    snprintf(under, sizeof under, "position projections (under 'without': within %.0f %%)",
+             ceil(100 * dev));
+    const char *elab[3] = {lab[0], lab[1], dev <= 0.25 ? under : lab[2]};
     if (rep_plot_curves(
             r->plot_dir, "seiler-momentum-projection-fig1-integration-error",
             "[Seiler, stable] Fig. 1: integration error (pendulum, RK4 h = 0.025, eps = 1e-6)", "t",
@@ -245,7 +258,7 @@ static int seiler_momentum_projection(rep_report *r, CHSError *err) {
             r->plot_dir, "seiler-momentum-projection-fig1-energy-error",
             "[Seiler, stable] Fig. 1: relative energy error (pendulum, RK4 h = 0.025, eps = "
             "1e-6)",
-            "t", "|H - H(0)| / |H(0)|", 1, s[0].t, ee, lab, 3, n) != 0) {
+            "t", "|H - H(0)| / |H(0)|", 1, s[0].t, ee, elab, 3, n) != 0) {
       rc = err->code = CHS_ERR_IO;
       snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
     }
