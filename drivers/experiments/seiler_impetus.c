@@ -199,10 +199,12 @@ static int draw_fig2(const char *dir, const impetus_run *run, CHSError *err) {
   const char *header = "exact: x* y* p*x p*y; perturbed: x* y* p*x p*y (every 0.1 on [0, 1023])";
   const char *script[2] = {
       "set title '[Seiler, stable] Fig. 2 (left): x*-y* phase portrait, t <= 1023'\nset xlabel "
-      "'x*'\nset ylabel 'y*'\nset size ratio -1\nset key outside right\nplot DATA u 1:2 w l t "
+      "'x*'\nset ylabel 'y*'\nset size ratio -1\nset key below\nset offsets graph 0.05, graph "
+      "0.05, graph 0.05, graph 0.05\nplot DATA u 1:2 w l t "
       "'exact start', DATA u 5:6 w l t 'perturbed start'",
       "set title '[Seiler, stable] Fig. 2 (right): p*x-p*y phase portrait, t <= 60'\nset xlabel "
-      "'p*x'\nset ylabel 'p*y'\nset size ratio -1\nset key outside right\nplot DATA u 3:4 "
+      "'p*x'\nset ylabel 'p*y'\nset size ratio -1\nset key below\nset offsets graph 0.05, graph "
+      "0.05, graph 0.05, graph 0.05\nplot DATA u 3:4 "
       "every ::0::600 w l t 'exact start', DATA u 7:8 every ::0::600 w l t 'perturbed start'"};
   const char *names[2] = {"seiler-impetus-fig2-left-xy", "seiler-impetus-fig2-right-impetus"};
   int rc = 0;

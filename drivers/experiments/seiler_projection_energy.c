@@ -226,13 +226,18 @@ static int seiler_projection_energy(rep_report *r, CHSError *err) {
     const double *ys[3] = {ps, dp, dm};
     const char *lab[3] = {"max |psi| after one step", "|Delta E|, position projection",
                           "|Delta E|, momentum projection"};
-    char script[1024];
+    char script[2048], tics[512] = "";
+    for (int i = 0; i < NH; i += 2) { /* ticks at every other step size: few decades */
+      size_t l = strlen(tics);
+      snprintf(tics + l, sizeof tics - l, "%s'%.3g' %.17g", i ? ", " : "", h[i], h[i]);
+    }
     snprintf(script, sizeof script,
-             "set title '[Seiler, stable] Sec. 7 (no figure in the paper): energy change of one "
-             "projection after one RK4 step'\nset xlabel 'h'\nset logscale xy\nset format y "
-             "'10^{%%T}'\nset key bottom right\nplot DATA u 1:2 w lp t '%s', DATA u 1:3 w lp t "
+             "set title '[Seiler, stable] Sec. 7 (no figure in the paper):'.\"\\n\".'energy "
+             "change of one projection after one RK4 step'\nset xlabel 'h'\nset ylabel 'max "
+             "|psi|, |Delta E|'\nset logscale xy\nset xtics (%s) \nset offsets graph 0.02, graph 0.02\nset format y "
+             "'10^{%%T}'\nset key below\nplot DATA u 1:2 w lp t '%s', DATA u 1:3 w lp t "
              "'%s', DATA u 1:4 w lp t '%s'",
-             lab[0], lab[1], lab[2]);
+             tics, lab[0], lab[1], lab[2]);
     const double *cols[4] = {h, ys[0], ys[1], ys[2]};
     if (rep_plot(r->plot_dir, "seiler-projection-energy", "h psi dE_position dE_momentum", cols, 4,
                  NH, script) != 0) {
