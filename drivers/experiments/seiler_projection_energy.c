@@ -234,7 +234,8 @@ static int seiler_projection_energy(rep_report *r, CHSError *err) {
     snprintf(script, sizeof script,
              "set title '[Seiler, stable] Sec. 7 (no figure in the paper):'.\"\\n\".'energy "
              "change of one projection after one RK4 step'\nset xlabel 'h'\nset ylabel 'max "
-             "|psi|, |Delta E|'\nset logscale xy\nset xtics (%s) \nset offsets graph 0.02, graph 0.02\nset format y "
+             "|psi|, |Delta E|'\nset logscale xy\nset xtics (%s) \nset offsets graph 0.02, graph "
+             "0.02\nset format y "
              "'10^{%%T}'\nset key below\nplot DATA u 1:2 w lp t '%s', DATA u 1:3 w lp t "
              "'%s', DATA u 1:4 w lp t '%s'",
              tics, lab[0], lab[1], lab[2]);
