@@ -393,6 +393,28 @@ assert abs(sum(r[3] for r in rows)) < 1e-8 and abs(sum(r[4] for r in rows)) < 1e
 assert all(r[3] == 0 and r[4] == 0 for r in rows[1:6]) and rows[0][3] != 0
 EOF
 
+# [Leimkuhler & Reich] Sec. 3.5-3.6, Fig. 3.3: the linearised residual dynamics. The paper's
+# pendulum linearisation (3.17)-(3.20) in chs's (g, psi) = (2 rho, 2 sigma): [[0, -1], [4 p^T p, 0]]
+# for H_T, [[0, 1], [4 p^T p, 0]] for eta = 0 (q^T grad V = 0 at (1, 0, 0, -2), p^T p = 4); the
+# verdicts recomputed from the rows.
+"$chs" reproduce leimkuhler-reich-residuals --json --plot-dir "$tmp/lrr" >"$tmp/lrr.json"
+check "[Leimkuhler & Reich] Fig. 3.3 from the linearisation" "$tmp/lrr.json" "
+def A(label):
+    return [row('A[%s], %s' % (e, label)) for e in ('dg/dt per g', 'dg/dt per psi', 'dpsi/dt per g', 'dpsi/dt per psi')]
+ht, et, wd, st = (A(l) for l in ('Dirac H_T (extended)', 'simplified eta=0 (total)', 'weakly Hamiltonian (dirac)', 'standard'))
+for got, want in ((ht, [0, -1, 16, 0]), (et, [0, 1, 16, 0]), (wd, [0, 0, 0, 0]), (st, [0, 1, 0, 0])):
+    assert all(abs(a - b) <= 1e-5 * 16 for a, b in zip(got, want)), (got, want)
+det = lambda a: a[0] * a[3] - a[1] * a[2]
+tr = lambda a: a[0] + a[3]
+assert claim('Dirac')['holds'] == (tr(ht) ** 2 - 4 * det(ht) < 0 and abs(tr(ht)) <= 1e-6 * 16)
+assert claim('the simplified Hamiltonian')['holds'] == (det(et) < 0)
+assert abs(row('unstable eigenvalue of the saddle') - math.sqrt(-det(et))) < 1e-6
+assert abs(row('frequency of the centre') - math.sqrt(det(ht))) < 1e-6
+"
+for f in leimkuhler-reich-fig3-3a leimkuhler-reich-fig3-3b; do
+  if [[ $(head -c 8 "$tmp/lrr/$f.png" 2>/dev/null | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; then ok; else bad "[Leimkuhler & Reich] Fig. 3.3: $f.png"; fi
+done
+
 # --all: every experiment, one summary (holding / failing / n.a., the failing named), exit 0.
 "$chs" reproduce --all --json >"$tmp/all.json"
 st=$?
