@@ -585,7 +585,10 @@ struct CHSFormulation_ {
     void *ida;
     sunrealtype rtol, atol;
   } idaw;
+  struct chs_mult_ws *mult; /* CHSFormulation_GetMultipliers' own system, made at its first call */
 };
+/* Frees the workspace of CHSFormulation_GetMultipliers (src/multipliers.c); NULL allowed. */
+void chs_mult_free(struct chs_mult_ws **w);
 
 /* ------------------------------------------------------------------ shared checks and clocks */
 

@@ -45,6 +45,12 @@ typedef struct CHSRecord {
    * denominators of the run's watch of the relative residuals (chs/run.h "Warnings"). */
   sunrealtype pos_scale, mom_scale;
   /** @} */
+  /** @{ */
+  /** CHSRun with CHSRunOptions.multipliers = 1: the multipliers lambda (m values) and the
+   * reaction forces R = -G^T lambda (n values) at t (CHSFormulation_GetMultipliers), valid until
+   * the next call; NULL otherwise (and from CHSDiagnostics_Record). */
+  const sunrealtype *lambda, *reaction;
+  /** @} */
 } CHSRecord;
 
 /** Largest and final values of the diagnostics over all records (CHSDiagnostics_GetSummary). */
