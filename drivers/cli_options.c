@@ -207,6 +207,13 @@ static const cli_option options[] = {
    .help = "no progress on stderr"},
   {"dry-run", CLI_FLAG, NULL, M(CLI_BENCH_CALIBRATE) | M(CLI_BENCH_AUTO), 0, F(dry_run), 0,
    .help = "check every option and input as a real run would, then exit 0 before any work"},
+  /* chs run: output columns and trajectory plots (drivers/report.c "run --output", cmd_run.c) */
+  {"output", CLI_STR, "KEY,...", M(CLI_RUN), 0, F(output), 0, .max = 512,
+   .help = "the columns of --out and, with --json, the per-record arrays of \"records\": t, q, p, v, lambda, reaction, energy, energy_err, pos_res, mom_res, int_err, or all (default t,q,p,energy,energy_err,pos_res,mom_res,int_err)"},
+  {"csv", CLI_STR, "FILE.csv", M(CLI_RUN), 0, F(out), 0, .complete = CLI_C_FILE,
+   .help = "the same as --out FILE.csv"},
+  {"plot-vars", CLI_STR, "NAME,...|X:Y,...", M(CLI_RUN), 0, F(plot_vars), 0, .max = 1024,
+   .help = "with --plot: draw these output columns (names as in --output's, e.g. q1,lambda1) against t, or each Y against X, instead of the diagnostics"},
 };
 /* clang-format on */
 #define NOPTIONS ((int)(sizeof options / sizeof options[0]))
@@ -218,6 +225,7 @@ static const struct {
 } exclusive[] = {
     {M(CLI_RUN), "stop-at", "wedge", "the wedge product runs to --tf"},
     {M(CLI_RUN), "strict", "no-check", "--strict acts on the probe that --no-check skips"},
+    {M(CLI_RUN), "out", "csv", "--csv is another name of --out"},
     {M(CLI_WORKPREC) | M(CLI_BENCH_DAE), "cache-dir", "no-cache",
      "the cache is either used or not"},
 };

@@ -42,8 +42,8 @@ static int chs_mult_create(CHSFormulation f, CHSError *err) {
   return 0;
 }
 
-int CHSFormulation_GetMultipliers(CHSFormulation f, sunrealtype t, N_Vector y, sunrealtype *lambda,
-                                  sunrealtype *reaction, CHSError *err) {
+int chs_mult_eval(CHSFormulation f, sunrealtype t, N_Vector y, sunrealtype *lambda,
+                  sunrealtype *reaction, sunrealtype *v, CHSError *err) {
   if (!f || !y || !lambda) {
     return chs_error_set(err, CHS_ERR_ARG, "CHSFormulation_GetMultipliers: NULL argument");
   }
@@ -88,6 +88,13 @@ int CHSFormulation_GetMultipliers(CHSFormulation f, sunrealtype t, N_Vector y, s
     snprintf(what, sizeof what, "%s: multipliers", who);
     return chs_system_gram_fail(s, err, what, t);
   }
+  if (v) { /* M(q) factored at q by the kinematics, or here */
+    if (chs_system_mass_at(s, w->q) != 0) {
+      return chs_error_set(err, CHS_ERR_SOLVER, "%s: M(q) cannot be factored at t = %g", who,
+                           (double)t);
+    }
+    chs_mass_inv(s, w->p, v);
+  }
   if (!chs_all_finite(lam, m)) {
     return chs_error_set(err, CHS_ERR_NONFINITE, "%s: the multipliers are not finite at t = %g",
                          who, (double)t);
@@ -96,7 +103,7 @@ int CHSFormulation_GetMultipliers(CHSFormulation f, sunrealtype t, N_Vector y, s
   if (reaction) { /* R = -G^T lambda, the constraint force in p' = F - G^T lambda */
     chs_jac_tmv(s, s->G, lambda, reaction);
     for (sunindextype i = 0; i < n; i++) {
-      reaction[i] = -reaction[i];
+      reaction[i] = 0 - reaction[i]; /* not -x: +0 where no constraint acts, never -0 */
     }
     if (!chs_all_finite(reaction, n)) {
       return chs_error_set(err, CHS_ERR_NONFINITE,
@@ -104,4 +111,9 @@ int CHSFormulation_GetMultipliers(CHSFormulation f, sunrealtype t, N_Vector y, s
     }
   }
   return 0;
+}
+
+int CHSFormulation_GetMultipliers(CHSFormulation f, sunrealtype t, N_Vector y, sunrealtype *lambda,
+                                  sunrealtype *reaction, CHSError *err) {
+  return chs_mult_eval(f, t, y, lambda, reaction, NULL, err);
 }

@@ -106,9 +106,9 @@ typedef struct {
   CHSRunSummary *sum;
   sunrealtype bound;
   int balance, energy_watched, warned_energy, warned_g, warned_psi;
-  /* CHSRunOptions.multipliers: the records' lambda (m) and reaction (n), NULL when not asked */
+  /* CHSRunOptions.multipliers: the records' lambda (m), reaction and v (n), NULL when not asked */
   CHSFormulation f;
-  sunrealtype *lambda, *reaction;
+  sunrealtype *lambda, *reaction, *v;
 } chs_observer;
 
 /* The watch at one record: the first value of each quantity beyond the bound is a warning. */
@@ -164,9 +164,10 @@ static int chs_observe(chs_observer *ob, sunrealtype t, N_Vector y, CHSError *er
   CHSRecord rec;
   CHS_CALL(CHSDiagnostics_Record(ob->diag, t, y, &rec, err));
   if (ob->lambda) {
-    CHS_CALL(CHSFormulation_GetMultipliers(ob->f, t, y, ob->lambda, ob->reaction, err));
+    CHS_CALL(chs_mult_eval(ob->f, t, y, ob->lambda, ob->reaction, ob->v, err));
     rec.lambda = ob->lambda;
     rec.reaction = ob->reaction;
+    rec.v = ob->v;
   }
   if (!isfinite(rec.energy) && ob->records == 0) {
     return chs_error_set(err, CHS_ERR_ARG,
@@ -705,7 +706,7 @@ static int chs_run(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn moni
   CHS_CALL(chs_events_setup(&ev, f, opt, sum, err)); /* names checked before any work */
   N_Vector y = NULL;
   CHSIntegrator it = NULL;
-  chs_observer ob = {NULL, monitor, ctx, 0, 0, sum, 0, 0, 0, 0, 0, 0, f, NULL, NULL};
+  chs_observer ob = {NULL, monitor, ctx, 0, 0, sum, 0, 0, 0, 0, 0, 0, f, NULL, NULL, NULL};
   ob.bound = opt->ctl.h > 0 ? CHS_RUN_WATCH_FLOOR
                             : fmax(CHS_RUN_WATCH_FACTOR * opt->ctl.rtol, CHS_RUN_WATCH_FLOOR);
   /* the derivative probe, before any work: a warning per wrong callback, or (strict) an error */
@@ -721,12 +722,13 @@ static int chs_run(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn moni
                          failed > 1 ? " and others" : "", failed > 1 ? "" : "s");
   }
   if (opt->multipliers) {
-    ob.lambda = calloc((size_t)(f->sys.m + f->sys.n) + 1, sizeof *ob.lambda);
+    ob.lambda = calloc((size_t)(f->sys.m + 2 * f->sys.n) + 1, sizeof *ob.lambda);
     if (!ob.lambda) {
       chs_events_free(&ev);
       return chs_error_set(err, CHS_ERR_MEM, "out of memory");
     }
     ob.reaction = ob.lambda + f->sys.m;
+    ob.v = ob.reaction + f->sys.n;
   }
   int rc = chs_system_set_time(&f->sys, opt->t0) == 0
                ? CHSFormulation_NewInitialState(f, &y, err)

@@ -46,10 +46,11 @@ typedef struct CHSRecord {
   sunrealtype pos_scale, mom_scale;
   /** @} */
   /** @{ */
-  /** CHSRun with CHSRunOptions.multipliers = 1: the multipliers lambda (m values) and the
-   * reaction forces R = -G^T lambda (n values) at t (CHSFormulation_GetMultipliers), valid until
-   * the next call; NULL otherwise (and from CHSDiagnostics_Record). */
-  const sunrealtype *lambda, *reaction;
+  /** CHSRun with CHSRunOptions.multipliers = 1: the multipliers lambda (m values), the
+   * reaction forces R = -G^T lambda (n values; CHSFormulation_GetMultipliers) and the velocities
+   * v = M(q)^{-1} p (n values) at t, valid until the next call; NULL otherwise (and from
+   * CHSDiagnostics_Record). */
+  const sunrealtype *lambda, *reaction, *v;
   /** @} */
 } CHSRecord;
 
