@@ -173,7 +173,9 @@ CHS_EXPORT int CHSFormulation_FromPhysical(CHSFormulation f, const sunrealtype *
  *  - DAE formulations (CHS_FORM_DAE_INDEX: dae-index3, dae-ggl, dae-index1): the lambda the state
  *    carries at 2n, which is the physical multiplier itself (not an integral or a scaled one);
  *    GGL's mu is not a force (it is 0 along exact solutions) and is not returned. dae-index3 keeps
- *    lambda out of IDA's error test, so its accuracy is that of the index-3 solution.
+ *    lambda out of IDA's error test, so its accuracy is that of the index-3 solution: in IDA's
+ *    first steps it is off by O(1) (slider-crank at tol 1e-9: lambda_1 from -127 to 61 during
+ *    the first 3e-8 s, where it is 10.66), after them within the other DAEs' accuracy.
  * One Gram factorisation per call, in a workspace of its own made at the first call: the
  * formulation's right-hand side is not disturbed (and its counters do not count it). 0;
  * CHS_ERR_UNSUPPORTED for a problem with a kinetic scale sigma(q) (its constraint force is not
