@@ -97,7 +97,7 @@ static const cli_option options[] = {
   {"every", CLI_LONG, "K", RC, 0, F(every), 0, .lo = 1, .hi = UNBOUNDED, .def = "1",
    .help = "output every K steps"},
   {"out", CLI_STR, "FILE.csv", M(CLI_RUN), 0, F(out), 0, .complete = CLI_C_FILE,
-   .help = "one row per output time: t, q, p, energy and errors (never half-written)"},
+   .help = "one row per output time: the columns of --output (default t, q, p, energy and errors); never half-written"},
   {"plot", CLI_STR, "FILE.png", M(CLI_RUN), 0, F(plot), 0, .complete = CLI_C_FILE,
    .help = "draw the run against t into FILE.png: integration error (with a reference), |g| and |G M^-1 p|, energy error"},
   {"out", CLI_STR, "DIR", M(CLI_WORKPREC), 0, F(out), 0, .complete = CLI_C_DIR,
