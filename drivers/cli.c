@@ -341,6 +341,7 @@ void cli_run_options(const cli_options *o, CHSRunOptions *ro) {
   ro->stop_at = o->stop_at;
   ro->check = o->no_check ? CHS_RUN_CHECK_OFF : CHS_RUN_CHECK_AUTO;
   ro->strict = o->strict;
+  ro->multipliers = o->multipliers;
   ro->subnormals = o->subnormals && strcmp(o->subnormals, "keep") == 0 ? CHS_SUBNORMALS_KEEP
                                                                        : CHS_SUBNORMALS_FLUSH;
 }

@@ -96,6 +96,10 @@ typedef struct {
   long n_strong, n_per_rank, steps;
   /* run --estimate-error (drivers/estimate.c) */
   int estimate_error;
+  /* run --output KEY,... and --plot-vars NAME,... (drivers/report.c, cmd_run.c); multipliers:
+   * CHSRunOptions.multipliers (set by cmd_run when a key needs them) */
+  const char *output, *plot_vars;
+  int multipliers;
 } cli_options;
 
 /* --problem NAME:help (built-in or plugin path): prints the problem's name, summary and parameters
@@ -188,6 +192,8 @@ typedef struct {
   /* run with --formulation or --method auto (drivers/auto.h): why the configuration */
   int has_auto;
   char auto_why[600];
+  /* run --output with --json: the records' selected columns (JSON key "records"); NULL: none */
+  const struct out_table *records;
 } cli_result;
 int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor, void *ctx,
                   CHSProblem prob, cli_result *res);
@@ -218,12 +224,13 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent);
 /* CSV written to a temporary file in the target directory and renamed when closed (plot.h's
  * out_file), so the named file is never half-written: on a numerical failure it holds every
  * complete row up to the failure; when a write fails there is no file (and csv_close names it). */
+struct out_select;
 typedef struct {
   out_file out;
-  sunindextype n;
-  int failed; /* errno of the first failed write, 0 */
+  const struct out_select *sel; /* the columns (run --output) */
+  int failed;                   /* errno of the first failed write, 0 */
 } csv_writer;
-int csv_open(csv_writer *w, const char *path, sunindextype n, CHSError *err);
+int csv_open(csv_writer *w, const char *path, const struct out_select *sel, CHSError *err);
 int csv_monitor(const CHSRecord *rec, void *ctx);
 int csv_close(csv_writer *w, CHSError *err);
 
@@ -238,6 +245,67 @@ int cli_check_output_dir(const char *opt, const char *path, int create);
  * 1 when spec names one (and no natural problem); the run after the common option checks. */
 int cli_is_first_order(const char *spec);
 int cmd_run_first_order(const cli_options *o);
+
+/* run --output: which quantities of each record go to the CSV (--out) and to the JSON's
+ * "records" (drivers/report.c, docs/cli.md "Output columns"). A column is a quantity (OUT_*) and,
+ * for the vectors, an index; its name comes from out_column_name alone. */
+enum {
+  OUT_T,
+  OUT_Q,
+  OUT_P,
+  OUT_V,
+  OUT_LAMBDA,
+  OUT_REACTION,
+  OUT_ENERGY,
+  OUT_ENERGY_ERR,
+  OUT_POS_RES,
+  OUT_MOM_RES,
+  OUT_INT_ERR,
+  OUT_NKEYS
+};
+/* The CSV's columns without --output (the layout before --output existed). */
+#define OUT_DEFAULT_KEYS "t,q,p,energy,energy_err,pos_res,mom_res,int_err"
+#define OUT_NAME_LEN 48 /* a column name, NUL included */
+typedef struct out_select {
+  int nkeys, keys[OUT_NKEYS]; /* in the order given */
+  long n, m, ncols;           /* coordinates, constraints, columns (out_select_bind) */
+  char *qnames, *cnames;      /* copies of the problem's names (32 bytes each), or NULL */
+} out_select;
+/* Parses "t,q,lambda" (or "all") into sel: 0, or CHS_EXIT_USAGE after a message naming the bad or
+ * repeated key and listing the valid ones (opt: the option named in the message). */
+int out_select_parse(const char *opt, const char *spec, out_select *sel);
+/* The sizes and names of the problem (copied: the selection outlives the problem); 0 or -1 (out of
+ * memory). Names that are not 1 to 31 characters of [A-Za-z0-9_] starting with a letter are not
+ * used (the kind falls back to q1, lambda1, ...). */
+int out_select_bind(out_select *sel, const CHSProblemDims *d);
+void out_select_free(out_select *sel);
+/* 1 when a key needs CHSRunOptions.multipliers (v, lambda, reaction). */
+int out_select_needs_multipliers(const out_select *sel);
+/* The name of quantity `kind` (OUT_*) at index i (0-based; ignored for scalars), with the
+ * problem's names when sel has them: q th1, p p_th1, v v_th1, reaction R_th1, lambda
+ * lambda_<constraint>; without them q1, p1, v1, R1, lambda1. */
+void out_column_name(const out_select *sel, int kind, long i, char *buf, size_t len);
+/* Column c of sel: its kind and index, its name, its value in rec (*valid 0: none, e.g. int_err
+ * without a reference). */
+void out_select_column(const out_select *sel, long c, int *kind, long *i);
+void out_select_column_name(const out_select *sel, long c, char *buf, size_t len);
+double out_select_value(const out_select *sel, long c, const CHSRecord *rec, int *valid);
+/* The column of sel named name, or -1. */
+long out_select_find(const out_select *sel, const char *name);
+/* Records kept in memory (JSON "records", run --plot-vars): the columns cols[0 .. ncols) of sel,
+ * one row per record; values without one (int_err without a reference) as NaN. */
+typedef struct out_table {
+  const out_select *sel;
+  long ncols, *cols;
+  long nrows, cap;
+  double *x; /* row-major */
+} out_table;
+/* cols NULL: every column of sel. 0 or -1 (out of memory). */
+int out_table_init(out_table *tb, const out_select *sel, const long *cols, long ncols);
+int out_table_add(out_table *tb, const CHSRecord *rec); /* 0 or -1 (out of memory) */
+void out_table_free(out_table *tb);
+/* "records": {"NAME": [values...], ...} (null for a value without one), no leading comma. */
+void json_records(FILE *out, const out_table *tb, const char *indent);
 
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

@@ -97,7 +97,7 @@ static const cli_option options[] = {
   {"every", CLI_LONG, "K", RC, 0, F(every), 0, .lo = 1, .hi = UNBOUNDED, .def = "1",
    .help = "output every K steps"},
   {"out", CLI_STR, "FILE.csv", M(CLI_RUN), 0, F(out), 0, .complete = CLI_C_FILE,
-   .help = "one row per output time: t, q, p, energy and errors (never half-written)"},
+   .help = "one row per output time: the columns of --output (default t, q, p, energy and errors); never half-written"},
   {"plot", CLI_STR, "FILE.png", M(CLI_RUN), 0, F(plot), 0, .complete = CLI_C_FILE,
    .help = "draw the run against t into FILE.png: integration error (with a reference), |g| and |G M^-1 p|, energy error"},
   {"out", CLI_STR, "DIR", M(CLI_WORKPREC), 0, F(out), 0, .complete = CLI_C_DIR,
@@ -207,6 +207,13 @@ static const cli_option options[] = {
    .help = "no progress on stderr"},
   {"dry-run", CLI_FLAG, NULL, M(CLI_BENCH_CALIBRATE) | M(CLI_BENCH_AUTO), 0, F(dry_run), 0,
    .help = "check every option and input as a real run would, then exit 0 before any work"},
+  /* chs run: output columns and trajectory plots (drivers/report.c "run --output", cmd_run.c) */
+  {"output", CLI_STR, "KEY,...", M(CLI_RUN), 0, F(output), 0, .max = 512,
+   .help = "the columns of --out and, with --json, the per-record arrays of \"records\": t, q, p, v, lambda, reaction, energy, energy_err, pos_res, mom_res, int_err, or all (default t,q,p,energy,energy_err,pos_res,mom_res,int_err)"},
+  {"csv", CLI_STR, "FILE.csv", M(CLI_RUN), 0, F(out), 0, .complete = CLI_C_FILE,
+   .help = "the same as --out FILE.csv"},
+  {"plot-vars", CLI_STR, "NAME,...|X:Y,...", M(CLI_RUN), 0, F(plot_vars), 0, .max = 1024,
+   .help = "with --plot: draw these output columns (names as in --output's, e.g. q1,lambda1) against t, or each Y against X, instead of the diagnostics"},
 };
 /* clang-format on */
 #define NOPTIONS ((int)(sizeof options / sizeof options[0]))
@@ -218,6 +225,7 @@ static const struct {
 } exclusive[] = {
     {M(CLI_RUN), "stop-at", "wedge", "the wedge product runs to --tf"},
     {M(CLI_RUN), "strict", "no-check", "--strict acts on the probe that --no-check skips"},
+    {M(CLI_RUN), "out", "csv", "--csv is another name of --out"},
     {M(CLI_WORKPREC) | M(CLI_BENCH_DAE), "cache-dir", "no-cache",
      "the cache is either used or not"},
 };

@@ -212,6 +212,7 @@ typedef struct {
   sunrealtype *q, *p;
   run_plot *plot; /* NULL: no --plot */
   progress *prog;
+  out_table *records, *traj; /* --output with --json; --plot-vars (NULL: none) */
 } run_monitor_ctx;
 
 static int run_monitor(const CHSRecord *rec, void *ctx) {
@@ -220,6 +221,10 @@ static int run_monitor(const CHSRecord *rec, void *ctx) {
   memcpy(m->p, rec->p, (size_t)m->n * sizeof *m->p);
   if (m->plot) {
     run_plot_add(m->plot, rec);
+  }
+  if ((m->records && out_table_add(m->records, rec) != 0) ||
+      (m->traj && out_table_add(m->traj, rec) != 0)) {
+    return CHS_ERR_MEM; /* the run stops here, naming the time */
   }
   progress_update(m->prog, (double)rec->t);
   return m->use_csv ? csv_monitor(rec, m->csv) : 0;
@@ -367,6 +372,158 @@ static int run_plot_draw(const cli_options *o, const cli_result *res, run_plot *
   return rc == 0 ? 0 : CHS_EXIT_NUMERIC;
 }
 
+/* --plot-vars: the columns to draw, resolved against every output column of the problem (`all`
+ * bound to it): against t (pairs 0: cols = t, y1, y2, ...) or as pairs X:Y (cols = x1, y1, x2,
+ * y2, ...). 0, or CHS_EXIT_USAGE after a message naming the unknown name and the kinds of names. */
+#define TRAJ_MAX_VARS 16
+typedef struct {
+  int pairs;
+  long ncols, cols[2 * TRAJ_MAX_VARS];
+} run_traj;
+
+static int traj_name_error(const char *what, const char *name, size_t len) {
+  char item[128];
+  snprintf(item, sizeof item, "%.*s", (int)(len < 100 ? len : 100), name);
+  fprintf(stderr, "chs: --plot-vars: %s '", what);
+  cli_fputs_safe(stderr, item);
+  fprintf(stderr, "'; the names are the output columns (docs/cli.md \"Output columns\"): t, the "
+                  "coordinates' names (or q1 ...), p_NAME, v_NAME, R_NAME, lambda_CONSTRAINT (or "
+                  "p1, v1, R1, lambda1 ...), energy, energy_err, pos_res, mom_res, int_err\n");
+  return CHS_EXIT_USAGE;
+}
+
+static int traj_lookup(const out_select *all, const char *s, size_t len, long *col) {
+  char name[OUT_NAME_LEN];
+  if (len == 0 || len >= sizeof name) {
+    return traj_name_error(len ? "unknown name" : "empty name in", s, len);
+  }
+  memcpy(name, s, len);
+  name[len] = '\0';
+  *col = out_select_find(all, name);
+  return *col < 0 ? traj_name_error("unknown name", s, len) : 0;
+}
+
+static int run_traj_parse(const char *spec, const out_select *all, run_traj *tr) {
+  memset(tr, 0, sizeof *tr);
+  tr->pairs = strchr(spec, ':') != NULL;
+  if (!tr->pairs) {
+    tr->cols[tr->ncols++] = out_select_find(all, "t");
+  }
+  int nvars = 0;
+  for (const char *s = spec;;) {
+    const char *e = strchr(s, ',');
+    size_t len = e ? (size_t)(e - s) : strlen(s);
+    if (++nvars > TRAJ_MAX_VARS) {
+      return cli_usage_error("--plot-vars: more than %d curves", TRAJ_MAX_VARS);
+    }
+    const char *colon = memchr(s, ':', len);
+    if (tr->pairs && !colon) {
+      return traj_name_error("give every curve as X:Y, or none (against t), not", s, len);
+    }
+    int rc = tr->pairs ? traj_lookup(all, s, (size_t)(colon - s), &tr->cols[tr->ncols])
+                       : traj_lookup(all, s, len, &tr->cols[tr->ncols]);
+    if (rc == 0 && tr->pairs) {
+      tr->ncols++;
+      const char *y = colon + 1;
+      if (memchr(y, ':', len - (size_t)(y - s))) {
+        return traj_name_error("one X:Y per curve, not", s, len);
+      }
+      rc = traj_lookup(all, y, len - (size_t)(y - s), &tr->cols[tr->ncols]);
+    }
+    if (rc != 0) {
+      return rc;
+    }
+    tr->ncols++;
+    if (!e) {
+      return 0;
+    }
+    s = e + 1;
+  }
+}
+
+/* The data file of --plot-vars: the table's rows (at most TRAJ_MAX_ROWS of them, evenly spaced,
+ * the last always), non-finite values as NaN. */
+#define TRAJ_MAX_ROWS 20000
+static int run_traj_data(FILE *fp, void *ctx) {
+  const out_table *tb = ctx;
+  long stride = tb->nrows > TRAJ_MAX_ROWS ? (tb->nrows + TRAJ_MAX_ROWS - 1) / TRAJ_MAX_ROWS : 1;
+  for (long r = 0; r < tb->nrows; r += stride) {
+    if (r + stride >= tb->nrows) {
+      r = tb->nrows - 1;
+    }
+    for (long c = 0; c < tb->ncols; c++) {
+      double x = tb->x[(size_t)r * (size_t)tb->ncols + (size_t)c];
+      if ((isfinite(x) ? fprintf(fp, "%s%.17g", c ? " " : "", x)
+                       : fprintf(fp, "%sNaN", c ? " " : "")) < 0) {
+        return -1;
+      }
+    }
+    if (fputc('\n', fp) == EOF) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* --plot FILE --plot-vars ...: the chosen columns against t (or Y against X) in one panel, titled
+ * with the run, the axes labelled, a legend of the column names. Every name enters the script
+ * through plot_label. 0, or CHS_EXIT_NUMERIC (message). */
+static int run_traj_draw(const cli_options *o, const cli_result *res, const run_traj *tr,
+                         const out_table *tb) {
+  char head[1024], title[1024], ctl[128], nx[OUT_NAME_LEN], ny[OUT_NAME_LEN], lx[64], ly[64];
+  if (o->have_h) {
+    snprintf(ctl, sizeof ctl, "h = %g", o->h);
+  } else {
+    snprintf(ctl, sizeof ctl, "rtol = %g, atol = %g", o->rtol, o->atol);
+  }
+  snprintf(head, sizeof head, "chs run: %s, %s, %s, %s, t_f = %g%s", res->problem, res->formulation,
+           res->method, ctl, o->tf, res->rc != 0 ? " (failed: shown up to the failure)" : "");
+  plot_label(title, sizeof title, head);
+  long ncurves = tr->pairs ? tr->ncols / 2 : tr->ncols - 1;
+  /* the x label: t, or X when every pair shares it; the y label: the one curve's name */
+  int same_x = 1;
+  for (long k = 1; tr->pairs && k < ncurves; k++) {
+    same_x &= tr->cols[2 * k] == tr->cols[0];
+  }
+  out_select_column_name(tb->sel, tr->cols[0], nx, sizeof nx);
+  plot_label(lx, sizeof lx, tr->pairs && !same_x ? "X" : nx);
+  out_select_column_name(tb->sel, tr->cols[1], ny, sizeof ny);
+  plot_label(ly, sizeof ly, ncurves == 1 ? ny : "value");
+  size_t cap = 8192;
+  char *script = malloc(cap);
+  if (!script) {
+    fprintf(stderr, "chs: out of memory plotting %s\n", o->plot);
+    return CHS_EXIT_NUMERIC;
+  }
+  size_t len = (size_t)snprintf(script, cap,
+                                "set termoption noenhanced\nset title '%s'\nset xlabel '%s'\n"
+                                "set ylabel '%s'\nset key outside right top\nset grid\nplot ",
+                                title, lx, ly);
+  for (long k = 0; k < ncurves && len < cap; k++) {
+    long xc = tr->pairs ? 2 * k : 0, yc = tr->pairs ? 2 * k + 1 : k + 1;
+    char legend[2 * OUT_NAME_LEN + 8], safe[2 * OUT_NAME_LEN + 8];
+    out_select_column_name(tb->sel, tr->cols[yc], ny, sizeof ny);
+    out_select_column_name(tb->sel, tr->cols[xc], nx, sizeof nx);
+    if (tr->pairs && !same_x) {
+      snprintf(legend, sizeof legend, "%s (x: %s)", ny, nx);
+    } else {
+      snprintf(legend, sizeof legend, "%s", ny);
+    }
+    plot_label(safe, sizeof safe, legend);
+    len += (size_t)snprintf(script + len, cap - len, "%sDATA u %ld:%ld w l lw 1.5 lt %ld t '%s'",
+                            k ? ", " : "", xc + 1, yc + 1, k + 1, safe);
+  }
+  int rc = -1;
+  if (len + 2 >= cap) {
+    fprintf(stderr, "chs: plot script too long for %s\n", o->plot);
+  } else {
+    snprintf(script + len, cap - len, "\n");
+    rc = plot_run_file(o->plot, 900, 600, run_traj_data, (void *)tb, script);
+  }
+  free(script);
+  return rc == 0 ? 0 : CHS_EXIT_NUMERIC;
+}
+
 /* --wedge: the wedge product along the same method and step (a second integration, with the
  * method's tangent map, or 25 steps of the method per step for finite differences: chs/wedge.h).
  */
@@ -409,6 +566,25 @@ int cmd_run(int argc, char **argv) {
   }
   if ((rc = cli_check_run_options(&o)) != 0) {
     return rc;
+  }
+  /* --output and --plot-vars: their keys checked before anything else is done */
+  out_select sel;
+  if ((rc = out_select_parse("--output", o.output ? o.output : OUT_DEFAULT_KEYS, &sel)) != 0) {
+    return rc;
+  }
+  if (o.output && !o.out && !o.json) {
+    return cli_usage_error("--output selects the columns of --out FILE.csv and of --json's "
+                           "\"records\": give one of them");
+  }
+  if (o.plot_vars && !o.plot) {
+    return cli_usage_error("--plot-vars chooses what --plot FILE.png draws: give --plot");
+  }
+  if (cli_is_first_order(o.problem) && (o.output || o.plot_vars)) {
+    return cli_usage_error("%s: not available for first-order problem %s",
+                           o.output ? "--output" : "--plot-vars", o.problem);
+  }
+  if (cli_mpi_size() > 0 && (o.output || o.plot_vars)) {
+    return cli_usage_error("%s: not available under mpirun", o.output ? "--output" : "--plot-vars");
   }
   if (cli_is_first_order(o.problem) && o.plot) {
     return cli_usage_error("--plot: not available for first-order problem %s (use --out)",
@@ -479,9 +655,35 @@ int cmd_run(int argc, char **argv) {
     CHSProblem_Destroy(&prob);
     return cli_fail(&err);
   }
+  /* the output columns named after the problem; --plot-vars against every column there is */
+  out_select all;
+  run_traj traj;
+  out_select_parse("--output", "all", &all);
+  if (out_select_bind(&sel, CHSProblem_GetDims(prob)) != 0 ||
+      out_select_bind(&all, CHSProblem_GetDims(prob)) != 0) {
+    out_select_free(&sel);
+    CHSProblem_Destroy(&prob);
+    fprintf(stderr, "chs: out of memory\n");
+    return CHS_EXIT_NUMERIC;
+  }
+  if (o.plot_vars && (rc = run_traj_parse(o.plot_vars, &all, &traj)) != 0) {
+    out_select_free(&sel);
+    out_select_free(&all);
+    CHSProblem_Destroy(&prob);
+    return rc;
+  }
+  o.multipliers = ((o.out || o.json) && out_select_needs_multipliers(&sel));
+  for (long k = 0; o.plot_vars && k < traj.ncols; k++) {
+    int kind;
+    long idx;
+    out_select_column(&all, traj.cols[k], &kind, &idx);
+    o.multipliers |= kind == OUT_V || kind == OUT_LAMBDA || kind == OUT_REACTION;
+  }
   /* the formulation and the method set up and checked at t = 0, no step: before any output file
    * is opened; --dry-run stops here */
   if ((rc = cli_check_setup(&o, o.formulation, prob, NULL)) != 0 || o.dry_run) {
+    out_select_free(&sel);
+    out_select_free(&all);
     CHSProblem_Destroy(&prob);
     return rc != 0 ? rc : cli_dry_run_done(o.problem);
   }
@@ -489,6 +691,8 @@ int cmd_run(int argc, char **argv) {
   sunindextype n = CHSProblem_GetDims(prob)->n;
   sunrealtype *final = calloc(2 * (size_t)n, sizeof *final);
   if (!final) {
+    out_select_free(&sel);
+    out_select_free(&all);
     CHSProblem_Destroy(&prob);
     fprintf(stderr, "chs: out of memory\n");
     return CHS_EXIT_NUMERIC;
@@ -500,7 +704,25 @@ int cmd_run(int argc, char **argv) {
   }
   csv_writer csv;
   memset(&csv, 0, sizeof csv);
-  if (o.out && csv_open(&csv, o.out, CHSProblem_GetDims(prob)->n, &err) != 0) {
+  out_table records, trajtab;
+  memset(&records, 0, sizeof records);
+  memset(&trajtab, 0, sizeof trajtab);
+  if ((o.output && o.json && out_table_init(&records, &sel, NULL, 0) != 0) ||
+      (o.plot_vars && out_table_init(&trajtab, &all, traj.cols, traj.ncols) != 0)) {
+    out_table_free(&records);
+    out_table_free(&trajtab);
+    out_select_free(&sel);
+    out_select_free(&all);
+    CHSProblem_Destroy(&prob);
+    free(final);
+    fprintf(stderr, "chs: out of memory\n");
+    return CHS_EXIT_NUMERIC;
+  }
+  if (o.out && csv_open(&csv, o.out, &sel, &err) != 0) {
+    out_table_free(&records);
+    out_table_free(&trajtab);
+    out_select_free(&sel);
+    out_select_free(&all);
     CHSProblem_Destroy(&prob);
     free(final);
     return cli_fail(&err);
@@ -509,6 +731,10 @@ int cmd_run(int argc, char **argv) {
   run_plot rp;
   if (o.plot && run_plot_alloc(&rp) != 0) {
     csv_close(&csv, &err);
+    out_table_free(&records);
+    out_table_free(&trajtab);
+    out_select_free(&sel);
+    out_select_free(&all);
     CHSProblem_Destroy(&prob);
     free(final);
     fprintf(stderr, "chs: out of memory\n");
@@ -518,7 +744,15 @@ int cmd_run(int argc, char **argv) {
   char label[300];
   snprintf(label, sizeof label, "chs run %s", o.problem);
   progress_start(&prog, o.quiet, 0, label, 0, o.tf);
-  run_monitor_ctx mon = {&csv, o.out != NULL, n, final, final + n, o.plot ? &rp : NULL, &prog};
+  run_monitor_ctx mon = {&csv,
+                         o.out != NULL,
+                         n,
+                         final,
+                         final + n,
+                         o.plot && !o.plot_vars ? &rp : NULL,
+                         &prog,
+                         o.output && o.json ? &records : NULL,
+                         o.plot_vars ? &trajtab : NULL};
   cli_integrate_costed(&o, o.formulation, run_monitor, &mon, prob, &res);
   progress_end(&prog);
   if (use_auto) {
@@ -560,7 +794,14 @@ int cmd_run(int argc, char **argv) {
   }
   rc = CHS_EXIT_OK;
   int prc = 0; /* --plot: drawn also after a numerical failure, up to it */
-  if (o.plot && crc == 0 && rp.n > 0) {
+  if (o.plot_vars && crc == 0 && trajtab.nrows > 0) {
+    prc = run_traj_draw(&o, &res, &traj, &trajtab);
+  } else if (o.plot_vars && crc == 0 && res.rc == 0) {
+    fprintf(stderr, "chs: no record to plot: %s not written\n", o.plot);
+    prc = CHS_EXIT_NUMERIC;
+  } else if (o.plot_vars) {
+    /* a failure before t0 names itself */
+  } else if (o.plot && crc == 0 && rp.n > 0) {
     prc = run_plot_draw(&o, &res, &rp);
   } else if (o.plot && crc == 0 && res.rc == 0) { /* a failure before t0 names itself */
     fprintf(stderr, "chs: no record to plot: %s not written\n", o.plot);
@@ -604,11 +845,16 @@ int cmd_run(int argc, char **argv) {
     }
   }
   if (rc == CHS_EXIT_OK && o.json) {
+    res.records = o.output ? &records : NULL;
     json_run_object(stdout, &res, "");
     printf("\n");
   } else if (rc == CHS_EXIT_OK) {
     print_summary(&res);
   }
+  out_table_free(&records);
+  out_table_free(&trajtab);
+  out_select_free(&sel);
+  out_select_free(&all);
   free(final);
   return rc;
 }

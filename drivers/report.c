@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -223,6 +224,11 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
     }
     fprintf(out, "}");
   }
+  /* run --output with --json: the records' columns, last (the keys before do not change) */
+  if (r->records) {
+    fprintf(out, ",\n%s  ", indent);
+    json_records(out, r->records, indent);
+  }
   fprintf(out, "\n%s}", indent);
 }
 
@@ -310,38 +316,33 @@ static void csv_printf(csv_writer *w, const char *fmt, ...) {
   va_end(ap);
 }
 
-int csv_open(csv_writer *w, const char *path, sunindextype n, CHSError *err) {
+int csv_open(csv_writer *w, const char *path, const out_select *sel, CHSError *err) {
   memset(w, 0, sizeof *w);
-  w->n = n;
+  w->sel = sel;
   if (out_file_open(&w->out, path, err) != 0) {
     return err->code;
   }
-  csv_printf(w, "t");
-  for (sunindextype i = 0; i < n; i++) {
-    csv_printf(w, ",q%ld", (long)(i + 1));
+  char name[OUT_NAME_LEN];
+  for (long c = 0; c < sel->ncols; c++) {
+    out_select_column_name(sel, c, name, sizeof name);
+    csv_printf(w, "%s%s", c ? "," : "", name);
   }
-  for (sunindextype i = 0; i < n; i++) {
-    csv_printf(w, ",p%ld", (long)(i + 1));
-  }
-  csv_printf(w, ",energy,energy_err,pos_res,mom_res,int_err\n");
+  csv_printf(w, "\n");
   return 0;
 }
 
-/* One complete row per output time; int_err is empty when there is no reference. A failed write
- * stops the run (CHS_ERR_IO); csv_close then names the file. */
+/* One complete row per output time; a value without one (int_err without a reference) is an
+ * empty field. A failed write stops the run (CHS_ERR_IO); csv_close then names the file. */
 int csv_monitor(const CHSRecord *r, void *ctx) {
   csv_writer *w = ctx;
-  csv_printf(w, "%.17g", (double)r->t);
-  for (sunindextype i = 0; i < w->n; i++) {
-    csv_printf(w, ",%.17g", (double)r->q[i]);
-  }
-  for (sunindextype i = 0; i < w->n; i++) {
-    csv_printf(w, ",%.17g", (double)r->p[i]);
-  }
-  csv_printf(w, ",%.17g,%.17g,%.17g,%.17g,", (double)r->energy, (double)r->energy_err,
-             (double)r->pos_res, (double)r->mom_res);
-  if (r->has_reference) {
-    csv_printf(w, "%.17g", (double)r->int_err);
+  for (long c = 0; c < w->sel->ncols; c++) {
+    int valid = 0;
+    double x = out_select_value(w->sel, c, r, &valid);
+    if (valid) {
+      csv_printf(w, c ? ",%.17g" : "%.17g", x);
+    } else if (c) {
+      csv_printf(w, ",");
+    }
   }
   csv_printf(w, "\n");
   if (!w->failed && ferror(w->out.fp)) {
@@ -364,4 +365,291 @@ int csv_close(csv_writer *w, CHSError *err) {
     return CHS_ERR_IO;
   }
   return out_file_commit(&w->out, err);
+}
+
+/* ------------------------------------------------------------------ run --output */
+
+static const char *const out_keys[OUT_NKEYS] = {"t",       "q",        "p",      "v",
+                                                "lambda",  "reaction", "energy", "energy_err",
+                                                "pos_res", "mom_res",  "int_err"};
+
+static void out_list_keys(FILE *fp) {
+  for (int k = 0; k < OUT_NKEYS; k++) {
+    fprintf(fp, "%s%s", k ? ", " : "", out_keys[k]);
+  }
+  fprintf(fp, " or all");
+}
+
+int out_select_parse(const char *opt, const char *spec, out_select *sel) {
+  memset(sel, 0, sizeof *sel);
+  const char *s = spec;
+  while (1) {
+    const char *e = strchr(s, ',');
+    size_t len = e ? (size_t)(e - s) : strlen(s);
+    int key = -1, all = len == 3 && strncmp(s, "all", 3) == 0;
+    for (int k = 0; k < OUT_NKEYS && !all; k++) {
+      if (strlen(out_keys[k]) == len && strncmp(s, out_keys[k], len) == 0) {
+        key = k;
+      }
+    }
+    int seen = 0;
+    for (int j = 0; key >= 0 && j < sel->nkeys; j++) {
+      seen |= sel->keys[j] == key;
+    }
+    if ((key < 0 && !all) || seen || (all && (sel->nkeys > 0 || e))) {
+      char *item = strndup(s, len < 200 ? len : 200);
+      fprintf(stderr, "chs: %s: ", opt);
+      if (len == 0) {
+        fprintf(stderr, "empty key in '");
+        cli_fputs_safe(stderr, spec);
+        fprintf(stderr, "'");
+      } else {
+        fprintf(stderr, "key '");
+        cli_fputs_safe(stderr, item ? item : "");
+        fprintf(stderr, "'%s", seen ? " given twice" : all ? " goes alone" : " is unknown");
+      }
+      fprintf(stderr, "; the keys: ");
+      out_list_keys(stderr);
+      fprintf(stderr, "\n");
+      free(item);
+      return CHS_EXIT_USAGE;
+    }
+    if (all) {
+      for (int k = 0; k < OUT_NKEYS; k++) {
+        sel->keys[k] = k;
+      }
+      sel->nkeys = OUT_NKEYS;
+    } else {
+      sel->keys[sel->nkeys++] = key;
+    }
+    if (!e) {
+      return 0;
+    }
+    s = e + 1;
+  }
+}
+
+/* 1 when name is 1 to 31 characters of [A-Za-z0-9_] starting with a letter. */
+static int out_name_ok(const char *name) {
+  size_t len = name ? strlen(name) : 0;
+  if (len == 0 || len > 31 ||
+      !((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z'))) {
+    return 0;
+  }
+  for (const char *c = name; *c; c++) {
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+          *c == '_')) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Copies of count names (32 bytes each), or NULL when there are none or one is not usable. */
+static int out_copy_names(const char *const *names, long count, char **out) {
+  *out = NULL;
+  if (!names || count <= 0) {
+    return 0;
+  }
+  for (long i = 0; i < count; i++) {
+    if (!out_name_ok(names[i])) {
+      return 0;
+    }
+  }
+  char *buf = calloc((size_t)count, 32);
+  if (!buf) {
+    return -1;
+  }
+  for (long i = 0; i < count; i++) {
+    snprintf(buf + 32 * i, 32, "%s", names[i]);
+  }
+  *out = buf;
+  return 0;
+}
+
+static long out_key_width(const out_select *sel, int key) {
+  switch (key) {
+  case OUT_Q:
+  case OUT_P:
+  case OUT_V:
+  case OUT_REACTION:
+    return sel->n;
+  case OUT_LAMBDA:
+    return sel->m;
+  default:
+    return 1;
+  }
+}
+
+int out_select_bind(out_select *sel, const CHSProblemDims *d) {
+  sel->n = (long)d->n;
+  sel->m = (long)d->m;
+  if (out_copy_names(d->coordinate_names, sel->n, &sel->qnames) != 0 ||
+      out_copy_names(d->constraint_names, sel->m, &sel->cnames) != 0) {
+    out_select_free(sel);
+    return -1;
+  }
+  sel->ncols = 0;
+  for (int j = 0; j < sel->nkeys; j++) {
+    sel->ncols += out_key_width(sel, sel->keys[j]);
+  }
+  return 0;
+}
+
+void out_select_free(out_select *sel) {
+  free(sel->qnames);
+  free(sel->cnames);
+  sel->qnames = sel->cnames = NULL;
+}
+
+int out_select_needs_multipliers(const out_select *sel) {
+  for (int j = 0; j < sel->nkeys; j++) {
+    int k = sel->keys[j];
+    if (k == OUT_V || k == OUT_LAMBDA || k == OUT_REACTION) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+void out_column_name(const out_select *sel, int kind, long i, char *buf, size_t len) {
+  static const char *const prefix[OUT_NKEYS] = {[OUT_Q] = "",
+                                                [OUT_P] = "p_",
+                                                [OUT_V] = "v_",
+                                                [OUT_REACTION] = "R_",
+                                                [OUT_LAMBDA] = "lambda_"};
+  static const char *const plain[OUT_NKEYS] = {
+      [OUT_Q] = "q", [OUT_P] = "p", [OUT_V] = "v", [OUT_REACTION] = "R", [OUT_LAMBDA] = "lambda"};
+  const char *names = kind == OUT_LAMBDA ? sel->cnames : sel->qnames;
+  if (!plain[kind]) {
+    snprintf(buf, len, "%s", out_keys[kind]);
+  } else if (names) {
+    snprintf(buf, len, "%s%s", prefix[kind], names + 32 * i);
+  } else {
+    snprintf(buf, len, "%s%ld", plain[kind], i + 1);
+  }
+}
+
+void out_select_column(const out_select *sel, long c, int *kind, long *i) {
+  for (int j = 0; j < sel->nkeys; j++) {
+    long w = out_key_width(sel, sel->keys[j]);
+    if (c < w) {
+      *kind = sel->keys[j];
+      *i = c;
+      return;
+    }
+    c -= w;
+  }
+  *kind = OUT_T;
+  *i = 0;
+}
+
+void out_select_column_name(const out_select *sel, long c, char *buf, size_t len) {
+  int kind;
+  long i;
+  out_select_column(sel, c, &kind, &i);
+  out_column_name(sel, kind, i, buf, len);
+}
+
+double out_select_value(const out_select *sel, long c, const CHSRecord *r, int *valid) {
+  int kind;
+  long i;
+  out_select_column(sel, c, &kind, &i);
+  const sunrealtype *vec = kind == OUT_Q          ? r->q
+                           : kind == OUT_P        ? r->p
+                           : kind == OUT_V        ? r->v
+                           : kind == OUT_LAMBDA   ? r->lambda
+                           : kind == OUT_REACTION ? r->reaction
+                                                  : NULL;
+  *valid = 1;
+  switch (kind) {
+  case OUT_T:
+    return (double)r->t;
+  case OUT_ENERGY:
+    return (double)r->energy;
+  case OUT_ENERGY_ERR:
+    return (double)r->energy_err;
+  case OUT_POS_RES:
+    return (double)r->pos_res;
+  case OUT_MOM_RES:
+    return (double)r->mom_res;
+  case OUT_INT_ERR:
+    *valid = r->has_reference;
+    return r->has_reference ? (double)r->int_err : NAN;
+  default:
+    *valid = vec != NULL;
+    return vec ? (double)vec[i] : NAN;
+  }
+}
+
+long out_select_find(const out_select *sel, const char *name) {
+  char buf[OUT_NAME_LEN];
+  for (long c = 0; c < sel->ncols; c++) {
+    out_select_column_name(sel, c, buf, sizeof buf);
+    if (strcmp(buf, name) == 0) {
+      return c;
+    }
+  }
+  return -1;
+}
+
+int out_table_init(out_table *tb, const out_select *sel, const long *cols, long ncols) {
+  memset(tb, 0, sizeof *tb);
+  tb->sel = sel;
+  tb->ncols = cols ? ncols : sel->ncols;
+  tb->cols = malloc(((size_t)tb->ncols + 1) * sizeof *tb->cols);
+  if (!tb->cols) {
+    return -1;
+  }
+  for (long c = 0; c < tb->ncols; c++) {
+    tb->cols[c] = cols ? cols[c] : c;
+  }
+  return 0;
+}
+
+int out_table_add(out_table *tb, const CHSRecord *rec) {
+  if (tb->nrows == tb->cap) {
+    long cap = tb->cap ? 2 * tb->cap : 256;
+    if ((size_t)cap > SIZE_MAX / sizeof(double) / ((size_t)tb->ncols + 1)) {
+      return -1;
+    }
+    double *x = realloc(tb->x, (size_t)cap * (size_t)tb->ncols * sizeof *x + 1);
+    if (!x) {
+      return -1;
+    }
+    tb->x = x;
+    tb->cap = cap;
+  }
+  double *row = tb->x + (size_t)tb->nrows * (size_t)tb->ncols;
+  for (long c = 0; c < tb->ncols; c++) {
+    int valid;
+    double x = out_select_value(tb->sel, tb->cols[c], rec, &valid);
+    row[c] = valid ? x : NAN;
+  }
+  tb->nrows++;
+  return 0;
+}
+
+void out_table_free(out_table *tb) {
+  free(tb->cols);
+  free(tb->x);
+  memset(tb, 0, sizeof *tb);
+}
+
+void json_records(FILE *out, const out_table *tb, const char *indent) {
+  char name[OUT_NAME_LEN];
+  fprintf(out, "\"records\": {");
+  for (long c = 0; c < tb->ncols; c++) {
+    out_select_column_name(tb->sel, tb->cols[c], name, sizeof name);
+    fprintf(out, "%s\n%s    ", c ? "," : "", indent);
+    json_string(out, name);
+    fprintf(out, ": [");
+    for (long r = 0; r < tb->nrows; r++) {
+      double x = tb->x[(size_t)r * (size_t)tb->ncols + (size_t)c];
+      fprintf(out, "%s", r ? ", " : "");
+      json_real(out, x, 1);
+    }
+    fprintf(out, "]");
+  }
+  fprintf(out, "\n%s  }", indent);
 }

@@ -99,6 +99,7 @@ void CHSFormulation_Destroy(CHSFormulation *f) {
   chs_projector_detach((*f)->projector);
   chs_jac_work_free(&(*f)->jac);
   chs_precond_free(&(*f)->prec);
+  chs_mult_free(&(*f)->mult);
   if ((*f)->ops->free) {
     (*f)->ops->free(*f);
   }

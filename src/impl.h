@@ -593,7 +593,13 @@ struct CHSFormulation_ {
     void *ida;
     sunrealtype rtol, atol;
   } idaw;
+  struct chs_mult_ws *mult; /* CHSFormulation_GetMultipliers' own system, made at its first call */
 };
+/* Frees the workspace of CHSFormulation_GetMultipliers (src/multipliers.c); NULL allowed. */
+void chs_mult_free(struct chs_mult_ws **w);
+/* CHSFormulation_GetMultipliers, and (v != NULL) the velocities v = M(q)^{-1} p of the state. */
+int chs_mult_eval(CHSFormulation f, sunrealtype t, N_Vector y, sunrealtype *lambda,
+                  sunrealtype *reaction, sunrealtype *v, CHSError *err);
 
 /* ------------------------------------------------------------------ shared checks and clocks */
 

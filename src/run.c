@@ -90,6 +90,9 @@ static int chs_check_options(const CHSRunOptions *o, CHSError *err) {
   if (o->strict != 0 && o->strict != 1) {
     return chs_error_set(err, CHS_ERR_ARG, "strict = %d: must be 0 or 1", o->strict);
   }
+  if (o->multipliers != 0 && o->multipliers != 1) {
+    return chs_error_set(err, CHS_ERR_ARG, "multipliers = %d: must be 0 or 1", o->multipliers);
+  }
   return CHS_SUCCESS;
 }
 
@@ -103,6 +106,9 @@ typedef struct {
   CHSRunSummary *sum;
   sunrealtype bound;
   int balance, energy_watched, warned_energy, warned_g, warned_psi;
+  /* CHSRunOptions.multipliers: the records' lambda (m), reaction and v (n), NULL when not asked */
+  CHSFormulation f;
+  sunrealtype *lambda, *reaction, *v;
 } chs_observer;
 
 /* The watch at one record: the first value of each quantity beyond the bound is a warning. */
@@ -157,6 +163,12 @@ static int chs_step_done(chs_observer *ob, sunrealtype t, N_Vector y, CHSError *
 static int chs_observe(chs_observer *ob, sunrealtype t, N_Vector y, CHSError *err) {
   CHSRecord rec;
   CHS_CALL(CHSDiagnostics_Record(ob->diag, t, y, &rec, err));
+  if (ob->lambda) {
+    CHS_CALL(chs_mult_eval(ob->f, t, y, ob->lambda, ob->reaction, ob->v, err));
+    rec.lambda = ob->lambda;
+    rec.reaction = ob->reaction;
+    rec.v = ob->v;
+  }
   if (!isfinite(rec.energy) && ob->records == 0) {
     return chs_error_set(err, CHS_ERR_ARG,
                          "the initial energy H(q0, p0) is not finite (a parameter out of range?)");
@@ -684,11 +696,17 @@ static int chs_run(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn moni
                          "t = 0: t0 = %g is not supported",
                          CHSProblem_GetName(CHSFormulation_GetProblem(f)), (double)opt->t0);
   }
+  if (opt->multipliers && CHSProblem_HasKineticScale(f->prob)) {
+    return chs_error_set(err, CHS_ERR_UNSUPPORTED,
+                         "multipliers of problem '%s': its kinetic energy is scaled by sigma(q), "
+                         "and the constraint force is not -G^T Q^-1 r",
+                         CHSProblem_GetName(f->prob));
+  }
   chs_events ev;
   CHS_CALL(chs_events_setup(&ev, f, opt, sum, err)); /* names checked before any work */
   N_Vector y = NULL;
   CHSIntegrator it = NULL;
-  chs_observer ob = {NULL, monitor, ctx, 0, 0, sum, 0, 0, 0, 0, 0, 0};
+  chs_observer ob = {NULL, monitor, ctx, 0, 0, sum, 0, 0, 0, 0, 0, 0, f, NULL, NULL, NULL};
   ob.bound = opt->ctl.h > 0 ? CHS_RUN_WATCH_FLOOR
                             : fmax(CHS_RUN_WATCH_FACTOR * opt->ctl.rtol, CHS_RUN_WATCH_FLOOR);
   /* the derivative probe, before any work: a warning per wrong callback, or (strict) an error */
@@ -702,6 +720,15 @@ static int chs_run(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn moni
                          "differences at the initial state); strict: no run",
                          CHSProblem_GetName(CHSFormulation_GetProblem(f)), first,
                          failed > 1 ? " and others" : "", failed > 1 ? "" : "s");
+  }
+  if (opt->multipliers) {
+    ob.lambda = calloc((size_t)(f->sys.m + 2 * f->sys.n) + 1, sizeof *ob.lambda);
+    if (!ob.lambda) {
+      chs_events_free(&ev);
+      return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+    }
+    ob.reaction = ob.lambda + f->sys.m;
+    ob.v = ob.reaction + f->sys.n;
   }
   int rc = chs_system_set_time(&f->sys, opt->t0) == 0
                ? CHSFormulation_NewInitialState(f, &y, err)
@@ -761,6 +788,7 @@ static int chs_run(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn moni
   chs_events_free(&ev);
   CHSProjector_Destroy(&proj);
   CHSDiagnostics_Destroy(&ob.diag);
+  free(ob.lambda);
   if (y) {
     N_VDestroy(y);
   }

@@ -45,6 +45,13 @@ typedef struct CHSRecord {
    * denominators of the run's watch of the relative residuals (chs/run.h "Warnings"). */
   sunrealtype pos_scale, mom_scale;
   /** @} */
+  /** @{ */
+  /** CHSRun with CHSRunOptions.multipliers = 1: the multipliers lambda (m values), the
+   * reaction forces R = -G^T lambda (n values; CHSFormulation_GetMultipliers) and the velocities
+   * v = M(q)^{-1} p (n values) at t, valid until the next call; NULL otherwise (and from
+   * CHSDiagnostics_Record). */
+  const sunrealtype *lambda, *reaction, *v;
+  /** @} */
 } CHSRecord;
 
 /** Largest and final values of the diagnostics over all records (CHSDiagnostics_GetSummary). */

@@ -166,6 +166,29 @@ CHS_EXPORT int CHSFormulation_ToPhysical(CHSFormulation f, N_Vector y, sunrealty
 /** The state y of the physical (q, p). */
 CHS_EXPORT int CHSFormulation_FromPhysical(CHSFormulation f, const sunrealtype *q,
                                            const sunrealtype *p, N_Vector y);
+/** The multipliers lambda (m values) of the constraint force -G(q)^T lambda at time t and the
+ * state y, and, when reaction is not NULL, that force R = -G(q)^T lambda (n values): the term of
+ * p' = F - G^T lambda (docs/mechanics.md).
+ *  - ODE formulations (every formulation without a DAE index): lambda = Q^{-1} r at the state's
+ *    physical (q, p) (CHSFormulation_ToPhysical), Q = G M^{-1} G^T and r = Gdot(q, v) v + G a
+ *    (a = M^{-1} F, with M(q) and time dependence as in docs/mechanics.md): the lambda of the
+ *    standard field, the multiplier of the constrained motion through (q, p). Formulations whose
+ *    fields use other multipliers (baumgarte's stabilisation, dirac's correction, the extended
+ *    and total Hamiltonians' extra ones) give this physical one, not theirs.
+ *  - DAE formulations (CHS_FORM_DAE_INDEX: dae-index3, dae-ggl, dae-index1): the lambda the state
+ *    carries at 2n, which is the physical multiplier itself (not an integral or a scaled one);
+ *    GGL's mu is not a force (it is 0 along exact solutions) and is not returned. dae-index3 keeps
+ *    lambda out of IDA's error test, so its accuracy is that of the index-3 solution: in IDA's
+ *    first steps it is off by O(1) (slider-crank at tol 1e-9: lambda_1 from -127 to 61 during
+ *    the first 3e-8 s, where it is 10.66), after them within the other DAEs' accuracy.
+ * One Gram factorisation per call, in a workspace of its own made at the first call: the
+ * formulation's right-hand side is not disturbed (and its counters do not count it). 0;
+ * CHS_ERR_UNSUPPORTED for a problem with a kinetic scale sigma(q) (its constraint force is not
+ * -G^T Q^{-1} r); CHS_ERR_SOLVER (singular or overflowing Q, or a callback outside its domain),
+ * CHS_ERR_CALLBACK or CHS_ERR_NONFINITE, naming the formulation and t. */
+CHS_EXPORT int CHSFormulation_GetMultipliers(CHSFormulation f, sunrealtype t, N_Vector y,
+                                             sunrealtype *lambda, sunrealtype *reaction,
+                                             CHSError *err);
 
 /** The formulation's ops table. */
 CHS_EXPORT const CHSFormulationOps *CHSFormulation_GetOps(CHSFormulation f);

@@ -52,6 +52,11 @@ typedef struct CHSRunOptions {
   int check;
   /** 1: a failed probe is an input error (CHS_ERR_ARG) before any step, instead of a warning. */
   int strict;
+  /** 1: each record (the monitor's CHSRecord) carries the multipliers lambda, the reaction
+   * forces -G^T lambda (CHSFormulation_GetMultipliers) and the velocities M^{-1} p: one Gram
+   * factorisation per record, none per step. 0 (default): CHSRecord.lambda, .reaction and .v are
+   * NULL. */
+  int multipliers;
 } CHSRunOptions;
 
 /** @name Derivative probe (CHSRunOptions.check)
