@@ -89,8 +89,13 @@ class Problem:
         lines = p.stdout.strip().splitlines()
         if p.returncode != 0 or not lines or not os.path.isfile(lines[-1]):
             msg = (p.stderr.strip() or p.stdout.strip()).splitlines()
-            raise Error("chs-gen %s failed (exit %d): %s" % (desc, p.returncode,
-                                                            msg[-1] if msg else "no output"),
+            hint = ""
+            if "cmake failed" in p.stderr and not chs_prefix:
+                hint = (" (chs-gen builds against an installed chs: install it, or give "
+                        "chs_prefix=, the prefix chs is installed in)")
+            raise Error("chs-gen %s failed (exit %d): %s%s" % (desc, p.returncode,
+                                                              msg[-1] if msg else "no output",
+                                                              hint),
                         code=-4, name="CHS_ERR_PLUGIN")
         prob = cls(lines[-1] + (":" + params if params else ""))
         prob.plugin = lines[-1]
