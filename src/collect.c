@@ -1,6 +1,7 @@
 /* CHSCollector (chs/run.h): the records of a run copied into arrays, one growable row-major array
- * per field. A field is one row of chs_fields: its name, its width and where a record holds it,
- * so that a quantity CHSRecord gains becomes a collectable field with one more row. */
+ * per field. A field is one row of chs_fields: its name, its width (one, n, m or the invariants)
+ * and where a record holds it, so that a quantity CHSRecord gains (a per-constraint array, say)
+ * becomes a collectable field with one more row. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +9,7 @@
 #include "impl.h"
 
 /* How many columns a field has. */
-enum { CHS_COL_ONE, CHS_COL_N, CHS_COL_INVARIANTS };
+enum { CHS_COL_ONE, CHS_COL_N, CHS_COL_M, CHS_COL_INVARIANTS };
 /* Where a record holds a field: a sunrealtype member, a pointer member to `width` values, or
  * computed here (v = M^{-1} p). */
 enum { CHS_SRC_SCALAR, CHS_SRC_ARRAY, CHS_SRC_VELOCITY };
@@ -20,22 +21,28 @@ typedef struct {
   int cols, src;
   size_t offset; /* into CHSRecord (CHS_SRC_SCALAR, CHS_SRC_ARRAY) */
   int has;
-  const char *prefix; /* column names: prefix + coordinate name, or prefix + index (1-based) */
+  /* Column names of CHS_COL_N (CHS_COL_M) fields: prefix + the coordinate (constraint) name when
+   * the problem declares names, else stem + the 1-based index. */
+  const char *prefix, *stem;
 } chs_field;
 
 static const chs_field chs_fields[] = {
-    {"t", CHS_COL_ONE, CHS_SRC_SCALAR, offsetof(CHSRecord, t), CHS_HAS_ALWAYS, NULL},
-    {"q", CHS_COL_N, CHS_SRC_ARRAY, offsetof(CHSRecord, q), CHS_HAS_ALWAYS, ""},
-    {"p", CHS_COL_N, CHS_SRC_ARRAY, offsetof(CHSRecord, p), CHS_HAS_ALWAYS, "p_"},
-    {"v", CHS_COL_N, CHS_SRC_VELOCITY, 0, CHS_HAS_ALWAYS, "v_"},
-    {"energy", CHS_COL_ONE, CHS_SRC_SCALAR, offsetof(CHSRecord, energy), CHS_HAS_ALWAYS, NULL},
-    {"energy_err", CHS_COL_ONE, CHS_SRC_SCALAR, offsetof(CHSRecord, energy_err), CHS_HAS_ALWAYS,
+    {"t", CHS_COL_ONE, CHS_SRC_SCALAR, offsetof(CHSRecord, t), CHS_HAS_ALWAYS, NULL, NULL},
+    {"q", CHS_COL_N, CHS_SRC_ARRAY, offsetof(CHSRecord, q), CHS_HAS_ALWAYS, "", "q"},
+    {"p", CHS_COL_N, CHS_SRC_ARRAY, offsetof(CHSRecord, p), CHS_HAS_ALWAYS, "p_", "p"},
+    {"v", CHS_COL_N, CHS_SRC_VELOCITY, 0, CHS_HAS_ALWAYS, "v_", "v"},
+    {"energy", CHS_COL_ONE, CHS_SRC_SCALAR, offsetof(CHSRecord, energy), CHS_HAS_ALWAYS, NULL,
      NULL},
-    {"pos_res", CHS_COL_ONE, CHS_SRC_SCALAR, offsetof(CHSRecord, pos_res), CHS_HAS_ALWAYS, NULL},
-    {"mom_res", CHS_COL_ONE, CHS_SRC_SCALAR, offsetof(CHSRecord, mom_res), CHS_HAS_ALWAYS, NULL},
-    {"int_err", CHS_COL_ONE, CHS_SRC_SCALAR, offsetof(CHSRecord, int_err), CHS_HAS_REFERENCE, NULL},
+    {"energy_err", CHS_COL_ONE, CHS_SRC_SCALAR, offsetof(CHSRecord, energy_err), CHS_HAS_ALWAYS,
+     NULL, NULL},
+    {"pos_res", CHS_COL_ONE, CHS_SRC_SCALAR, offsetof(CHSRecord, pos_res), CHS_HAS_ALWAYS, NULL,
+     NULL},
+    {"mom_res", CHS_COL_ONE, CHS_SRC_SCALAR, offsetof(CHSRecord, mom_res), CHS_HAS_ALWAYS, NULL,
+     NULL},
+    {"int_err", CHS_COL_ONE, CHS_SRC_SCALAR, offsetof(CHSRecord, int_err), CHS_HAS_REFERENCE, NULL,
+     NULL},
     {"invariants", CHS_COL_INVARIANTS, CHS_SRC_ARRAY, offsetof(CHSRecord, invariants),
-     CHS_HAS_INVARIANTS, NULL},
+     CHS_HAS_INVARIANTS, NULL, NULL},
 };
 #define CHS_NUM_FIELDS ((int)(sizeof chs_fields / sizeof chs_fields[0]))
 
@@ -77,14 +84,13 @@ static int chs_field_has(CHSProblem prob, int has) {
   }
 }
 
-/* prefix + name, or (no name) the prefix's letter ('q' for none) and the 1-based index j + 1:
- * x, p_x, v_x or q1, p1, v1. */
-static char *chs_colname(const char *prefix, const char *name, long j) {
-  char buf[64];
+/* prefix + name, or (no name) stem + the 1-based index j + 1: x, p_x, v_x or q1, p1, v1. */
+static char *chs_colname(const char *prefix, const char *stem, const char *name, long j) {
+  char buf[80];
   if (name) {
     snprintf(buf, sizeof buf, "%s%s", prefix, name);
   } else {
-    snprintf(buf, sizeof buf, "%c%ld", *prefix ? prefix[0] : 'q', j + 1);
+    snprintf(buf, sizeof buf, "%s%ld", stem, j + 1);
   }
   size_t len = strlen(buf) + 1;
   char *c = malloc(len);
@@ -104,12 +110,15 @@ static int chs_field_colnames(CHSProblem prob, int i, chs_column_set *set) {
   }
   for (long j = 0; j < set->cols; j++) {
     if (fd->cols == CHS_COL_ONE) {
-      set->colnames[j] = chs_colname("", fd->name, j);
+      set->colnames[j] = chs_colname("", "", fd->name, j);
     } else if (fd->cols == CHS_COL_N) {
       set->colnames[j] =
-          chs_colname(fd->prefix, d->coordinate_names ? d->coordinate_names[j] : NULL, j);
+          chs_colname(fd->prefix, fd->stem, d->coordinate_names ? d->coordinate_names[j] : NULL, j);
+    } else if (fd->cols == CHS_COL_M) {
+      set->colnames[j] =
+          chs_colname(fd->prefix, fd->stem, d->constraint_names ? d->constraint_names[j] : NULL, j);
     } else {
-      set->colnames[j] = chs_colname("", CHSProblem_GetOps(prob)->invariant_names[j], j);
+      set->colnames[j] = chs_colname("", "", CHSProblem_GetOps(prob)->invariant_names[j], j);
     }
     if (!set->colnames[j]) {
       return CHS_ERR_MEM;
@@ -194,9 +203,11 @@ int CHSCollector_Create(CHSProblem prob, const char *fields, CHSCollector *out, 
     if (!set->on) {
       continue;
     }
-    set->cols = chs_fields[i].cols == CHS_COL_ONE ? 1
-                : chs_fields[i].cols == CHS_COL_N ? (long)d->n
-                                                  : CHSProblem_GetNumInvariants(prob);
+    int kind = chs_fields[i].cols;
+    set->cols = kind == CHS_COL_ONE ? 1
+                : kind == CHS_COL_N ? (long)d->n
+                : kind == CHS_COL_M ? (long)d->m
+                                    : CHSProblem_GetNumInvariants(prob);
     if (chs_field_colnames(prob, i, set) != 0) {
       rc = chs_error_set(err, CHS_ERR_MEM, "CHSCollector_Create: out of memory");
     }
@@ -244,6 +255,9 @@ int CHSCollector_Monitor(const CHSRecord *rec, void *col) {
     } else if (fd->src == CHS_SRC_ARRAY) {
       const sunrealtype *src;
       memcpy(&src, base, sizeof src);
+      if (!src) { /* a quantity this run's records do not carry */
+        return CHS_ERR_UNSUPPORTED;
+      }
       memcpy(row, src, (size_t)set->cols * sizeof *row);
     } else { /* v = M(q)^{-1} p */
       if (chs_system_mass_at(&c->sys, rec->q) != 0) {

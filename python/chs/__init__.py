@@ -222,10 +222,12 @@ def _result(l, col, sump):
             a = np.ctypeslib.as_array(data, shape=(rows, c)).copy()
         r.names[name] = [l.CHSCollector_GetColumnName(col, text(name), j).decode()
                          for j in range(c)]
-        if name in ("q", "p", "v", "invariants"):
-            setattr(r, name, a)
-        else:
+        # a one-column field names its column by itself (t, energy_err, ...): a 1-d array;
+        # per-coordinate, per-constraint and per-invariant fields stay 2-d even with one column
+        if r.names[name] == [name]:
             setattr(r, name, a[:, 0])
+        else:
+            setattr(r, name, a)
     s = r.summary
     s["steps"] = l.CHSRunSummary_GetNumSteps(sump)
     s["rhs_evals"] = l.CHSRunSummary_GetNumRhsEvals(sump)

@@ -274,7 +274,8 @@ CHS_EXPORT int CHSCollector_Create(CHSProblem prob, const char *fields, CHSColle
 /** Free a collector and set *col to NULL; NULL allowed. */
 CHS_EXPORT void CHSCollector_Destroy(CHSCollector *col);
 /** The CHSMonitorFn to give CHSRun with the collector as ctx: appends rec (CHS_ERR_MEM when the
- * arrays cannot grow; CHS_ERR_CALLBACK when M(q) cannot be factored for v). */
+ * arrays cannot grow; CHS_ERR_CALLBACK when M(q) cannot be factored for v;
+ * CHS_ERR_UNSUPPORTED when the record does not carry a collected array). */
 CHS_EXPORT int CHSCollector_Monitor(const CHSRecord *rec, void *col);
 /** The name of the i-th field, for i = 0, 1, ...; NULL past the last. */
 CHS_EXPORT const char *CHSCollector_FieldName(int i);
