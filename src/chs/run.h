@@ -166,6 +166,135 @@ CHS_EXPORT int CHSProblem_GetNumEvents(CHSProblem prob);
  * CHS_ERR_ARG naming an unknown or empty name and the problem's events. */
 CHS_EXPORT int CHSProblem_CheckStopAt(CHSProblem prob, const char *stop_at, CHSError *err);
 
+/** @name Options as an object, set by functions
+ * The options of CHSRun without filling the struct or building a spec string: a C program or a
+ * binding (the Python package, python/chs) that never depends on the struct's layout. Every Set
+ * function checks its value and returns 0, or CHS_ERR_ARG (CHS_ERR_NOTFOUND for an unknown
+ * method family) with err naming the value, leaving the options unchanged. They take options
+ * from CHSRunOptions_Create only (which keeps copies of the strings they are given); a
+ * CHSRunOptions filled by CHSRunOptions_Default is set through its fields instead.
+ * @{ */
+/** New options with the defaults of CHSRunOptions_Default; NULL when out of memory. */
+CHS_EXPORT CHSRunOptions *CHSRunOptions_Create(void);
+/** Free options from CHSRunOptions_Create and set *opt to NULL; NULL and *opt NULL allowed. */
+CHS_EXPORT void CHSRunOptions_Destroy(CHSRunOptions **opt);
+/** The method "family:options" (`chs list methods`), copied; its family must exist. */
+CHS_EXPORT int CHSRunOptions_SetMethod(CHSRunOptions *opt, const char *method, CHSError *err);
+/** Adaptive steps with these tolerances, both > 0 and finite (clears a fixed step). */
+CHS_EXPORT int CHSRunOptions_SetTolerances(CHSRunOptions *opt, sunrealtype rtol, sunrealtype atol,
+                                           CHSError *err);
+/** A fixed step h > 0, finite (the tolerances stay: implicit methods' nonlinear solver uses them).
+ */
+CHS_EXPORT int CHSRunOptions_SetFixedStep(CHSRunOptions *opt, sunrealtype h, CHSError *err);
+/** Initial and final time: finite, tf >= t0. */
+CHS_EXPORT int CHSRunOptions_SetTimes(CHSRunOptions *opt, sunrealtype t0, sunrealtype tf,
+                                      CHSError *err);
+/** A record every `every` >= 1 steps. */
+CHS_EXPORT int CHSRunOptions_SetEvery(CHSRunOptions *opt, long every, CHSError *err);
+/** kind: CHS_PROJECT_NONE, _MOMENTUM, _POSITION or _BOTH; tol >= 0, finite (0: every step). */
+CHS_EXPORT int CHSRunOptions_SetProjection(CHSRunOptions *opt, int kind, sunrealtype tol,
+                                           CHSError *err);
+/** Project only every k-th step, k >= 0 (0 or 1: every step). */
+CHS_EXPORT int CHSRunOptions_SetProjectionEvery(CHSRunOptions *opt, long k, CHSError *err);
+/** The position projection's Newton stops at |g| <= tol, tol >= 0 and finite (0: round-off). */
+CHS_EXPORT int CHSRunOptions_SetProjectionNewtonTol(CHSRunOptions *opt, sunrealtype tol,
+                                                    CHSError *err);
+/** The bound on the steps of the whole run, in [0, CHS_RUN_MAX_STEPS_LIMIT] (0: the default). */
+CHS_EXPORT int CHSRunOptions_SetMaxSteps(CHSRunOptions *opt, long max_steps, CHSError *err);
+/** Stop at the first of these events (CHSRunOptions.stop_at), copied; NULL: none. A name the
+ * problem does not declare is refused by CHSRun (or CHSProblem_CheckStopAt), which knows it. */
+CHS_EXPORT int CHSRunOptions_SetStopAt(CHSRunOptions *opt, const char *stop_at, CHSError *err);
+/** 1: locate and report the problem's events (also without stop_at); 0: not. */
+CHS_EXPORT int CHSRunOptions_SetLocateEvents(CHSRunOptions *opt, int on, CHSError *err);
+/** CHS_RUN_CHECK_AUTO, _OFF or _ON (the derivative probe before the run). */
+CHS_EXPORT int CHSRunOptions_SetCheck(CHSRunOptions *opt, int check, CHSError *err);
+/** 1: a failed probe is an input error; 0: a warning. */
+CHS_EXPORT int CHSRunOptions_SetStrict(CHSRunOptions *opt, int strict, CHSError *err);
+/** CHS_SUBNORMALS_FLUSH or CHS_SUBNORMALS_KEEP. */
+CHS_EXPORT int CHSRunOptions_SetSubnormals(CHSRunOptions *opt, int subnormals, CHSError *err);
+/** @} */
+
+/** @name The summary as an object, read by functions
+ * For bindings that do not mirror CHSRunSummary: a zeroed summary to give CHSRun, and its
+ * counters. The getters take a summary CHSRun filled (or NULL: they return 0 / NULL).
+ * @{ */
+/** A new zeroed summary; NULL when out of memory. */
+CHS_EXPORT CHSRunSummary *CHSRunSummary_Create(void);
+/** Free a summary from CHSRunSummary_Create and set *sum to NULL; NULL allowed. */
+CHS_EXPORT void CHSRunSummary_Destroy(CHSRunSummary **sum);
+/** Steps the integrator took (CHSIntegratorStats.steps). */
+CHS_EXPORT long CHSRunSummary_GetNumSteps(const CHSRunSummary *sum);
+/** Right-hand side (DAE: residual) evaluations counted by the formulation. */
+CHS_EXPORT long CHSRunSummary_GetNumRhsEvals(const CHSRunSummary *sum);
+/** Jacobian evaluations (-1: not applicable). */
+CHS_EXPORT long CHSRunSummary_GetNumJacEvals(const CHSRunSummary *sum);
+/** Error test failures (-1: not applicable). */
+CHS_EXPORT long CHSRunSummary_GetNumErrTestFails(const CHSRunSummary *sum);
+/** Position projections (-1: no projector). */
+CHS_EXPORT long CHSRunSummary_GetNumPositionProjections(const CHSRunSummary *sum);
+/** Momentum projections (-1: no projector). */
+CHS_EXPORT long CHSRunSummary_GetNumMomentumProjections(const CHSRunSummary *sum);
+/** Records made (output times, t0 included). */
+CHS_EXPORT long CHSRunSummary_GetNumRecords(const CHSRunSummary *sum);
+/** The time of the last record. */
+CHS_EXPORT sunrealtype CHSRunSummary_GetFinalTime(const CHSRunSummary *sum);
+/** Seconds inside the integrator. */
+CHS_EXPORT double CHSRunSummary_GetWallTime(const CHSRunSummary *sum);
+/** 1 when the run reached tf or its stop event. */
+CHS_EXPORT int CHSRunSummary_GetCompleted(const CHSRunSummary *sum);
+/** Warnings given (only the first CHS_RUN_MAX_WARNINGS are kept). */
+CHS_EXPORT int CHSRunSummary_GetNumWarnings(const CHSRunSummary *sum);
+/** The i-th kept warning, one line; NULL when i is out of range or not kept. */
+CHS_EXPORT const char *CHSRunSummary_GetWarning(const CHSRunSummary *sum, int i);
+/** @} */
+
+/** CHSRun of the formulation `formulation` (a spec, `chs list formulations`) of prob, created for
+ * this run in a SUNContext of its own (whose SUNDIALS 7 error handlers are cleared: failures are
+ * reported through err), and destroyed before it returns: the run of `chs run` without a
+ * SUNContext in the caller's hands. prob stays the caller's. */
+CHS_EXPORT int CHSRunProblem(CHSProblem prob, const char *formulation, const CHSRunOptions *opt,
+                             CHSMonitorFn monitor, void *ctx, CHSRunSummary *sum, CHSError *err);
+
+/** @name Collecting the records into arrays
+ * A CHSCollector is a CHSMonitorFn (CHSCollector_Monitor, with the collector as ctx) that copies
+ * each record's fields into arrays it grows, one row per record: a run's trajectory and
+ * diagnostics for a caller that wants arrays (the Python package reads them without knowing
+ * CHSRecord's layout). Fields by name (CHSCollector_FieldName lists them):
+ *   t, energy, energy_err, pos_res, mom_res   one column;
+ *   int_err      one column, for problems with a reference solution (CHSProblem_Reference);
+ *   q, p         n columns: the physical state;
+ *   v            n columns: v = M(q)^{-1} p;
+ *   invariants   one column per extra invariant, for problems that declare some.
+ * Columns are named (CHSCollector_GetColumnName): q by the problem's coordinate names
+ * (CHSProblemDims.coordinate_names; else q1 .. qn), p and v as p_NAME / v_NAME (else p1 .., v1 ..),
+ * invariants by theirs, one-column fields by the field's name.
+ * @{ */
+/** Records collected into growable arrays (see above). */
+typedef struct CHSCollector_ *CHSCollector;
+/** A collector of prob's records; fields: a comma-separated list of field names, or NULL for
+ * every field prob has. An unknown name, or one prob does not have (int_err without a
+ * reference, invariants without any), is CHS_ERR_ARG naming it. */
+CHS_EXPORT int CHSCollector_Create(CHSProblem prob, const char *fields, CHSCollector *out,
+                                   CHSError *err);
+/** Free a collector and set *col to NULL; NULL allowed. */
+CHS_EXPORT void CHSCollector_Destroy(CHSCollector *col);
+/** The CHSMonitorFn to give CHSRun with the collector as ctx: appends rec (CHS_ERR_MEM when the
+ * arrays cannot grow; CHS_ERR_CALLBACK when M(q) cannot be factored for v;
+ * CHS_ERR_UNSUPPORTED when the record does not carry a collected array). */
+CHS_EXPORT int CHSCollector_Monitor(const CHSRecord *rec, void *col);
+/** The name of the i-th field, for i = 0, 1, ...; NULL past the last. */
+CHS_EXPORT const char *CHSCollector_FieldName(int i);
+/** Records collected so far (the rows of every field). */
+CHS_EXPORT long CHSCollector_GetNumRecords(CHSCollector col);
+/** A collected field: *data (row-major, GetNumRecords rows of *cols columns; valid until the next
+ * record or Destroy) and *cols. CHS_ERR_NOTFOUND when the field is not collected. */
+CHS_EXPORT int CHSCollector_GetField(CHSCollector col, const char *field, const sunrealtype **data,
+                                     long *cols, CHSError *err);
+/** The name of column j of a collected field; NULL when the field is not collected or j is out
+ * of range. */
+CHS_EXPORT const char *CHSCollector_GetColumnName(CHSCollector col, const char *field, long j);
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif
