@@ -14,7 +14,7 @@ enum { CHS_COL_ONE, CHS_COL_N, CHS_COL_M, CHS_COL_INVARIANTS };
  * computed here (v = M^{-1} p). */
 enum { CHS_SRC_SCALAR, CHS_SRC_ARRAY, CHS_SRC_VELOCITY };
 /* When a problem has the field. */
-enum { CHS_HAS_ALWAYS, CHS_HAS_REFERENCE, CHS_HAS_INVARIANTS };
+enum { CHS_HAS_ALWAYS, CHS_HAS_REFERENCE, CHS_HAS_INVARIANTS, CHS_HAS_MULTIPLIERS };
 
 typedef struct {
   const char *name;
@@ -43,6 +43,11 @@ static const chs_field chs_fields[] = {
      NULL},
     {"invariants", CHS_COL_INVARIANTS, CHS_SRC_ARRAY, offsetof(CHSRecord, invariants),
      CHS_HAS_INVARIANTS, NULL, NULL},
+    /* with CHSRunOptions.multipliers = 1 (CHSRunOptions_SetMultipliers) */
+    {"lambda", CHS_COL_M, CHS_SRC_ARRAY, offsetof(CHSRecord, lambda), CHS_HAS_MULTIPLIERS,
+     "lambda_", "lambda"},
+    {"reaction", CHS_COL_N, CHS_SRC_ARRAY, offsetof(CHSRecord, reaction), CHS_HAS_MULTIPLIERS, "R_",
+     "R"},
 };
 #define CHS_NUM_FIELDS ((int)(sizeof chs_fields / sizeof chs_fields[0]))
 
@@ -79,6 +84,8 @@ static int chs_field_has(CHSProblem prob, int has) {
     return CHSProblem_GetOps(prob)->reference != NULL;
   case CHS_HAS_INVARIANTS:
     return CHSProblem_GetNumInvariants(prob) > 0;
+  case CHS_HAS_MULTIPLIERS: /* CHSFormulation_GetMultipliers refuses a scaled kinetic energy */
+    return !CHSProblem_HasKineticScale(prob);
   default:
     return 1;
   }
@@ -147,9 +154,13 @@ void CHSCollector_Destroy(CHSCollector *col) {
 }
 
 static int chs_collector_select(CHSCollector c, const char *fields, CHSError *err) {
-  if (!fields) {
+  /* NULL: every field the problem has but the multipliers' (they need
+   * CHSRunOptions.multipliers); "all": those too */
+  int all = fields && strcmp(fields, "all") == 0;
+  if (!fields || all) {
     for (int i = 0; i < CHS_NUM_FIELDS; i++) {
-      c->f[i].on = chs_field_has(c->prob, chs_fields[i].has);
+      c->f[i].on = chs_field_has(c->prob, chs_fields[i].has) &&
+                   (all || chs_fields[i].has != CHS_HAS_MULTIPLIERS);
     }
     return CHS_SUCCESS;
   }
@@ -169,8 +180,10 @@ static int chs_collector_select(CHSCollector c, const char *fields, CHSError *er
     if (!chs_field_has(c->prob, chs_fields[i].has)) {
       return chs_error_set(err, CHS_ERR_ARG, "output '%s': problem '%s' has no %s",
                            chs_fields[i].name, CHSProblem_GetName(c->prob),
-                           chs_fields[i].has == CHS_HAS_REFERENCE ? "reference solution"
-                                                                  : "extra invariants");
+                           chs_fields[i].has == CHS_HAS_REFERENCE    ? "reference solution"
+                           : chs_fields[i].has == CHS_HAS_INVARIANTS ? "extra invariants"
+                                                                     : "multipliers (its kinetic "
+                                                                       "energy is scaled)");
     }
     c->f[i].on = 1;
     if (!s[len]) {

@@ -202,6 +202,11 @@ int CHSRunOptions_SetLocateEvents(CHSRunOptions *opt, int on, CHSError *err) {
   return chs_opt_flag(&opt->locate_events, on, "locate_events", err);
 }
 
+int CHSRunOptions_SetMultipliers(CHSRunOptions *opt, int on, CHSError *err) {
+  CHS_OPT_CHECK(opt, "CHSRunOptions_SetMultipliers");
+  return chs_opt_flag(&opt->multipliers, on, "multipliers", err);
+}
+
 int CHSRunOptions_SetStrict(CHSRunOptions *opt, int strict, CHSError *err) {
   CHS_OPT_CHECK(opt, "CHSRunOptions_SetStrict");
   return chs_opt_flag(&opt->strict, strict, "strict", err);

@@ -107,7 +107,9 @@ class Result:
 
     t (records,), q, p, v (records, n), energy, energy_err, pos_res, mom_res (records,),
     int_err (records,) for problems with a reference solution, invariants (records, k) for
-    problems that declare some: numpy arrays, one row per record (None when not collected).
+    problems that declare some, lambda_ (records, m: the multipliers; also getattr(r, "lambda"))
+    and reaction (records, n: the constraint forces -G^T lambda): numpy arrays, one row per
+    record (None when not collected).
     names: the column names of each array ("q": the problem's coordinate names, else q1..qn).
     summary: steps, rhs_evals, jac_evals, err_test_fails, proj_position, proj_momentum,
     records, t_final, wall_s, completed. warnings: chs' warnings about the run (a list of str).
@@ -119,6 +121,7 @@ class Result:
         self.warnings = []
         for f in fields():
             setattr(self, f, None)
+        self.lambda_ = None  # `lambda` is a Python keyword: r.lambda_ is getattr(r, "lambda")
 
     def __repr__(self):
         return "<chs.Result: %d records, t_final=%g, %d steps>" % (
@@ -192,7 +195,14 @@ def run(problem, formulation="dirac", method="cvode:bdf", tf=None, rtol=None, at
             if not isinstance(stop_at, str):
                 stop_at = ",".join(stop_at)
             _set(l.CHSRunOptions_SetStopAt, opt, text(stop_at))
-        check(l.CHSCollector_Create(prob, text(output) if output else None,
+        # the multipliers and reaction forces are computed at the records that collect them
+        # (all of them by default, unless the problem's kinetic energy is scaled: then none)
+        if output is None:
+            output = "all"
+        wants = any(k in output.split(",") for k in ("lambda", "reaction")) or (
+            output == "all" and not l.CHSProblem_HasKineticScale(prob))
+        _set(l.CHSRunOptions_SetMultipliers, opt, 1 if wants else 0)
+        check(l.CHSCollector_Create(prob, text(output),
                                     ctypes.byref(handles["col"]), ctypes.byref(err)), err)
         col = handles["col"]
         monitor = ctypes.cast(l.CHSCollector_Monitor, ctypes.c_void_p)
@@ -228,6 +238,8 @@ def _result(l, col, sump):
             setattr(r, name, a[:, 0])
         else:
             setattr(r, name, a)
+        if name == "lambda":
+            r.lambda_ = a
     s = r.summary
     s["steps"] = l.CHSRunSummary_GetNumSteps(sump)
     s["rhs_evals"] = l.CHSRunSummary_GetNumRhsEvals(sump)

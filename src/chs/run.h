@@ -208,6 +208,9 @@ CHS_EXPORT int CHSRunOptions_SetStopAt(CHSRunOptions *opt, const char *stop_at, 
 CHS_EXPORT int CHSRunOptions_SetLocateEvents(CHSRunOptions *opt, int on, CHSError *err);
 /** CHS_RUN_CHECK_AUTO, _OFF or _ON (the derivative probe before the run). */
 CHS_EXPORT int CHSRunOptions_SetCheck(CHSRunOptions *opt, int check, CHSError *err);
+/** CHSRunOptions.multipliers: 1 makes each record carry lambda, the reaction forces and v
+ * (0 or 1, else CHS_ERR_ARG). */
+CHS_EXPORT int CHSRunOptions_SetMultipliers(CHSRunOptions *opt, int on, CHSError *err);
 /** 1: a failed probe is an input error; 0: a warning. */
 CHS_EXPORT int CHSRunOptions_SetStrict(CHSRunOptions *opt, int strict, CHSError *err);
 /** CHS_SUBNORMALS_FLUSH or CHS_SUBNORMALS_KEEP. */
@@ -264,16 +267,21 @@ CHS_EXPORT int CHSRunProblem(CHSProblem prob, const char *formulation, const CHS
  *   int_err      one column, for problems with a reference solution (CHSProblem_Reference);
  *   q, p         n columns: the physical state;
  *   v            n columns: v = M(q)^{-1} p;
- *   invariants   one column per extra invariant, for problems that declare some.
+ *   invariants   one column per extra invariant, for problems that declare some;
+ *   lambda       m columns: the multipliers, and reaction, n columns: the constraint forces
+ *                -G^T lambda, both from records of a run with CHSRunOptions.multipliers = 1
+ *                (CHSRunOptions_SetMultipliers), for problems whose kinetic energy is not scaled.
  * Columns are named (CHSCollector_GetColumnName): q by the problem's coordinate names
  * (CHSProblemDims.coordinate_names; else q1 .. qn), p and v as p_NAME / v_NAME (else p1 .., v1 ..),
- * invariants by theirs, one-column fields by the field's name.
+ * invariants by theirs, lambda by the constraint names (lambda_NAME, else lambda1 ..), reaction as
+ * R_NAME (else R1 ..), one-column fields by the field's name.
  * @{ */
 /** Records collected into growable arrays (see above). */
 typedef struct CHSCollector_ *CHSCollector;
-/** A collector of prob's records; fields: a comma-separated list of field names, or NULL for
- * every field prob has. An unknown name, or one prob does not have (int_err without a
- * reference, invariants without any), is CHS_ERR_ARG naming it. */
+/** A collector of prob's records; fields: a comma-separated list of field names, NULL for every
+ * field prob has except lambda and reaction, or "all" for every field prob has. An unknown name, or
+ * one prob does not have (int_err without a reference, invariants without any), is CHS_ERR_ARG
+ * naming it. */
 CHS_EXPORT int CHSCollector_Create(CHSProblem prob, const char *fields, CHSCollector *out,
                                    CHSError *err);
 /** Free a collector and set *col to NULL; NULL allowed. */

@@ -69,6 +69,21 @@ class Pendulum(unittest.TestCase):
         np.testing.assert_allclose(r.v, r.p / 2.5, rtol=1e-15, atol=0)
         self.assertGreater(np.max(np.abs(r.v)), 0.1)
 
+    def test_multipliers_pendulum_tension(self):
+        # pendulum (H = |p|^2/2 + y, g = (x^2 + y^2 - 1)/2): p' = -grad V - lambda q, and along
+        # the circle lambda = |v|^2 - q . grad V = 2 (H0 - y) - y = 2 H0 - 3 y (the tension)
+        r = chs.run(problem="pendulum", formulation="dirac", method="erk:dp5", rtol=1e-10,
+                    atol=1e-10, tf=10)
+        self.assertEqual(len(r.names["lambda"]), 1)
+        self.assertIs(r.lambda_, getattr(r, "lambda"))
+        lam = r.lambda_[:, 0]
+        np.testing.assert_allclose(lam, 2 * r.energy[0] - 3 * r.q[:, 1], rtol=0, atol=1e-8)
+        np.testing.assert_allclose(r.reaction, -lam[:, None] * r.q, rtol=0, atol=1e-14)
+        only = chs.run(problem="pendulum", formulation="dirac", method="erk:dp5", rtol=1e-6,
+                       atol=1e-6, tf=1, output=["t", "q"])
+        self.assertIsNone(only.lambda_)
+        self.assertIsNone(only.reaction)
+
     def test_fixed_step_records(self):
         r = chs.run(problem=chs.Problem("pendulum"), formulation="dirac", method="erk:rk4",
                     h=0.1, every=10, tf=3)
