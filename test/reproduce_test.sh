@@ -97,6 +97,23 @@ assert paper('growth exponent of the integration error on [5, 200], standard') i
 assert claim('Hamilton-Dirac, RK4 (Figs. 4-5)')['holds'] == (about(x[0], 2) and all(about(v, 1) for v in x[1:]))
 assert 0.8 < x[1] < 1.2 and 0.8 < x[2] < 1.2, x  # energy and |g| of the Dirac run: linear
 "
+# the rotation fixed by the initial data: L and I recomputed from chs run's initial state (CSV)
+"$chs" run --problem chain --formulation dirac --method erk:rk4 --h 0.1 --tf 0 --out "$tmp/chain0.csv" >/dev/null
+check "chain revolutions from L and I of the initial state" "$tmp/chain.json" "
+import csv
+r0 = [float(x) for x in list(csv.reader(open('$tmp/chain0.csv')))[1][1:29]]
+q, p = r0[:14], r0[14:28]
+cx, cy = sum(q[0::2]) / 7, sum(q[1::2]) / 7
+L = sum((q[2 * a] - cx) * p[2 * a + 1] - (q[2 * a + 1] - cy) * p[2 * a] for a in range(7))
+I = sum((q[2 * a] - cx) ** 2 + (q[2 * a + 1] - cy) ** 2 for a in range(7))
+assert abs(row('total angular momentum L about') - L) < 1e-12 and abs(row('moment of inertia I') - I) < 1e-12, (L, I)
+est = 200 * abs(L) / (2 * math.pi * I)
+turn = row('revolutions of the rigid-body rotation')
+assert abs(row('rigid-body estimate') - est) < 1e-12
+assert claim('(ours) the number of revolutions')['holds'] == (abs(turn / est - 1) <= 0.2)
+ts = [row('first t at which the two references differ by more than %g' % v) for v in (1e-8, 1e-5, 1e-2)]
+assert claim('(ours) the chain')['holds'] == (abs((ts[1] - ts[0]) / (ts[2] - ts[1]) - 1) <= 0.5)
+"
 check "chain angular momentum range" "$tmp/chain.json" "
 a = [row('max error of the total angular momentum, %s' % s) for s in ('standard', 'dirac', 'extended', 'midpoint h=0.1')]
 assert claim('independent of the integration method the angular momentum')['holds'] == all(1e-6 <= v <= 1e-5 for v in a)

@@ -51,12 +51,11 @@ static int run(CHSProblem prob, const char *form, const char *method, double h, 
   return rc;
 }
 
-/* The reference: dirac + Verner 8(5,6), rtol = atol = 1e-12, at t = 0, 1, ..., 200. */
-static int reference(CHSProblem prob, double ref[NT][NS], CHSError *err) {
+/* A reference: dirac with `method` at rtol = atol = 1e-12, at t = 0, 1, ..., 200. */
+static int reference_with(CHSProblem prob, const char *method, double ref[NT][NS], CHSError *err) {
   rep_stepper st;
   CHSStepControl ctl = {0, 1e-12, 1e-12, 0};
-  int rc = rep_stepper_open(&st, prob, "dirac", "erk:ARKODE_VERNER_8_5_6", ctl, NULL, NULL, NULL, 0,
-                            err);
+  int rc = rep_stepper_open(&st, prob, "dirac", method, ctl, NULL, NULL, NULL, 0, err);
   for (int k = 0; rc == 0 && k < NT; k++) {
     double t;
     if (k > 0) {
@@ -68,6 +67,11 @@ static int reference(CHSProblem prob, double ref[NT][NS], CHSError *err) {
   }
   rep_stepper_close(&st);
   return rc;
+}
+
+/* The reference of the integration errors: Verner 8(5,6). */
+static int reference(CHSProblem prob, double ref[NT][NS], CHSError *err) {
+  return reference_with(prob, "erk:ARKODE_VERNER_8_5_6", ref, err);
 }
 
 static double dist(const double *a, const double *b) {
@@ -98,6 +102,27 @@ static double slope_in(const double *e, int lo, int hi) {
 /* ... over [lo, 200]. */
 static double slope(const double *e, int lo) {
   return slope_in(e, lo, NT - 1);
+}
+
+/* The unwrapped angle of atom 1 about the centre of mass at t = 0, 1, ..., 200 of the states
+ * z[t] into phi[t]. */
+static void end_angle(const double (*z)[NS], double *phi) {
+  double turn = 0, prev_a = 0;
+  for (int t = 0; t < NT; t++) {
+    double cx = 0, cy = 0;
+    for (int a = 0; a < 7; a++) {
+      cx += z[t][2 * a] / 7;
+      cy += z[t][2 * a + 1] / 7;
+    }
+    double a1 = atan2(z[t][1] - cy, z[t][0] - cx);
+    if (t > 0) {
+      double d = a1 - prev_a;
+      d -= 2 * M_PI * round(d / (2 * M_PI));
+      turn += d;
+    }
+    prev_a = a1;
+    phi[t] = turn;
+  }
 }
 
 /* Revolutions of the rigid-body rotation over [0, 200]: the unwrapped angle of atom 1 about the
@@ -188,6 +213,95 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
     rep_row_add(r, 1.25, turn,
                 "revolutions of the rigid-body rotation on [0, 200] (end atom about the centre "
                 "of mass)");
+    /* Why 0.67 revolutions and not 5/4: the rotation of a molecule with angular momentum L and
+     * moment of inertia I turns at L / I, so the initial data fix it; and why the integration
+     * error saturates: the phase of the rotation against the reference's, and a second,
+     * independent reference. */
+    double L = 0, I = 0, cx = 0, cy = 0;
+    const double *z0 = tr[1].z[0];
+    for (int a = 0; a < 7; a++) {
+      cx += z0[2 * a] / 7;
+      cy += z0[2 * a + 1] / 7;
+    }
+    for (int a = 0; a < 7; a++) {
+      double dx = z0[2 * a] - cx, dy = z0[2 * a + 1] - cy;
+      L += dx * z0[15 + 2 * a] - dy * z0[14 + 2 * a];
+      I += dx * dx + dy * dy;
+    }
+    double est = 200 * fabs(L) / (2 * M_PI * I);
+    rep_row_add(r, NAN, L, "total angular momentum L about the centre of mass (initial data)");
+    rep_row_add(r, NAN, I, "moment of inertia I about the centre of mass (initial, unit masses)");
+    rep_row_add(r, 1.25, est,
+                "rigid-body estimate of the revolutions on [0, 200], 200 |L| / (2 pi I)");
+    rep_row_add(r, NAN, 1.25 * 2 * M_PI * I / 200, "|L| that 5/4 revolutions need with this I");
+    rep_claim_add(r, fabs(turn / est - 1) <= 0.2,
+                  "(ours) the number of revolutions is fixed by the initial data: the run turns "
+                  "within 20 % of the rigid-body estimate 200 |L| / (2 pi I)",
+                  "%.3f revolutions against the estimate %.3f (L = %.4g, I = %.4g); 5/4 would need "
+                  "|L| = %.4g",
+                  turn, est, L, I, 1.25 * 2 * M_PI * I / 200);
+    double *phr = malloc(2 * NT * sizeof *phr), (*ref2)[NS] = malloc(sizeof(double[NT][NS]));
+    if (!phr || !ref2) {
+      rc = err->code = CHS_ERR_MEM;
+    }
+    if (rc == 0) {
+      double *phd = phr + NT, pe[NT];
+      end_angle(ref, phr);
+      end_angle((const double(*)[NS])tr[1].z, phd);
+      for (int t = 0; t < NT; t++) {
+        pe[t] = fabs(phd[t] - phr[t]);
+      }
+      double pslope = slope(pe, 5);
+      rep_row_add(r, NAN, pe[200], "phase error of the rotation at t = 200 (rad), dirac");
+      rep_row_add(r, 2, pslope, "growth exponent of the rotation's phase error on [5, 200], dirac");
+      rep_claim_add(r, rep_about(pslope, 2, 1),
+                    "(ours) the rotation's phase error of the Hamilton-Dirac RK4 run grows "
+                    "quadratically over the whole interval [5, 200]",
+                    "exponent %.2f (rounds to 2 when in [1.5, 2.5]); phase error %.3g rad at t = "
+                    "200, while the state error saturates at %.2f",
+                    pslope, pe[200], ie[1][200]);
+      rc = reference_with(prob, "erk:ARKODE_FEHLBERG_13_7_8", ref2, err);
+    }
+    if (rc == 0) {
+      /* how two references of the same accuracy separate: the first times their distance passes
+       * 1e-8, 1e-5 and 1e-2, and the exponential rate over that range */
+      double ts[3] = {NAN, NAN, NAN}, lv[3] = {1e-8, 1e-5, 1e-2};
+      for (int t = 0; t < NT; t++) {
+        double d = dist(ref[t], ref2[t]);
+        for (int k = 0; k < 3; k++) {
+          if (isnan(ts[k]) && d > lv[k]) {
+            ts[k] = t;
+          }
+        }
+      }
+      for (int k = 0; k < 3; k++) {
+        rep_row_add(r, NAN, ts[k], "first t at which the two references differ by more than %g",
+                    lv[k]);
+      }
+      double rate = log(1e6) / (ts[2] - ts[0]);
+      rep_row_add(r, NAN, rate,
+                  "exponential separation rate of the references, ln(1e6) / (t(1e-2) - t(1e-8))");
+      rep_claim_add(
+          r, isfinite(rate) && rate > 0 && fabs((ts[1] - ts[0]) / (ts[2] - ts[1]) - 1) <= 0.5,
+          "(ours) the chain's motion is chaotic: two references solved to 1e-12 separate "
+          "exponentially (equal times per factor 1000), so every error reaches the size "
+          "of the vibrations within [0, 200] and saturates there",
+          "distance passes 1e-8, 1e-5, 1e-2 at t = %g, %g, %g (rate %.3g per unit time)", ts[0],
+          ts[1], ts[2], rate);
+    }
+    if (rc == 0) {
+      double dref = dist(ref[200], ref2[200]);
+      rep_row_add(r, NAN, dref,
+                  "difference of two references at t = 200 (Verner 8(5,6), Fehlberg 13(7)8, "
+                  "1e-12)");
+      rep_claim_add(r, dref <= 1e-2 * ie[1][200],
+                    "(ours) the saturation of the integration error is not the reference's: two "
+                    "references differ by less than 1 % of the error at t = 200",
+                    "|ref_Verner - ref_Fehlberg| = %.2g at t = 200, the dirac run's error %.2f",
+                    dref, ie[1][200]);
+    }
+    free(phr);
+    free(ref2);
     /* Sec. 7: "the integration error grows quadratically, all others errors about linearly" -
      * the other error measures of the same Hamilton-Dirac run (Figs. 4-5), over the figures'
      * interval [0, 200] (fitted from t = 5); an exponent "grows like t^k" when it rounds to k. */
@@ -341,6 +455,13 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
         rc = vrc;
       }
     }
+    rep_claim_add(r, fabs(alt_turn / 1.25 - 1) <= 0.1 && rep_about(vexp[1][1], 2, 1),
+                  "(ours) the reading chain:centre=4 (the hexagon centred on the middle atom, both "
+                  "end atoms turning the same way) shows the paper's behaviour: about 5/4 "
+                  "revolutions and a quadratically growing integration error over [5, 200]",
+                  "%.2f revolutions (within 10 %% of 5/4); dirac's exponent on [5, 200] %.2f "
+                  "(rounds to 2 when in [1.5, 2.5])",
+                  alt_turn, vexp[1][1]);
     rep_note(r,
              "Initial state: the end atoms move with v0 = 0.25 perpendicular to their bonds, in "
              "opposite directions (p7 = -p1: total linear momentum 0; chain:sign=1 gives "
