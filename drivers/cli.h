@@ -96,6 +96,8 @@ typedef struct {
   long n_strong, n_per_rank, steps;
   /* run --estimate-error (drivers/estimate.c) */
   int estimate_error;
+  /* run --fix SPEC: components held in the consistent initial state (drivers/fix.h) */
+  const char *fix;
 } cli_options;
 
 /* --problem NAME:help (built-in or plugin path): prints the problem's name, summary and parameters

@@ -207,6 +207,9 @@ static const cli_option options[] = {
    .help = "no progress on stderr"},
   {"dry-run", CLI_FLAG, NULL, M(CLI_BENCH_CALIBRATE) | M(CLI_BENCH_AUTO), 0, F(dry_run), 0,
    .help = "check every option and input as a real run would, then exit 0 before any work"},
+  /* chs run --fix (drivers/fix.h) */
+  {"fix", CLI_STR, "q:C[=X],v:C[=X],...", M(CLI_RUN), 0, F(fix), 0, .max = 1024,
+   .help = "start from the problem's initial guess, hold these components exactly (set to X when given) and make the others consistent (g = 0, G v + g_t = 0); C: a coordinate name, qK or an index K (1-based); also qK, vK"},
 };
 /* clang-format on */
 #define NOPTIONS ((int)(sizeof options / sizeof options[0]))

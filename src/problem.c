@@ -181,7 +181,7 @@ static int chs_check_initial_state(CHSProblem prob, CHSError *err) {
   sunrealtype *q = s.wn[0], *p = s.wn[1], *v = s.wn[2], *g = s.wm[0], *psi = s.wm[1];
   const char *name = prob->ops->name;
   int rc = CHS_SUCCESS;
-  int cb = prob->ops->initial_state(prob->data, q, p);
+  int cb = chs_problem_initial_state(prob, q, p);
   if (cb != 0) {
     rc = chs_error_set(err, CHS_ERR_ARG, "problem '%s': initial_state failed (returned %d)", name,
                        cb);
@@ -436,6 +436,7 @@ void CHSProblem_Destroy(CHSProblem *prob) {
     (*prob)->ops->destroy((*prob)->data);
   }
   chs_plugin_close((*prob)->plugin);
+  free((*prob)->init_qp);
   free(*prob);
   *prob = NULL;
 }
@@ -478,4 +479,46 @@ int CHSProblem_Reference(CHSProblem prob, sunrealtype t, sunrealtype *q, sunreal
     return CHS_ERR_UNSUPPORTED;
   }
   return prob->ops->reference(prob->data, t, q, p) == 0 ? CHS_SUCCESS : CHS_ERR_CALLBACK;
+}
+
+/* ------------------------------------------------------------------ initial state override */
+
+int chs_problem_initial_state(CHSProblem prob, sunrealtype *q, sunrealtype *p) {
+  if (prob->init_qp) {
+    size_t n = (size_t)prob->dims.n;
+    memcpy(q, prob->init_qp, n * sizeof *q);
+    memcpy(p, prob->init_qp + n, n * sizeof *p);
+    return 0;
+  }
+  return prob->ops->initial_state(prob->data, q, p);
+}
+
+int CHSProblem_SetInitialState(CHSProblem prob, const sunrealtype *q, const sunrealtype *p,
+                               CHSError *err) {
+  if (!prob || !q || !p) {
+    return chs_error_set(err, CHS_ERR_ARG, "CHSProblem_SetInitialState: NULL argument");
+  }
+  size_t n = (size_t)prob->dims.n;
+  sunrealtype *qp = malloc(2 * n * sizeof *qp);
+  if (!qp) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
+  }
+  memcpy(qp, q, n * sizeof *qp);
+  memcpy(qp + n, p, n * sizeof *qp);
+  sunrealtype *old = prob->init_qp;
+  prob->init_qp = qp;
+  int rc = chs_check_initial_state(prob, err);
+  if (rc != 0) {
+    prob->init_qp = old;
+    free(qp);
+    return rc;
+  }
+  free(old);
+  /* the reference solution starts from the problem's own initial state, not from this one */
+  if (prob->ops != &prob->ops_store) {
+    prob->ops_store = *prob->ops;
+    prob->ops = &prob->ops_store;
+  }
+  prob->ops_store.reference = NULL;
+  return CHS_SUCCESS;
 }
