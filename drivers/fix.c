@@ -112,8 +112,7 @@ static int fix_item(const char *item, const CHSProblemDims *d, int *fix_q, int *
   }
   int *fix = kind == 'q' ? fix_q : fix_v;
   if (fix[idx]) {
-    return fix_error(err, CHS_ERR_ARG, "--fix: '%s' holds %c%ld a second time", buf, kind,
-                     idx + 1);
+    return fix_error(err, CHS_ERR_ARG, "--fix: '%s' holds %c%ld a second time", buf, kind, idx + 1);
   }
   fix[idx] = 1;
   if (eq) {

@@ -27,10 +27,10 @@ extern void dgelss_(const int *m, const int *n, const int *nrhs, double *a, cons
 typedef struct {
   CHSSystem s;
   int n, m, nfq, nfv;
-  int *freeq, *freev;  /* indices of the free positions / velocities */
-  sunrealtype *Gd;     /* G dense, m x n row-major */
-  double *A, *b, *sv;  /* m x nf column-major, max(m, n), min(m, n) */
-  double *work;        /* dgelss workspace */
+  int *freeq, *freev; /* indices of the free positions / velocities */
+  sunrealtype *Gd;    /* G dense, m x n row-major */
+  double *A, *b, *sv; /* m x nf column-major, max(m, n), min(m, n) */
+  double *work;       /* dgelss workspace */
   int lwork;
   sunrealtype *g, *psi; /* m */
   sunrealtype *qt, *vt; /* n: trial / working copies */
@@ -107,8 +107,8 @@ static int cs_alloc(cs_work *w, CHSProblem prob, CHSError *err) {
   w->psi = malloc((size_t)m * sizeof *w->psi);
   w->qt = malloc((size_t)n * sizeof *w->qt);
   w->vt = malloc((size_t)n * sizeof *w->vt);
-  if (!w->freeq || !w->freev || !w->Gd || !w->A || !w->b || !w->sv || !w->g || !w->psi ||
-      !w->qt || !w->vt) {
+  if (!w->freeq || !w->freev || !w->Gd || !w->A || !w->b || !w->sv || !w->g || !w->psi || !w->qt ||
+      !w->vt) {
     cs_free(w);
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
@@ -273,8 +273,7 @@ static int cs_positions(cs_work *w, sunrealtype *q) {
   sunrealtype best = gn;
   int since_best = 0;
   for (int it = 0; it < CS_MAX_NEWTON && gn > 0 && since_best < 3; it++) {
-    if (w->s.ops->jacobian(w->s.data, w->qt, w->s.G) != 0 ||
-        !chs_all_finite(w->s.G, w->s.gsize)) {
+    if (w->s.ops->jacobian(w->s.data, w->qt, w->s.G) != 0 || !chs_all_finite(w->s.G, w->s.gsize)) {
       return CHS_ERR_CALLBACK;
     }
     cs_dense_G(w);
@@ -343,9 +342,8 @@ static int cs_velocities(cs_work *w, const sunrealtype *q, sunrealtype *v) {
   return 0;
 }
 
-int CHSProblem_ConsistentState(CHSProblem prob, sunrealtype t0, const int *fix_q,
-                               const int *fix_v, sunrealtype *q, sunrealtype *v, sunrealtype *p,
-                               CHSError *err) {
+int CHSProblem_ConsistentState(CHSProblem prob, sunrealtype t0, const int *fix_q, const int *fix_v,
+                               sunrealtype *q, sunrealtype *v, sunrealtype *p, CHSError *err) {
   if (!prob || !q || !v) {
     return chs_error_set(err, CHS_ERR_ARG, "CHSProblem_ConsistentState: NULL argument");
   }
@@ -353,8 +351,7 @@ int CHSProblem_ConsistentState(CHSProblem prob, sunrealtype t0, const int *fix_q
   sunindextype n = prob->dims.n;
   if (!chs_all_finite(q, n) || !chs_all_finite(v, n) || !isfinite(t0)) {
     return chs_error_set(err, CHS_ERR_ARG,
-                         "problem '%s': the initial state to make consistent is not finite",
-                         name);
+                         "problem '%s': the initial state to make consistent is not finite", name);
   }
   cs_work w;
   CHS_CALL(cs_alloc(&w, prob, err));

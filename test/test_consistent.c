@@ -51,7 +51,7 @@ static void mass_times(CHSProblem prob, const double *q, const double *v, double
     assert_int_equal(CHSProblem_GetOps(prob)->mass_matrix(CHSProblem_GetData(prob), q, M), 0);
   } else {
     for (int i = 0; i < n; i++) {
-      M[i * n + i] = d->mass_kind == CHS_MASS_IDENTITY ? 1
+      M[i * n + i] = d->mass_kind == CHS_MASS_IDENTITY   ? 1
                      : d->mass_kind == CHS_MASS_DIAGONAL ? d->mass[i]
                                                          : 0;
       for (int j = 0; d->mass_kind == CHS_MASS_DENSE && j < n; j++) {
@@ -210,9 +210,9 @@ static void test_set_initial_state(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_double_pendulum_holds), cmocka_unit_test(test_andrews_velocity_held),
+      cmocka_unit_test(test_double_pendulum_holds),   cmocka_unit_test(test_andrews_velocity_held),
       cmocka_unit_test(test_car_axis_time_dependent), cmocka_unit_test(test_consistent_left_alone),
-      cmocka_unit_test(test_impossible_refused),    cmocka_unit_test(test_set_initial_state),
+      cmocka_unit_test(test_impossible_refused),      cmocka_unit_test(test_set_initial_state),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
