@@ -100,6 +100,8 @@ typedef struct {
    * CHSRunOptions.multipliers (set by cmd_run when a key needs them) */
   const char *output, *plot_vars;
   int multipliers;
+  /* run --fix SPEC: components held in the consistent initial state (drivers/fix.h) */
+  const char *fix;
 } cli_options;
 
 /* --problem NAME:help (built-in or plugin path): prints the problem's name, summary and parameters

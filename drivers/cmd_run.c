@@ -8,6 +8,7 @@
 #include "auto.h"
 #include "cli.h"
 #include "estimate.h"
+#include "fix.h"
 #include "mpi_cli.h"
 #include "progress.h"
 
@@ -596,6 +597,9 @@ int cmd_run(int argc, char **argv) {
   if (cli_is_first_order(o.problem) && o.estimate_error) {
     return cli_usage_error("--estimate-error: not available for first-order problem %s", o.problem);
   }
+  if (cli_is_first_order(o.problem) && o.fix) {
+    return cli_usage_error("--fix: first-order problem %s has no velocities to hold", o.problem);
+  }
   if (cli_is_first_order(o.problem)) {
     return cmd_run_first_order(&o);
   }
@@ -620,6 +624,9 @@ int cmd_run(int argc, char **argv) {
   if (o.plot && o.out && strcmp(o.plot, o.out) == 0) {
     return cli_usage_error("--plot and --out name the same file '%s'", o.plot);
   }
+  if (o.fix && (o.wedge || cli_mpi_size() > 0)) {
+    return cli_usage_error("--fix: not with %s", o.wedge ? "--wedge" : "mpirun");
+  }
   if (cli_mpi_size() > 0 && o.estimate_error) {
     return cli_usage_error("--estimate-error: not available under mpirun");
   }
@@ -634,6 +641,10 @@ int cmd_run(int argc, char **argv) {
   CHSError_Clear(&err);
   CHSProblem prob = NULL;
   if (CHSProblem_Create(o.problem, &prob, &err) != 0) {
+    return cli_fail(&err);
+  }
+  if (o.fix && cli_fix_apply(o.fix, prob, &err) != 0) {
+    CHSProblem_Destroy(&prob);
     return cli_fail(&err);
   }
   cli_auto_choice choice;

@@ -10,6 +10,7 @@
  * error that does not fall with the tolerance (a drift of the formulation, a method that is not
  * calibrated on the problem): `chs bench calibrate` measures which configurations those are. */
 #include "estimate.h"
+#include "fix.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,9 @@ int cli_estimate_error(const cli_options *o, const sunrealtype *q, const sunreal
   CHSError_Clear(&e);
   CHSProblem prob = NULL;
   int rc = CHSProblem_Create(o->problem, &prob, &e);
+  if (rc == 0 && o->fix) { /* the companion starts from the same held initial state */
+    rc = cli_fix_apply(o->fix, prob, &e);
+  }
   cli_result res;
   if (rc == 0) {
     rc = cli_integrate(&c, o->formulation, est_monitor, &f, prob, &res);

@@ -263,7 +263,7 @@ int CHSFormulation_NewInitialState(CHSFormulation f, N_Vector *y0, CHSError *err
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
   sunrealtype *p = q + f->sys.n;
-  int rc = f->sys.ops->initial_state(f->sys.data, q, p);
+  int rc = chs_problem_initial_state(f->prob, q, p);
   if (rc == 0) {
     rc = CHSFormulation_FromPhysical(f, q, p, *y0);
   }

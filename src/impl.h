@@ -75,7 +75,11 @@ struct CHSProblem_ {
   CHSProblemOps ops_store; /* a version-1 table widened to the current layout (ops points here) */
   int n_invariants;        /* number of ops->invariant_names */
   sunrealtype time;        /* the time last passed to ops->set_time (time-dependent problems) */
+  sunrealtype *init_qp;    /* CHSProblem_SetInitialState's (q, p), 2n; NULL: ops->initial_state */
 };
+/* The initial state formulations start from: CHSProblem_SetInitialState's, else the problem's
+ * initial_state (its return code). */
+int chs_problem_initial_state(CHSProblem prob, sunrealtype *q, sunrealtype *p);
 
 /* Bytes of a version-k CHSProblemOps: the fields before the first one version k + 1
  * appended. */

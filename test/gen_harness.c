@@ -678,6 +678,11 @@ static int eval(inst *P, sunrealtype t, const char *qs) {
   need(P->ops->initial_state(P->data, x, y), "initial_state");
   row("q0", x, n);
   row("p0", y, n);
+  if (P->ops->initial_guess) { /* the state as the description states it, before projection */
+    need(P->ops->initial_guess(P->data, x, y), "initial_guess");
+    row("guess_q", x, n);
+    row("guess_v", y, n);
+  }
   return failures ? 1 : 0;
 }
 

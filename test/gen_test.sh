@@ -146,6 +146,27 @@ close G 2 0
 close M 2 0 0 8
 close q0 1.5 0.5
 close p0 0 4.5
+# initial_guess: the description's q0 and v0 as stated (r0 = 1.2 off the constraint, vr0 = 0.3
+# not yet projected away); for the Cartesian pendulum, stated with p0 = (0, -2), v0 = p0 / mass.
+close guess_q 1.2 0.5
+close guess_v 0.3 1
+out=$("$harness" eval "$pend:mass=2" 0 1,0)
+close guess_q 1 0
+close guess_v 0 -1
+# chs run --fix from that guess: r made consistent (r = L), theta not held but untouched (the
+# minimum-norm step moves r only), omega held at the given 0.7, the radial velocity projected
+# away: p = (0, m L^2 0.7); holding the radial velocity 0.3 admits no consistent state.
+"$chs" run --problem "$polar:mass=2,length=1.5" --formulation dirac --method erk:dp5 \
+  --rtol 1e-10 --atol 1e-10 --tf 0 --fix v2=0.7 --out "$tmp/fix.csv" --quiet >/dev/null ||
+  fail "chs run --fix v2=0.7 on the polar pendulum"
+out=$(awk -F, 'NR == 2 { printf "q0 %s %s\np0 %s %s\n", $2, $3, $4, $5 }' "$tmp/fix.csv")
+close q0 1.5 0.5
+close p0 0 3.15
+rc=0
+"$chs" run --problem "$polar" --formulation dirac --method erk:dp5 --rtol 1e-10 --atol 1e-10 \
+  --tf 1 --fix v1 --quiet >/dev/null 2>"$tmp/fix.err" || rc=$?
+[[ $rc == 2 ]] && grep -q 'held components v1 admit no consistent state' "$tmp/fix.err" ||
+  fail "--fix v1 on the polar pendulum: exit $rc, $(cat "$tmp/fix.err")"
 # moving support at t = 0.5, q = (0.3, -0.9): x_s = A sin(W t), g_t = -(x - x_s) A W cos(W t),
 # g_tt = (A W cos(W t))^2 + (x - x_s) A W^2 sin(W t); V = m g (1 + eps cos(W t)) y.
 out=$("$harness" eval "$moving:amplitude=0.2,Omega=3,eps=0.1" 0.5 0.3,-0.9)

@@ -55,7 +55,10 @@ PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --exists chs
 # shellcheck disable=SC2046
 cc -std=c11 $flags -o "$tmp/erk_user_pc" "$src/examples/erk_user/erk_user.c" \
   $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs chs)
-LD_LIBRARY_PATH="$tmp/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/erk_user_pc"
+# chs.pc records the run-time path: the program runs without LD_LIBRARY_PATH naming the prefix
+"$tmp/erk_user_pc"
+readelf -d "$tmp/erk_user_pc" | grep -E 'RUNPATH|RPATH' | grep -qF "$tmp/prefix/lib" ||
+  { echo "FAIL: erk_user_pc has no run-time path to $tmp/prefix/lib"; exit 1; }
 test -f "$tmp/prefix/share/doc/chs/README.md"
 test -f "$tmp/prefix/share/doc/chs/docs/mechanics.md"
 test -f "$tmp/prefix/share/doc/chs/examples/erk_user/erk_user.c"
@@ -72,7 +75,7 @@ for ex in cvode_user ida_user; do
   # shellcheck disable=SC2046
   cc -std=c11 $flags -o "$tmp/${ex}_pc" "$src/examples/$ex/$ex.c" \
     $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs chs)
-  LD_LIBRARY_PATH="$tmp/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/${ex}_pc" >/dev/null ||
+  "$tmp/${ex}_pc" >/dev/null ||
     { echo "FAIL: examples/$ex (pkg-config)"; exit 1; }
   test -f "$tmp/prefix/share/doc/chs/examples/$ex/$ex.c"
 done

@@ -9,6 +9,7 @@
 #include "chs/error.h"
 #include "chs/params.h"
 #include "chs/problem.h"
+#include "chs/consistent.h"
 #include "chs/formulation.h"
 #include "chs/integrator.h"
 #include "chs/diagnostics.h"

@@ -818,6 +818,7 @@ def _generate_c(P, model, source_name):
     w("  return 0;")
     w("}")
     w("")
+    _emit_initial_guess(w, P)
     # create / destroy
     w("static int gen_fail(CHSError *err, int code, const char *msg) {")
     w("  if (err) {")
@@ -957,6 +958,9 @@ def _generate_c(P, model, source_name):
     if not M.quadratic:
         w("    .constraint_third = gen_constraint_third,")
     w("    .initial_state = gen_initial,")
+    w("#if CHS_PROBLEM_ABI_VERSION >= 8")
+    w("    .initial_guess = gen_initial_guess_v,")
+    w("#endif")
     if M.ref is not None:
         w("    .reference = gen_reference,")
     if M.fnc is not None:
@@ -996,6 +1000,25 @@ def _doc_default(e):
 
 
 # The consistent initial state, in C (shared by every generated plugin).
+def _emit_initial_guess(w, P):
+    """The ABI 8 initial_guess callback: the description's q0 and v0 as stated, before the
+    projection initial_state makes (with p0: v0 = M(q0)^-1 p0), for chs run --fix."""
+    w("#if CHS_PROBLEM_ABI_VERSION >= 8")
+    w("static int gen_initial_guess_v(void *data, sunrealtype *q, sunrealtype *v) {")
+    w("  gen_data *P = data;")
+    w("  gen_initial_guess(P, q, v);")
+    if P._v0 is None:
+        w("  sunrealtype Mq[GEN_N * GEN_N], L[GEN_N * GEN_N], *cols[GEN_N];")
+        w("  if (gen_mass_dense(P, q, Mq) != 0 || gen_cholesky(Mq, L, cols) != 0) {")
+        w("    return 1;")
+        w("  }")
+        w("  SUNDlsMat_densePOTRS(cols, GEN_N, v);")
+    w("  return gen_finite(q, GEN_N) != 0 || gen_finite(v, GEN_N) != 0;")
+    w("}")
+    w("#endif")
+    w("")
+
+
 _INITIAL_C = r"""/* Cholesky of the SPD n x n matrix A (row-major; symmetric, so also column-major) into the
  * column array L (SUNDIALS' dense kernels). Returns 0, or 1 when A is not SPD or not finite. */
 static int gen_cholesky(const sunrealtype *A, sunrealtype *L, sunrealtype **cols) {
