@@ -239,9 +239,48 @@ static void test_bad_tables(void **state) {
   CHSProblem_Destroy(&prob);
 }
 
+/* chs check names the entry of a wrong derivative by its coordinate: F[1] off by a factor 2. */
+static int np_F_wrong(void *data, const sunrealtype *q, sunrealtype *F) {
+  (void)data;
+  (void)q;
+  F[0] = 0;
+  F[1] = -2;
+  return 0;
+}
+
+static void test_check_names(void **state) {
+  (void)state;
+  CHSProblemOps ops = np_ops;
+  ops.force = np_F_wrong;
+  bad_coords = (const char *const[]){"x", "height"};
+  bad_cons = NULL;
+  CHSProblem prob = NULL;
+  CHSError err;
+  CHSError_Clear(&err);
+  assert_int_equal(CHSProblem_CreateFromOps(&ops, "", &prob, &err), 0);
+  CHSCheckOptions opt;
+  CHSCheckOptions_Default(&opt);
+  CHSCheckReport *rep = malloc(sizeof *rep);
+  assert_non_null(rep);
+  assert_int_equal(CHSProblem_Check(prob, &opt, rep, &err), 0);
+  int found = 0;
+  for (int i = 0; i < rep->nrows; i++) {
+    if (strcmp(rep->rows[i].name, "force") == 0) {
+      assert_int_equal(rep->rows[i].verdict, CHS_CHECK_FAIL);
+      found = strstr(rep->rows[i].detail, "entry 1 (height)") != NULL;
+      if (!found) {
+        print_error("detail \"%s\" does not name the coordinate\n", rep->rows[i].detail);
+      }
+    }
+  }
+  assert_true(found);
+  free(rep);
+  CHSProblem_Destroy(&prob);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_builtin_names),
-                                     cmocka_unit_test(test_builtin_meaning),
-                                     cmocka_unit_test(test_bad_tables)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_builtin_names), cmocka_unit_test(test_builtin_meaning),
+      cmocka_unit_test(test_bad_tables), cmocka_unit_test(test_check_names)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
