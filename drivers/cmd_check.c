@@ -6,6 +6,32 @@
 #include "cli.h"
 
 #define CHS_EXIT_CHECK_FAILED 1
+/* The table's header lists the declared names of at most this many coordinates (constraints). */
+#define CHECK_NAMES_SHOWN 12
+
+/* "x1 y1 x2 ..." of a declared name table (count entries, at most CHECK_NAMES_SHOWN shown). */
+static void print_names(const char *what, const char *const *names, sunindextype count) {
+  if (!names) {
+    return;
+  }
+  printf("%s:", what);
+  for (sunindextype i = 0; i < count && i < CHECK_NAMES_SHOWN; i++) {
+    printf(" %s", names[i]);
+  }
+  printf("%s\n", count > CHECK_NAMES_SHOWN ? " ..." : "");
+}
+
+static void json_names(const char *key, const char *const *names, sunindextype count) {
+  if (!names) {
+    return;
+  }
+  printf("  \"%s\": [", key);
+  for (sunindextype i = 0; i < count; i++) {
+    printf("%s", i ? ", " : "");
+    json_string(stdout, names[i]);
+  }
+  printf("],\n");
+}
 
 static void print_table(const char *spec, const CHSProblemDims *d, const CHSCheckOptions *o,
                         const CHSCheckReport *rep) {
@@ -13,6 +39,11 @@ static void print_table(const char *spec, const CHSProblemDims *d, const CHSChec
   printf("problem %s (n = %ld, m = %ld): %d points (the initial state and %d perturbed, seed "
          "%llu)\n\n",
          cli_safe(sp, sizeof sp, spec), (long)d->n, (long)d->m, rep->points, o->points, o->seed);
+  print_names("coordinates", d->coordinate_names, d->n);
+  print_names("constraints", d->constraint_names, d->m);
+  if (d->coordinate_names || d->constraint_names) {
+    printf("\n");
+  }
   printf("%-31s %6s %12s %12s %12s  %-7s %s\n", "callback", "points", "max rel err", "FD err est",
          "tolerance", "verdict", "detail");
   for (int i = 0; i < rep->nrows; i++) {
@@ -36,6 +67,8 @@ static void print_json(const char *spec, const CHSProblemDims *d, const CHSCheck
   json_string(stdout, spec);
   printf(",\n  \"n\": %ld,\n  \"m\": %ld,\n  \"points\": %d,\n  \"seed\": %llu,\n", (long)d->n,
          (long)d->m, rep->points, o->seed);
+  json_names("coordinate_names", d->coordinate_names, d->n);
+  json_names("constraint_names", d->constraint_names, d->m);
   printf("  \"pass\": %s,\n  \"n_fail\": %d,\n  \"init_pos_res\": ", rep->n_fail ? "false" : "true",
          rep->n_fail);
   json_real(stdout, rep->init_pos_res, 1);

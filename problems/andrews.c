@@ -132,6 +132,10 @@ static int an_create(CHSParams kv, void **data, CHSProblemDims *dims, CHSError *
   dims->mass_kind = CHS_MASS_CONFIG;
   dims->mass = NULL;
   dims->jac_kind = CHS_JAC_DENSE;
+  /* the test set's beta, Theta, gamma, Phi, delta, Omega, epsilon; its constraints are g1 .. g6 */
+  static const char *const names[AN_N] = {"beta",  "Theta", "gamma",  "Phi",
+                                          "delta", "Omega", "epsilon"};
+  dims->coordinate_names = names;
   return CHS_SUCCESS;
 }
 

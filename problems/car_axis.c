@@ -75,6 +75,9 @@ static int ca_create(CHSParams kv, void **data, CHSProblemDims *dims, CHSError *
   dims->jac_kind = CHS_JAC_DENSE;
   dims->declares = CHS_DECLARE_QUADRATIC_CONSTRAINTS;
   dims->time_dependent = CHS_TIME_CONSTRAINTS | CHS_TIME_POTENTIAL;
+  /* the wheels' positions; the constraints keep the test set's g1, g2 */
+  static const char *const names[CA_N] = {"xl", "yl", "xr", "yr"};
+  dims->coordinate_names = names;
   return CHS_SUCCESS;
 }
 

@@ -50,10 +50,11 @@
 #endif
 /* Size: N <= 10^8 (the cell lists' 32-bit indices), and refused when N x CHAIN_BYTES_PER_ATOM
  * exceeds the physical memory. Per atom the instance keeps ~210 bytes (q0, p0, CSR pattern,
- * cell lists); a run needs more: 690-710 bytes per atom measured (maximum resident size) for
- * N = 10^6 with dirac or standard and erk:rk4, 1.1 kB with extended: 700 is the lower bound. */
+ * cell lists) and ~55 bytes of coordinate and bond names; a run needs more: 690-710 bytes per
+ * atom measured (maximum resident size) for N = 10^6 with dirac or standard and erk:rk4 without
+ * the names, 1.1 kB with extended: 760 is the lower bound with the names. */
 #define CHAIN_N_MAX 100000000L
-#define CHAIN_BYTES_PER_ATOM 700.0
+#define CHAIN_BYTES_PER_ATOM 760.0
 #define CHAIN_MIN_DIST 0.8 /* initial configurations: non-bonded pairs >= 0.8 sigma apart */
 
 /* Cell lists, two layouts. Dense (when the bounding box has at most 4 N + 1024 cells, the usual
@@ -85,6 +86,7 @@ typedef struct {
   sunrealtype *q0, *p0;
   sunindextype *rowptr, *colind;
   chain_cells cl;
+  const char **coord_names, **bond_names; /* x1, y1, .. xN, yN; bond1 .. bond(N-1) */
 } chain;
 
 static void chain_destroy(void *data) {
@@ -95,6 +97,8 @@ static void chain_destroy(void *data) {
     free(C->cl.key);
     free(C->cl.start);
     free(C->cl.x);
+    free(C->coord_names);
+    free(C->bond_names);
     free(C);
   }
 }
@@ -610,6 +614,15 @@ static int chain_create(CHSParams kv, void **data, CHSProblemDims *d, CHSError *
   d->rowptr = C->rowptr;
   d->colind = C->colind;
   d->force_cutoff = C->cutoff; /* pairs closer than the cutoff (0: all pairs, none declared) */
+  /* atoms r_a = (x_a, y_a), a = 1 .. N as in the description; bond a joins atoms a and a + 1 */
+  static const char *const xy[2] = {"x", "y"}, *const bond[1] = {"bond"};
+  C->coord_names = chs_names_indexed(n, xy, 2, 1);
+  C->bond_names = chs_names_indexed(m, bond, 1, 1);
+  if (!C->coord_names || !C->bond_names) {
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory for the names of N = %ld", (long)C->N);
+  }
+  d->coordinate_names = C->coord_names;
+  d->constraint_names = C->bond_names;
   return CHS_SUCCESS;
 }
 

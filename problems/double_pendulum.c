@@ -62,6 +62,9 @@ static int dpend_create(CHSParams kv, void **data, CHSProblemDims *dims, CHSErro
   dims->nnz = 6;
   dims->rowptr = D->rowptr;
   dims->colind = D->colind;
+  static const char *const coords[4] = {"x1", "y1", "x2", "y2"}, *const cons[2] = {"rod1", "rod2"};
+  dims->coordinate_names = coords;
+  dims->constraint_names = cons;
   return CHS_SUCCESS;
 }
 

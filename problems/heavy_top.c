@@ -91,6 +91,11 @@ static int ht_create(CHSParams kv, void **data, CHSProblemDims *dims, CHSError *
   dims->mass = NULL;
   dims->jac_kind = CHS_JAC_DENSE;
   dims->declares = CHS_DECLARE_QUADRATIC_CONSTRAINTS;
+  /* the Euler parameters as e0 (scalar part) .. e3, the usual multibody letters: "q1" would name
+   * q[1] where the fallback q1 is q[0]; the constraint keeps |e| = 1 */
+  static const char *const coords[HT_N] = {"e0", "e1", "e2", "e3"}, *const cons[1] = {"unit"};
+  dims->coordinate_names = coords;
+  dims->constraint_names = cons;
   return CHS_SUCCESS;
 }
 

@@ -172,6 +172,9 @@ static int pendulum_create(CHSParams kv, void **data, CHSProblemDims *dims, CHSE
   dims->mass = P->mass_diag;
   dims->jac_kind = CHS_JAC_DENSE;
   dims->declares = CHS_DECLARE_LINEAR_POTENTIAL | CHS_DECLARE_QUADRATIC_CONSTRAINTS; /* V = m g y */
+  static const char *const coords[2] = {"x", "y"}, *const cons[1] = {"rod"};
+  dims->coordinate_names = coords;
+  dims->constraint_names = cons;
   /* The reference is set up lazily-free here: only cheap work, the first call integrates. */
   return pendulum_setup_reference(P, err);
 }

@@ -118,6 +118,13 @@ static int sc_create(CHSParams kv, void **data, CHSProblemDims *dims, CHSError *
   dims->mass = S->mass;
   dims->jac_kind = CHS_JAC_DENSE;
   dims->declares = 0; /* V (spring) has its Hessian; g (trigonometric) has no constraint_third */
+  /* bodies 1 crank, 2 rod, 3 slider; the constraints in the order of the file's description */
+  static const char *const coords[SC_N] = {"x1", "y1", "th1", "x2", "y2", "th2", "x3", "y3", "th3"};
+  static const char *const cons[SC_M] = {"ground_x",    "ground_y",     "crank_rod_x",
+                                         "crank_rod_y", "rod_slider_x", "rod_slider_y",
+                                         "slider_line", "slider_angle"};
+  dims->coordinate_names = coords;
+  dims->constraint_names = cons;
   return CHS_SUCCESS;
 }
 
@@ -177,6 +184,11 @@ static int scs_create(CHSParams kv, slider *S, CHSProblemDims *dims, CHSError *e
   dims->mass = S->mass;
   dims->jac_kind = CHS_JAC_DENSE;
   dims->declares = 0;
+  /* crank angle, slider position, rod angle; the crank tip on the rod, x and y */
+  static const char *const coords[SCS_N] = {"phi", "x", "beta"}, *const cons[2] = {"tip_x",
+                                                                                   "tip_y"};
+  dims->coordinate_names = coords;
+  dims->constraint_names = cons;
   return CHS_SUCCESS;
 }
 

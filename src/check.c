@@ -166,8 +166,20 @@ void chk_compare(chk *c, int row, const sunrealtype *an, const sunrealtype *fd, 
   r->comparisons++;
   if (!(err <= tol)) {
     char buf[CHS_CHECK_DETAIL_LEN];
-    char idx[32] = "";
-    if (k > 1) {
+    char idx[48] = "";
+    /* an entry of a vector over the coordinates (over the constraints) by its declared name; an
+     * entry of G's layout keeps its index unless dense with m = 1 (its entries are then the
+     * coordinates'), since a CSR pattern with nnz = n is no vector over the coordinates */
+    const char *const *names = NULL;
+    int dense1 = c->d->jac_kind == CHS_JAC_DENSE && c->m == 1;
+    if (k == c->n && (k != c->gsize || dense1)) {
+      names = c->d->coordinate_names;
+    } else if (k == c->m && k != c->gsize) {
+      names = c->d->constraint_names;
+    }
+    if (names) {
+      snprintf(idx, sizeof idx, "[%ld %s]", (long)at, names[at]);
+    } else if (k > 1) {
       snprintf(idx, sizeof idx, "[%ld]", (long)at);
     }
     snprintf(buf, sizeof buf,

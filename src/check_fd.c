@@ -290,7 +290,11 @@ void chk_gradient(chk *c, int row, const char *name, chk_fn fn, sunrealtype sign
       c->z[j] = 1;
       an = grad[j];
       extra = gscale;
-      snprintf(buf, sizeof buf, "%s, entry %ld: ", what, (long)j);
+      if (c->d->coordinate_names) { /* a gradient over q: its entry j is coordinate j's */
+        snprintf(buf, sizeof buf, "%s, entry %ld (%s): ", what, (long)j, c->d->coordinate_names[j]);
+      } else {
+        snprintf(buf, sizeof buf, "%s, entry %ld: ", what, (long)j);
+      }
     } else {
       chk_random(c, c->z, n);
       an = 0;

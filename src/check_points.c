@@ -75,7 +75,11 @@ void chk_jacobian(chk *c, int row, int prow) {
       }
     }
     sunrealtype gscale = chk_maxabs(c->G, c->gsize); /* an entry against the matrix */
-    snprintf(what, sizeof what, "G(:,%ld) vs dg/dq_%ld", (long)j, (long)j);
+    if (c->d->coordinate_names) {
+      snprintf(what, sizeof what, "G(:,%ld) vs dg/d%s", (long)j, c->d->coordinate_names[j]);
+    } else {
+      snprintf(what, sizeof what, "G(:,%ld) vs dg/dq_%ld", (long)j, (long)j);
+    }
     chk_compare(c, row, c->an, c->D, m, est, gscale, what);
     if (d->jac_kind == CHS_JAC_CSR) {
       snprintf(what, sizeof what, "dg/dq_%ld outside the CSR pattern of G, row", (long)j);

@@ -101,6 +101,18 @@ void chs_plugin_close(void *handle);
 int chs_problem_check_size(const char *name, long N, double bytes_per_unit, const char *unit,
                            CHSError *err);
 
+/* Names of a problem's coordinates and constraints (chs/problem.h, ABI 8). chs_name_label
+ * writes the declared name of entry i of names (NULL: none declared) into buf, or the fallback
+ * `fallback` followed by i + 1 (q3, g2), and returns buf. chs_names_indexed allocates count names
+ * cycling through the nprefix prefixes, the index advancing once per cycle from first (prefixes
+ * {"x", "y"}, first 1: x1, y1, x2, y2, ...): one block, freed with free(), NULL when out of
+ * memory; the chains name their per-instance coordinates and bonds with it. */
+#define CHS_NAME_MAX 31
+const char *chs_name_label(const char *const *names, sunindextype i, const char *fallback,
+                           char *buf, size_t len);
+const char **chs_names_indexed(sunindextype count, const char *const *prefixes, int nprefix,
+                               long first);
+
 /* ------------------------------------------------------------------ Gram solver
  * Q = G M^{-1} G^T as a SUNMatrix, factored once per evaluation point, solved many times. */
 typedef struct CHSGram CHSGram;

@@ -272,6 +272,14 @@ head='P = Problem("bad")
 x, y = P.coordinates("x y")
 vx, vy = P.velocities'
 tail='P.initial_state(q0=[1, 0], v0=[0, 0])'
+gen_refuses "'_x' is not a valid chs name" 'P = Problem("bad")
+x, y = P.coordinates("_x y")'
+gen_refuses "'lambda' is reserved for chs's output groups" 'P = Problem("bad")
+x, y = P.coordinates("x y")
+P.constraints([x**2 + y**2 - 1], names=["lambda"])'
+gen_refuses "constraints: 2 names for 1 constraints" 'P = Problem("bad")
+x, y = P.coordinates("x y")
+P.constraints([x**2 + y**2 - 1], names="a b")'
 gen_refuses "not quadratic in the velocities" "$head
 P.kinetic_energy(vx**2 + vy**3)
 P.constraints([x**2 + y**2 - 1])
@@ -322,6 +330,21 @@ for p in "$pend" "$dpend" "$dpend_dense" "$sph" "$mech" "$fourbar" "$polar" "$mo
     { cat "$tmp/check.log"; fail "chs check $p: no verdict line"; }
 done
 "$chs" check --problem "$fourbar:crank=2,k=3" --points 6 --seed 7 >/dev/null || fail "chs check four-bar"
+# ... and the generated plugins carry the SymPy names: coordinates always, constraints when the
+# description names them (double_pendulum.py does, pendulum.py does not)
+"$chs" check --problem "$dpend" --json >"$tmp/names.json" || fail "chs check --json $dpend"
+python3 - "$tmp/names.json" <<'PYEOF' || fail "double_pendulum_sym: names differ from the SymPy symbols"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["coordinate_names"] == ["x1", "y1", "x2", "y2"], d.get("coordinate_names")
+assert d["constraint_names"] == ["rod1", "rod2"], d.get("constraint_names")
+PYEOF
+"$chs" check --problem "$pend" --json >"$tmp/names.json" || fail "chs check --json $pend"
+python3 - "$tmp/names.json" <<'PYEOF' || fail "pendulum_sym: names differ from the SymPy symbols"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["coordinate_names"] == ["x", "y"] and "constraint_names" not in d, d
+PYEOF
 # ... and fails on deliberately wrong generated code: the pendulum with one entry of Gdot and
 # Andrews with one entry of mass_dir scaled by 1.001 in the generated source, then rebuilt (the
 # same plugins passed above, so the edit is what fails).

@@ -787,8 +787,9 @@ static void test_force_atoms(void **state) {
 }
 
 /* Sizes the machine cannot hold are refused at creation (exit 2 from `chs`), naming N and the
- * memory: the helper itself, and chain:N=10^8 (70 GB) when this machine has less physical memory
- * (chain accepted N = 10^8 and began allocating before). pendulum-chain's N > 10^7 is refused. */
+ * memory: the helper itself, and chain:N=10^8 (76 GB) when this machine has less physical memory
+ * (chain accepted N = 10^8 and began allocating before; 760 bytes per atom with the names).
+ * pendulum-chain's N > 10^7 is refused. */
 static void test_size_check(void **state) {
   (void)state;
   CHSError err;
@@ -797,14 +798,14 @@ static void test_size_check(void **state) {
   assert_int_equal(chs_problem_check_size("x", 1000000000000000L, 700, "atom", &err), CHS_ERR_ARG);
   assert_non_null(strstr(err.msg, "N=1000000000000000 needs about 700000000.0 GB"));
   double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  if (phys < 1e8 * 700) {
+  if (phys < 1e8 * 760) {
     CHSProblem prob = NULL;
     CHSError_Clear(&err);
     int rc = CHSProblem_Create("chain:N=100000000", &prob, &err);
     print_message("%s\n", err.msg);
     assert_int_equal(rc, CHS_ERR_ARG);
     assert_null(prob);
-    assert_non_null(strstr(err.msg, "chain: N=100000000 needs about 70.0 GB"));
+    assert_non_null(strstr(err.msg, "chain: N=100000000 needs about 76.0 GB"));
     assert_non_null(strstr(err.msg, "physical memory"));
   }
   CHSProblem prob = NULL;

@@ -19,7 +19,8 @@ w1 = P.parameter("omega1", 0, "initial angular velocity of the first rod")
 w2 = P.parameter("omega2", -1, "initial angular velocity of the second rod")
 P.mass_matrix(sp.diag(m1, m1, m2, m2))
 P.potential(gravity * (m1 * y1 + m2 * y2))
-P.constraints([(x1**2 + y1**2 - L1**2) / 2, ((x2 - x1)**2 + (y2 - y1)**2 - L2**2) / 2])
+P.constraints([(x1**2 + y1**2 - L1**2) / 2, ((x2 - x1)**2 + (y2 - y1)**2 - L2**2) / 2],
+              names=["rod1", "rod2"])
 a1, b1 = L1 * sp.sin(th1), -L1 * sp.cos(th1)
 va1, vb1 = L1 * sp.cos(th1) * w1, L1 * sp.sin(th1) * w1
 P.initial_state(q0=[a1, b1, a1 + L2 * sp.sin(th2), b1 - L2 * sp.cos(th2)],

@@ -122,7 +122,9 @@ typedef struct CHSProblemDims {
   /** ABI 8, optional: names of this instance's coordinates (n entries) and constraints (m
    * entries), owned by the problem's data, for output headers, plots and messages; NULL (the
    * default, and for older problems) means q1 .. qn and g1 .. gm. A name is 1 to 31 characters of
-   * [A-Za-z0-9_] starting with a letter, unique within the instance. */
+   * [A-Za-z0-9_] starting with a letter, unique among the coordinates (among the constraints),
+   * and none of the output group words t, q, p, v, lambda, reaction, energy; the loader refuses a
+   * table that breaks this (CHS_ERR_PLUGIN, naming the entry and its index). */
   const char *const *coordinate_names;
   const char *const *constraint_names; /**< see coordinate_names */
 } CHSProblemDims;
@@ -279,6 +281,12 @@ CHS_EXPORT void *CHSProblem_GetData(CHSProblem prob);
 CHS_EXPORT const CHSProblemDims *CHSProblem_GetDims(CHSProblem prob);
 /** The problem's registry name (ops->name). */
 CHS_EXPORT const char *CHSProblem_GetName(CHSProblem prob);
+/** The declared name of coordinate i (0 <= i < n), or NULL when the problem declares none (or i
+ * is out of range); the command line then calls it q1 .. qn (q followed by i + 1). */
+CHS_EXPORT const char *CHSProblem_GetCoordinateName(CHSProblem prob, sunindextype i);
+/** The declared name of constraint i (0 <= i < m), or NULL when the problem declares none (or i
+ * is out of range); the command line then calls it g1 .. gm (g followed by i + 1). */
+CHS_EXPORT const char *CHSProblem_GetConstraintName(CHSProblem prob, sunindextype i);
 
 /** 1 when the problem has no non-conservative force (its flow is Hamiltonian), 0 otherwise. */
 CHS_EXPORT int CHSProblem_IsConservative(CHSProblem prob);

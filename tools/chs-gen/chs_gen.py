@@ -51,6 +51,19 @@ __all__ = ["Problem", "GenError", "generate", "main", "sp"]
 
 _NAME_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 _IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# What chs accepts as the name of a coordinate or constraint (chs/problem.h, ABI 8): the loader
+# refuses other names, so chs-gen refuses them first, naming the rule.
+_CHS_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
+_CHS_RESERVED = ("t", "q", "p", "v", "lambda", "reaction", "energy")
+
+
+def _check_chs_name(name, what):
+    if not isinstance(name, str) or not _CHS_NAME_RE.match(name):
+        raise GenError(f"{what}: {name!r} is not a valid chs name (1 to 31 characters of A-Z, a-z, "
+                       "0-9 and _, starting with a letter)")
+    if name in _CHS_RESERVED:
+        raise GenError(f"{what}: {name!r} is reserved for chs's output groups "
+                       f"({', '.join(_CHS_RESERVED)})")
 _PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -103,6 +116,7 @@ class Problem:
         self._M = None
         self._V = sp.Integer(0)
         self._g = None
+        self._g_names = None
         self._fnc = None
         self._invariants = {}
         self._events = {}
@@ -139,6 +153,7 @@ class Problem:
                 raise GenError(f"coordinates: {item!r} is not a name or a dynamicsymbol")
             if not _IDENT_RE.match(nm):
                 raise GenError(f"coordinates: {nm!r} is not an identifier")
+            _check_chs_name(nm, "coordinates")
             q = sp.Symbol(nm, real=True)
             v = sp.Symbol(f"v_{nm}", real=True)
             p = sp.Symbol(f"p_{nm}", real=True)
@@ -242,10 +257,20 @@ class Problem:
         self._need_q("potential")
         self._V = self._canon(_as_expr(V, "potential"))
 
-    def constraints(self, g):
-        """The holonomic constraints g(q, t) = 0 (a list of m < n expressions)."""
+    def constraints(self, g, names=None):
+        """The holonomic constraints g(q, t) = 0 (a list of m < n expressions); names: optional,
+        one chs name per constraint (default: none, chs calls them g1 .. gm)."""
         self._need_q("constraints")
         self._g = [self._canon(_as_expr(e, "constraints")) for e in g]
+        if names is not None:
+            names = names.split() if isinstance(names, str) else list(names)
+            if len(names) != len(self._g):
+                raise GenError(f"constraints: {len(names)} names for {len(self._g)} constraints")
+            for nm in names:
+                _check_chs_name(nm, "constraints: names")
+            if len(set(names)) != len(names):
+                raise GenError("constraints: repeated name")
+            self._g_names = tuple(names)
 
     def nonconservative_force(self, F):
         """A generalized force F_nc(q, v, t) (n expressions; dampers, friction)."""
@@ -778,6 +803,14 @@ def _generate_c(P, model, source_name):
         func("gen_nonconservative_force(void *data, const sunrealtype *q, const sunrealtype *v, "
              "sunrealtype *Fnc)", ["q", "v"], [(f"Fnc[{i}]", e) for i, e in enumerate(M.fnc)],
              n, "Fnc", names(q=q, v=v))
+    # the names of q (the SymPy symbols) and of g (constraints(..., names=)), validated by
+    # _check_chs_name when declared
+    w("static const char *const gen_coordinate_names[GEN_N] = {" +
+      ", ".join(_c_string(sym.name, "coordinate name") for sym in P._q) + "};")
+    if P._g_names is not None:
+        w("static const char *const gen_constraint_names[GEN_M] = {" +
+          ", ".join(_c_string(nm, "constraint name") for nm in P._g_names) + "};")
+    w("")
     if M.invariants:
         w("static const char *const gen_invariant_names[] = {" +
           ", ".join(_c_string(k) for k, _ in M.invariants) + ", NULL};")
@@ -860,6 +893,9 @@ def _generate_c(P, model, source_name):
     w("  P->t = 0;")
     w("  d->n = GEN_N;")
     w("  d->m = GEN_M;")
+    w("  d->coordinate_names = gen_coordinate_names;")
+    if P._g_names is not None:
+        w("  d->constraint_names = gen_constraint_names;")
     w(f"  d->mass_kind = {M.mass_kind};")
     if not M.mass_config:
         w("  gen_mass_dense(P, NULL, P->mass);")
