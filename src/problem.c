@@ -48,8 +48,9 @@ int chs_check_required(const chs_required *req, size_t n, int code, const char *
 
 /* The group words of the command line's output selection (--output, --plot-vars): a coordinate
  * or constraint of that name could not be told from the group. */
-static const char *const chs_reserved_names[] = {"t",      "q",        "p",     "v",
-                                                 "lambda", "reaction", "energy"};
+static const char *const chs_reserved_names[] = {"t",       "q",        "p",       "v",
+                                                 "lambda",  "reaction", "energy",  "energy_err",
+                                                 "pos_res", "mom_res",  "int_err", "all"};
 
 /* A name as it may appear in a message: at most 40 bytes, quotes, backslashes and bytes outside
  * printable ASCII escaped, "..." when longer. */
@@ -95,7 +96,8 @@ static const char *chs_name_invalid(const char *s) {
   }
   for (size_t r = 0; r < sizeof chs_reserved_names / sizeof chs_reserved_names[0]; r++) {
     if (s[0] == chs_reserved_names[r][0] && strcmp(s, chs_reserved_names[r]) == 0) {
-      return "it is reserved for the output groups t, q, p, v, lambda, reaction, energy";
+      return "it is reserved for the output groups t, q, p, v, lambda, reaction, energy, "
+             "energy_err, pos_res, mom_res, int_err, all";
     }
   }
   return NULL;

@@ -123,8 +123,9 @@ typedef struct CHSProblemDims {
    * entries), owned by the problem's data, for output headers, plots and messages; NULL (the
    * default, and for older problems) means q1 .. qn and g1 .. gm. A name is 1 to 31 characters of
    * [A-Za-z0-9_] starting with a letter, unique among the coordinates (among the constraints),
-   * and none of the output group words t, q, p, v, lambda, reaction, energy; the loader refuses a
-   * table that breaks this (CHS_ERR_PLUGIN, naming the entry and its index). */
+   * and none of the output group words t, q, p, v, lambda, reaction, energy, energy_err, pos_res,
+   * mom_res, int_err, all; the loader refuses a table that breaks this (CHS_ERR_PLUGIN, naming the
+   * entry and its index). */
   const char *const *coordinate_names;
   const char *const *constraint_names; /**< see coordinate_names */
 } CHSProblemDims;

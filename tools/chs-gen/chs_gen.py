@@ -54,7 +54,8 @@ _IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # What chs accepts as the name of a coordinate or constraint (chs/problem.h, ABI 8): the loader
 # refuses other names, so chs-gen refuses them first, naming the rule.
 _CHS_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
-_CHS_RESERVED = ("t", "q", "p", "v", "lambda", "reaction", "energy")
+_CHS_RESERVED = ("t", "q", "p", "v", "lambda", "reaction", "energy", "energy_err", "pos_res",
+                 "mom_res", "int_err", "all")
 
 
 def _check_chs_name(name, what):
