@@ -584,10 +584,16 @@ double out_select_value(const out_select *sel, long c, const CHSRecord *r, int *
 
 long out_select_find(const out_select *sel, const char *name) {
   char buf[OUT_NAME_LEN];
-  for (long c = 0; c < sel->ncols; c++) {
-    out_select_column_name(sel, c, buf, sizeof buf);
-    if (strcmp(buf, name) == 0) {
-      return c;
+  /* the column names, then the numbered ones (q1, p1, v1, R1, lambda1) as aliases of the
+   * declared names: a name always wins over an alias */
+  out_select plain = *sel;
+  plain.qnames = plain.cnames = NULL;
+  for (int pass = 0; pass < 2; pass++) {
+    for (long c = 0; c < sel->ncols; c++) {
+      out_select_column_name(pass ? &plain : sel, c, buf, sizeof buf);
+      if (strcmp(buf, name) == 0) {
+        return c;
+      }
     }
   }
   return -1;

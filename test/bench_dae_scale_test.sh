@@ -91,7 +91,7 @@ import glob, json, math, sys
 def final(path):
     rows = open(path).read().split()
     head, last = rows[0].split(","), rows[-1].split(",")
-    return [float(v) for k, v in zip(head, last) if k[0] in "qp" and k[1:].isdigit()]
+    return [float(v) for v in last[1:head.index("energy")]]  # q, p: between t and energy
 z13, z12 = final(sys.argv[3]), final(sys.argv[4])
 (entry,) = [f for f in glob.glob(sys.argv[2] + "/ref-*.txt") if "pendulum-chain:N=100 " in open(f).read()]
 lines = dict(l.split(" ", 1) for l in open(entry).read().splitlines() if " " in l)

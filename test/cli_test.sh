@@ -310,7 +310,7 @@ if grep -qi nan "$tmp/dirac.json" "$tmp/std.json"; then bad "NaN in JSON"; else 
 "$chs" "${run[@]}" --h 0.1 --tf 1 --out "$tmp/run.csv" >/dev/null
 rows=$(($(wc -l <"$tmp/run.csv") - 1))
 if [[ $rows -eq 11 ]]; then ok; else bad "CSV has $rows rows, want 11 (t = 0, 0.1, ..., 1)"; fi
-if head -1 "$tmp/run.csv" | has '^t,q1,q2,p1,p2,energy,energy_err,pos_res,mom_res,int_err$'; then ok; else bad "CSV header"; fi
+if head -1 "$tmp/run.csv" | has '^t,x,y,p_x,p_y,energy,energy_err,pos_res,mom_res,int_err$'; then ok; else bad "CSV header"; fi
 
 # A run that fails numerically: exit 3, message, CSV with complete rows only, no NaN, no temp file.
 "$chs" run --problem pendulum --formulation standard --method erk:rk4 --h 2.5 --tf 1000 \

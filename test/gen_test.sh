@@ -165,7 +165,7 @@ close p0 0 3.15
 rc=0
 "$chs" run --problem "$polar" --formulation dirac --method erk:dp5 --rtol 1e-10 --atol 1e-10 \
   --tf 1 --fix v1 --quiet >/dev/null 2>"$tmp/fix.err" || rc=$?
-[[ $rc == 2 ]] && grep -q 'held components v1 admit no consistent state' "$tmp/fix.err" ||
+[[ $rc == 2 ]] && grep -q 'held components v:r admit no consistent state' "$tmp/fix.err" ||
   fail "--fix v1 on the polar pendulum: exit $rc, $(cat "$tmp/fix.err")"
 # moving support at t = 0.5, q = (0.3, -0.9): x_s = A sin(W t), g_t = -(x - x_s) A W cos(W t),
 # g_tt = (A W cos(W t))^2 + (x - x_s) A W^2 sin(W t); V = m g (1 + eps cos(W t)) y.

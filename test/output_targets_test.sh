@@ -110,7 +110,7 @@ run=(run --problem pendulum --formulation dirac --method erk:rk4 --h 0.1 --tf 1 
 dae=(bench dae --scale --sizes 4 --problems pendulum-chain --targets 1e-4 --tf 0.1 --time-limit 20
   --no-cache --quiet)
 mpi=(bench mpi --ranks 1 --n 16 --n-per-rank 8 --steps 3 --quiet)
-writers=("run --out|t,q1,|${run[*]} --out"
+writers=("run --out|t,x,|${run[*]} --out"
   "bench dae --scale --csv|problem,N,|${dae[*]} --csv")
 if [[ $have_gnuplot -eq 1 ]]; then writers+=("run --plot|png|${run[*]} --plot"); fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
