@@ -320,12 +320,10 @@ static int run_plot_panel(const run_plot *rp, char *script, size_t cap, const ch
   return 1;
 }
 
-/* --plot FILE: stacked panels against t (as Assimulo's plot()): the integration error when the
- * problem has a reference solution, the constraint residuals, the energy error; the title names
- * the problem, formulation, method, step control and t_f. 0, or CHS_EXIT_NUMERIC (message). */
-static int run_plot_draw(const cli_options *o, const cli_result *res, run_plot *rp) {
-  const CHSDiagnosticsSummary *d = &res->sum.diag;
-  char head[1024], title[1024], ctl[128], energy[160];
+/* The title of a run's plots (escaped for gnuplot by plot_label): the problem, formulation,
+ * method, step control and t_f. */
+static void run_plot_title(const cli_options *o, const cli_result *res, char *title, size_t len) {
+  char head[1024], ctl[128];
   if (o->have_h) {
     snprintf(ctl, sizeof ctl, "h = %g", o->h);
   } else {
@@ -333,7 +331,16 @@ static int run_plot_draw(const cli_options *o, const cli_result *res, run_plot *
   }
   snprintf(head, sizeof head, "chs run: %s, %s, %s, %s, t_f = %g%s", res->problem, res->formulation,
            res->method, ctl, o->tf, res->rc != 0 ? " (failed: shown up to the failure)" : "");
-  plot_label(title, sizeof title, head);
+  plot_label(title, len, head);
+}
+
+/* --plot FILE: stacked panels against t (as Assimulo's plot()): the integration error when the
+ * problem has a reference solution, the constraint residuals, the energy error; the title names
+ * the problem, formulation, method, step control and t_f. 0, or CHS_EXIT_NUMERIC (message). */
+static int run_plot_draw(const cli_options *o, const cli_result *res, run_plot *rp) {
+  const CHSDiagnosticsSummary *d = &res->sum.diag;
+  char title[1024], energy[160];
+  run_plot_title(o, res, title, sizeof title);
   snprintf(energy, sizeof energy, "%s%s",
            d->energy_is_balance ? "energy-balance error"
            : d->energy0 != 0    ? "|H - H(0)| / |H(0)|"
@@ -471,15 +478,8 @@ static int run_traj_data(FILE *fp, void *ctx) {
  * through plot_label. 0, or CHS_EXIT_NUMERIC (message). */
 static int run_traj_draw(const cli_options *o, const cli_result *res, const run_traj *tr,
                          const out_table *tb) {
-  char head[1024], title[1024], ctl[128], nx[OUT_NAME_LEN], ny[OUT_NAME_LEN], lx[64], ly[64];
-  if (o->have_h) {
-    snprintf(ctl, sizeof ctl, "h = %g", o->h);
-  } else {
-    snprintf(ctl, sizeof ctl, "rtol = %g, atol = %g", o->rtol, o->atol);
-  }
-  snprintf(head, sizeof head, "chs run: %s, %s, %s, %s, t_f = %g%s", res->problem, res->formulation,
-           res->method, ctl, o->tf, res->rc != 0 ? " (failed: shown up to the failure)" : "");
-  plot_label(title, sizeof title, head);
+  char title[1024], nx[OUT_NAME_LEN], ny[OUT_NAME_LEN], lx[64], ly[64];
+  run_plot_title(o, res, title, sizeof title);
   long ncurves = tr->pairs ? tr->ncols / 2 : tr->ncols - 1;
   /* the x label: t, or X when every pair shares it; the y label: the one curve's name */
   int same_x = 1;

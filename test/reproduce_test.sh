@@ -114,6 +114,11 @@ assert claim('(ours) the number of revolutions')['holds'] == (abs(turn / est - 1
 ts = [row('first t at which the two references differ by more than %g' % v) for v in (1e-8, 1e-5, 1e-2)]
 assert claim('(ours) the chain')['holds'] == (abs((ts[1] - ts[0]) / (ts[2] - ts[1]) - 1) <= 0.5)
 "
+"$chs" reproduce seiler-momentum-projection --json >"$tmp/mpp.json"
+check "position projections and the momentum residual" "$tmp/mpp.json" "
+d_ = row('max relative difference of |psi| with and without position projections')
+assert claim('position projections have no effect on the momentum residual')['holds'] == (d_ <= 0.1)
+"
 check "chain angular momentum range" "$tmp/chain.json" "
 a = [row('max error of the total angular momentum, %s' % s) for s in ('standard', 'dirac', 'extended', 'midpoint h=0.1')]
 assert claim('independent of the integration method the angular momentum')['holds'] == all(1e-6 <= v <= 1e-5 for v in a)

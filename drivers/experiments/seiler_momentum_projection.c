@@ -170,6 +170,22 @@ static int seiler_momentum_projection(rep_report *r, CHSError *err) {
                   "position projections do not change the growth rates",
                   "exponents with position projections %.2f, %.2f (without %.2f, %.2f)", ge[2][0],
                   ge[2][1], ge[0][0], ge[0][1]);
+    /* "position projections have no effect on the momentum residual": |psi| with and without
+     * them at the same output times, from t = 10 to where either run breaks down */
+    double tpsi = fmin(hi[0], hi[2]), dpsi = 0;
+    for (long i = 0; i < s[0].n && i < s[2].n && s[0].t[i] <= tpsi; i++) {
+      if (s[0].t[i] >= 10 && s[0].mom_res[i] > 0) {
+        dpsi = fmax(dpsi, fabs(s[2].mom_res[i] / s[0].mom_res[i] - 1));
+      }
+    }
+    rep_row_add(r, NAN, dpsi,
+                "max relative difference of |psi| with and without position projections, t in "
+                "[10, %.0f]",
+                tpsi);
+    rep_claim_add(r, dpsi <= 0.1, "position projections have no effect on the momentum residual",
+                  "|psi| with position projections within %.2g of |psi| without them on [10, %.0f] "
+                  "(no effect: within 10 %%)",
+                  dpsi, tpsi);
     rep_claim_add(r, rep_about(steps / (double)sum[3].proj_momentum, 3, 1),
                   "with eps = 1e-8 a momentum projection is needed on average after 3 steps",
                   "every %.2f steps (must round to 3)", steps / (double)sum[3].proj_momentum);
