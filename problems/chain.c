@@ -193,7 +193,7 @@ static int chain_cells_alloc(chain *C) {
   c->cap = (sunindextype)(4 * N + 1024 > ns ? 4 * N + 1024 : ns);
   c->key = malloc(ns * sizeof *c->key);
   c->start = chs_calloc_big(((size_t)c->cap + 1 + 3 * N) * sizeof *c->start);
-  c->x = chs_calloc_big(6 * N * sizeof *c->x); /* huge pages at N = 10^5 (src/system.c) */
+  c->x = chs_calloc_big(6 * N * sizeof *c->x); /* huge pages at N = 10^5 (src/model/system.c) */
   if (!c->key || !c->start || !c->x) {
     return CHS_ERR_MEM;
   }

@@ -1,11 +1,10 @@
 /* Plugins whose callbacks disagree with the sizes they declare, for the check of callback sizes
- * at creation (src/problem.c, chs_check_callback_dims): a planar double pendulum of unit masses
- * and rods in 4 Cartesian coordinates q = (x1, y1, x2, y2), identity mass,
- *   V = y1 + y2,   g1 = 1/2 (x1^2 + y1^2 - 1),   g2 = 1/2 ((x2 - x1)^2 + (y2 - y1)^2 - 1),
- * started at q = (1, 0, 2, 0), p = (0, 0, 0, 1) (consistent). Built once per variant:
- *   DIMS_plus    declares n = 5; the callbacks use 4 (write 4 entries of n-vectors)
- *   DIMS_minus   declares n = 3; the callbacks use 4 (write past n-vectors)
- *   DIMS_unused  declares n = 5 and lays out every output for 5 (the fifth coordinate's
+ * at creation (src/model/problem.c, chs_check_callback_dims): a planar double pendulum of unit
+ * masses and rods in 4 Cartesian coordinates q = (x1, y1, x2, y2), identity mass, V = y1 + y2,   g1
+ * = 1/2 (x1^2 + y1^2 - 1),   g2 = 1/2 ((x2 - x1)^2 + (y2 - y1)^2 - 1), started at q = (1, 0, 2, 0),
+ * p = (0, 0, 0, 1) (consistent). Built once per variant: DIMS_plus    declares n = 5; the callbacks
+ * use 4 (write 4 entries of n-vectors) DIMS_minus   declares n = 3; the callbacks use 4 (write past
+ * n-vectors) DIMS_unused  declares n = 5 and lays out every output for 5 (the fifth coordinate's
  *                entries zero): consistent sizes, but coordinate 5 enters neither g nor V
  *   (none)       a sound plugin, n = 4 */
 #include <string.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ls=auto, the default linear solver of ida and cvode (src/linsol.c, chs_ls_auto; docs/cli.md):
+# ls=auto, the default linear solver of ida and cvode (src/linalg/linsol.c, chs_ls_auto; docs/cli.md):
 # a small system keeps the dense LU with exactly its numbers; a large DAE picks klu where its
 # Jacobian fills little (the pendulum chain) and GMRES with the sparse preconditioner where it
 # fills like a 2-D mesh (the coiled chain); CVODE on a large ODE formulation picks GMRES. Each

@@ -48,7 +48,7 @@ for problem in pendulum-chain:N=30 chain:N=30; do
     done
   done
 done
-# Ghost atoms (ABI 6 force_atoms, src/mpi_ghost.c): the coiled chain with a cutoff, hot (kT = 10:
+# Ghost atoms (ABI 6 force_atoms, src/mpi/mpi_ghost.c): the coiled chain with a cutoff, hot (kT = 10:
 # atoms move ~3 sigma per unit time, so the ghost lists are rebuilt several times: more than
 # skin/2 = 0.25), where the ranks' segments lie on different turns and exchange ghosts with
 # non-neighbour ranks; erk:rk4 and rattle against the serial run within 1e-11 (the pair sums

@@ -1,4 +1,4 @@
-/* Events (CHSRunOptions.stop_at / locate_events; src/run.c) and the energy balance of a
+/* Events (CHSRunOptions.stop_at / locate_events; src/run/run.c) and the energy balance of a
  * time-dependent problem.
  *
  * Independent truths:

@@ -1,4 +1,5 @@
-/* Options, summaries and records through functions (chs/run.h, src/options.c, src/collect.c):
+/* Options, summaries and records through functions (chs/run.h, src/run/options.c,
+ * src/run/collect.c):
  *  - each CHSRunOptions_Set* function writes the struct field its documentation names, copies
  *    the strings it is given, and refuses bad values (CHS_ERR_ARG, CHS_ERR_NOTFOUND for an
  *    unknown method) with a message naming the value, leaving the options unchanged;

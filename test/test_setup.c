@@ -1,8 +1,8 @@
-/* The chain of SUNDIALS set-up calls (src/setup.h): calls after the first failure do not run, the
- * error names the failing call after macro expansion (a compat.h alias reads as the function it
- * stands for), and a NULL from a create call is out of memory. */
+/* The chain of SUNDIALS set-up calls (src/integrate/setup.h): calls after the first failure do not
+ * run, the error names the failing call after macro expansion (a compat.h alias reads as the
+ * function it stands for), and a NULL from a create call is out of memory. */
 #include "test_util.h"
-#include "../src/setup.h"
+#include "../src/integrate/setup.h"
 
 static int calls[3];
 

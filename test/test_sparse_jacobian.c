@@ -1,4 +1,4 @@
-/* Sparse residual Jacobians of the DAE formulations (src/jacobian_sparse.c) against the
+/* Sparse residual Jacobians of the DAE formulations (src/linalg/jacobian_sparse.c) against the
  * dense analytic ones (formulations/dae_common.h, themselves checked against differences by
  * test_jacobian): equal to round-off on every problem with an analytic Jacobian, at the initial
  * state and at random inconsistent points with random cj (pendulum, double pendulum with dense
@@ -406,7 +406,7 @@ static void csc_mv(const cs_dl *J, const double *v, double *y) {
   }
 }
 
-/* IDA's Krylov preconditioner (chs_ida_prec_create, src/jacobian.c) is the assembly without
+/* IDA's Krylov preconditioner (chs_ida_prec_create, src/linalg/jacobian.c) is the assembly without
  * hess V (chs_sparse_asm_create(f, 1, .)). Its difference to the full Jacobian, applied to
  * v = (v_q, 0, ...), must be hess V v_q on the rows p, G M^{-1} hess V v_q on the rows lambda of
  * dae-index1, and 0 on every other row: hess V v_q from central differences of the force (an
@@ -535,7 +535,7 @@ static void test_ida_krylov_agrees_with_klu(void **state) {
   }
 }
 
-/* KLU set-ups that keep the pivot order (src/klu.c) re-pivot when the kept order would
+/* KLU set-ups that keep the pivot order (src/linalg/klu.c) re-pivot when the kept order would
  * be unstable: A1 = [2 1; 1 1] is factored with its diagonal pivots; A2 = [1e-12 1; 1 1] (same
  * pattern) refactored with them would grow the entries by 1e12 and lose the solution of
  * A2 x = b, x = (1, 1), to about 1e-4; with the growth test it is exact to round-off. A zero
@@ -611,10 +611,10 @@ static void singular_then_solved(SUNLinearSolver S, SUNMatrix B, N_Vector x, N_V
   assert_true(N_VMaxNorm(r) < 1e-13);
 }
 
-/* chs_klu_create (KLU's int interface, src/klu.c) against SUNDIALS' own KLU (SuiteSparse_long
- * where sunindextype is 64-bit): the same ordering and pivots, hence bitwise the same solution;
- * and after a change of the pattern (chs_klu_reinit, or a different number of entries), the
- * solution of the new matrix, checked by its residual. */
+/* chs_klu_create (KLU's int interface, src/linalg/klu.c) against SUNDIALS' own KLU
+ * (SuiteSparse_long where sunindextype is 64-bit): the same ordering and pivots, hence bitwise the
+ * same solution; and after a change of the pattern (chs_klu_reinit, or a different number of
+ * entries), the solution of the new matrix, checked by its residual. */
 static void test_klu32_equals_sundials_klu(void **state) {
   (void)state;
   SUNContext ctx = test_context();
@@ -670,7 +670,7 @@ static void test_klu32_equals_sundials_klu(void **state) {
   N_VDestroy(r);
 }
 
-/* chs_umfpack_create (UMFPACK behind chs's sparse solver, src/klu.c): the solution of each
+/* chs_umfpack_create (UMFPACK behind chs's sparse solver, src/linalg/klu.c): the solution of each
  * matrix by its residual, with x and b apart or the same vector; a change of the pattern
  * (chs_klu_reinit, or a different number of entries) analysed anew; a singular matrix a
  * recoverable failure; CSR and non-square matrices refused. */

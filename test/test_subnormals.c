@@ -1,4 +1,4 @@
-/* CHSRunOptions.subnormals (src/fpenv.c): FLUSH turns subnormal arithmetic into zeros for the
+/* CHSRunOptions.subnormals (src/base/fpenv.c): FLUSH turns subnormal arithmetic into zeros for the
  * duration of CHSRun and gives the caller its mode back; KEEP leaves IEEE gradual underflow. On a
  * pendulum chain of 20 000 links the tensions and the far links' momenta fall below DBL_MIN
  * (about 10^-22 per thousand links), so the KEEP run holds subnormals; the FLUSH run must reach the

@@ -136,8 +136,8 @@ static void test_thin_standard_runs(void **state) {
 }
 
 /* ------------------------------------------------------------------ declared bond chains
- * chs_check_bond_chain (src/check_chain.c): the built-in chains hold what they declare; a chain
- * declared anchored, a pendulum chain declared free and the pendulum (dense G, one atom)
+ * chs_check_bond_chain (src/analysis/check_chain.c): the built-in chains hold what they declare; a
+ * chain declared anchored, a pendulum chain declared free and the pendulum (dense G, one atom)
  * declared a bond chain do not. */
 static const CHSProblemOps *wrapped;
 static unsigned wrapped_declares;

@@ -1,8 +1,9 @@
 /** @file
  * Integrators: a method name "family:options" (e.g. "erk:rk4", "erk:ARKODE_VERNER_8_5_6") bound to
  * a formulation. Each family is one file in src/integrate/ with one const ops table, registered
- * once in src/integrator.c. The adapters drive SUNDIALS integrators (ERKStep here) through the
- * formulation's ARKRhsFn; the underlying SUNDIALS memory stays reachable (GetSundialsMem). */
+ * once in src/integrate/integrator.c. The adapters drive SUNDIALS integrators (ERKStep here)
+ * through the formulation's ARKRhsFn; the underlying SUNDIALS memory stays reachable
+ * (GetSundialsMem). */
 #ifndef CHS_INTEGRATOR_H
 #define CHS_INTEGRATOR_H
 
@@ -88,7 +89,7 @@ typedef struct CHSIntegratorOps {
    * evolve stops at a root: it returns CHS_INTEGRATOR_ROOT with *tret the root and y the
    * (interpolated) state there; a later evolve continues. root_info sets dirs[k] = +1 (event k
    * rose through 0), -1 (fell), 0 (not at this root). Fixed-step runs locate events without it
-   * (src/run.c: bisection on the step map). */
+   * (src/run/run.c: bisection on the step map). */
   int (*root_init)(void *mem, int nev, CHSError *err);
   int (*root_info)(void *mem, int *dirs); /**< optional, with root_init: see there */
 } CHSIntegratorOps;

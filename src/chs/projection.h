@@ -70,7 +70,7 @@ CHS_EXPORT long CHSProjector_GetNumMomentum(CHSProjector proj);
 /** Position Newton iterations so far. */
 CHS_EXPORT long CHSProjector_GetNumNewtonIters(CHSProjector proj);
 
-/** "momentum", "position", "both" -> CHS_PROJECT_*; -1 for anything else. */
+/** "momentum", "position", "both" -> CHS_PROJECT_*; CHS_ERR_NOTFOUND (< 0) for anything else. */
 CHS_EXPORT int CHSProjector_KindFromName(const char *name);
 
 #ifdef __cplusplus

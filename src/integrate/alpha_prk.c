@@ -146,7 +146,7 @@ int chs_alpha_prk_tableau(int s, int k, sunrealtype alpha, chs_cprk_tableau *t) 
   alpha_mem a;
   memset(&a, 0, sizeof a);
   if (s < 3 || k < 0 || k > 1 || chs_lobatto_tableau(s, &a.base) != 0) {
-    return -1;
+    return CHS_ERR_ARG;
   }
   alpha_directions(&a);
   alpha_set(&a, k, alpha);

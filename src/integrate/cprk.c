@@ -45,7 +45,7 @@ int chs_cprk_newton_option(const char *options, char *buf, size_t len, int *mode
   memcpy(buf, o, keep);
   buf[keep] = '\0';
   if ((k ? (size_t)(k - o) : strlen(o)) >= len) {
-    return -1; /* too long to be one of ours: not truncated into a valid one */
+    return CHS_ERR_ARG; /* too long to be one of ours: not truncated into a valid one */
   }
   if (k) {
     const char *v = k + strlen(":newton=");
@@ -54,7 +54,7 @@ int chs_cprk_newton_option(const char *options, char *buf, size_t len, int *mode
     } else if (strcmp(v, "structured") == 0) {
       *mode = CHS_CPRK_NEWTON_STRUCTURED;
     } else {
-      return -1;
+      return CHS_ERR_ARG;
     }
   }
   return 0;

@@ -4,11 +4,11 @@
  *   cvode:bdf    BDF orders 1-5
  *   cvode:adams  Adams-Moulton orders 1-12
  *   cvode:bdf:ls=auto|dense|band|klu|spgmr[,jac=analytic|fd]   the Newton linear solver
- *                (src/linsol.c): chosen from the system (auto, the default: dense up to N = 100),
- *                dense LU or band LU with SUNDIALS' difference-quotient Jacobian, KLU
- *                with the formulation's analytic sparse Jacobian (forward differences when it
- *                has none), or matrix-free SPGMR (difference-quotient J v; prec=sparse|none,
- *                see src/linsol.c): Krylov iterations in the statistics (lin_iters)
+ *                (src/linalg/linsol.c): chosen from the system (auto, the default: dense up to N =
+ * 100), dense LU or band LU with SUNDIALS' difference-quotient Jacobian, KLU with the formulation's
+ * analytic sparse Jacobian (forward differences when it has none), or matrix-free SPGMR
+ * (difference-quotient J v; prec=sparse|none, see src/linalg/linsol.c): Krylov iterations in the
+ * statistics (lin_iters)
  *
  * A projector attached to the formulation becomes CVODE's projection (CVodeSetProjFn, with the
  * error projection CVODE asks for; BDF only, as in CVODE): a failed position projection is a
@@ -20,7 +20,7 @@
 #include <cvode/cvode_proj.h>
 #include "../compat.h"
 #include "../impl.h"
-#include "../setup.h"
+#include "setup.h"
 #include "progress.h"
 
 typedef struct {

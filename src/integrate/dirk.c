@@ -16,7 +16,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include "../compat.h"
 #include "../impl.h"
-#include "../setup.h"
+#include "setup.h"
 #include "fixed_step.h"
 
 typedef struct {

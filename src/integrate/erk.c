@@ -12,7 +12,7 @@
 #include <arkode/arkode_erkstep.h>
 #include "../compat.h"
 #include "../impl.h"
-#include "../setup.h"
+#include "setup.h"
 #include "fixed_step.h"
 
 /* The ARKODE ERK tables of the SUNDIALS chs runs on: enumerated by ARKODE itself from 7.1 on,

@@ -66,7 +66,7 @@ static int gauss_coefficients(int s, gauss_table *T) {
     T->c[1] = 0.5;
     T->c[2] = 0.5 + r15 / 10;
   } else {
-    return -1;
+    return CHS_ERR_ARG;
   }
   return 0;
 }

@@ -2,12 +2,10 @@
  * formulations dae-index3, dae-ggl, dae-index1, or y' - f(t, y) for an ODE formulation), Newton
  * with a direct linear solver or GMRES, adaptive only:
  *
- *   ida:ls=auto|dense|band|klu[,jac=analytic|fd]   (src/linsol.c; default ls=auto, chosen from
- *                                                  the system: dense up to N = 100)
- *   ida:ls=spgmr[,prec=sparse|none]          matrix-free GMRES (IDA's difference-quotient J v),
- *                                            preconditioned by the DAE Jacobian without hess V
- *                                            factored by KLU (default where it exists),
- *                                            else by a diagonal row scaling (ida_prec_solve)
+ *   ida:ls=auto|dense|band|klu[,jac=analytic|fd]   (src/linalg/linsol.c; default ls=auto, chosen
+ * from the system: dense up to N = 100) ida:ls=spgmr[,prec=sparse|none]          matrix-free GMRES
+ * (IDA's difference-quotient J v), preconditioned by the DAE Jacobian without hess V factored by
+ * KLU (default where it exists), else by a diagonal row scaling (ida_prec_solve)
  *
  * The Jacobian dF/dy + cj dF/dy' is the formulation's analytic one when it has one (all DAE
  * formulations, and standard), else (or with jac=fd) IDA's difference quotients (dense, band) or
@@ -29,7 +27,7 @@
 #include <sunnonlinsol/sunnonlinsol_newton.h>
 #include "../compat.h"
 #include "../impl.h"
-#include "../setup.h"
+#include "setup.h"
 #include "progress.h"
 
 typedef struct {
@@ -128,7 +126,7 @@ static int ida_prec_solve(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, 
                           chs_ida_prec_solve(t, yy, yp, rr, rvec, zvec, cj, delta, d->f));
   }
   if (IDAGetErrWeights(d->ida, d->ewt) != 0) {
-    return -1;
+    return CHS_ERR_SOLVER;
   }
   const sunrealtype *w = N_VGetArrayPointer(d->ewt), *id = N_VGetArrayPointer(d->id);
   const sunrealtype *r = N_VGetArrayPointer(rvec);
@@ -238,13 +236,13 @@ static int ida_dense_solve(SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector 
   return CHS_LS_SUCCESS;
 }
 
-/* The error weights of CHSFormulation_IDAErrorWeights (src/glue.c: why) at IDA's next step size,
- * from the component ids kept in d->id; IDA's user data is this integrator. */
+/* The error weights of CHSFormulation_IDAErrorWeights (src/integrate/glue.c: why) at IDA's next
+ * step size, from the component ids kept in d->id; IDA's user data is this integrator. */
 static int ida_ewt(N_Vector y, N_Vector ewt, void *user_data) {
   ida_mem *d = user_data;
   sunrealtype h = 0;
   if (IDAGetCurrentStep(d->ida, &h) != IDA_SUCCESS || !isfinite(h)) {
-    return -1;
+    return CHS_ERR_SOLVER;
   }
   return chs_ida_error_weights(d->f, N_VGetArrayPointer(d->id), d->f->idaw.rtol, d->f->idaw.atol, h,
                                y, ewt) == 0
@@ -266,7 +264,7 @@ static int ida_conv_test(SUNNonlinearSolver NLS, N_Vector ycor, N_Vector del, su
   ida_mem *d = mem;
   int m = 0;
   if (SUNNonlinSolGetCurIter(NLS, &m) != CHS_NLS_SUCCESS) {
-    return -1;
+    return CHS_ERR_SOLVER;
   }
   sunrealtype delnrm = N_VWrmsNorm(del, ewt), ss = 100;
   if (!isfinite(delnrm)) { /* a failed evaluation's correction: a recoverable convergence failure,
@@ -357,8 +355,8 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
   CHS_SETUP(&su, IDAInit, d->ida, ida_res, t0, y0, d->yp);
   CHS_SETUP(&su, IDASetUserData, d->ida, d);
   /* Tolerances: rtol, atol on every component, the algebraic ones weighted by the step size
-   * (CHSFormulation_IDAErrorWeights, src/glue.c: why) in the Newton test and out of the error
-   * test (IDASetId, IDASetSuppressAlg below). CHSFormulation_IDASetTolerances, then the same
+   * (CHSFormulation_IDAErrorWeights, src/integrate/glue.c: why) in the Newton test and out of the
+   * error test (IDASetId, IDASetSuppressAlg below). CHSFormulation_IDASetTolerances, then the same
    * weights through ida_ewt: IDA's user data is this integrator, not f. */
   if (su.flag == 0) {
     CHSFormulation_ComponentIds(f, d->id);

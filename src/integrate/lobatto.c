@@ -79,7 +79,7 @@ void chs_cprk_small_solve(int k, sunrealtype M[CHS_CPRK_SMAX][CHS_CPRK_SMAX], su
 int chs_lobatto_tableau(int s, chs_cprk_tableau *t) {
   memset(t, 0, sizeof *t);
   if (s < 2 || s > CHS_CPRK_SMAX) {
-    return -1;
+    return CHS_ERR_ARG;
   }
   t->s = s;
   if (s == 2) {

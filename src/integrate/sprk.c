@@ -70,7 +70,7 @@
 #include <nvector/nvector_serial.h>
 #include "../compat.h"
 #include "../impl.h"
-#include "../setup.h"
+#include "setup.h"
 #include "fixed_step.h"
 #include "tangent.h"
 
