@@ -95,7 +95,7 @@ static double scale_time_rhs(scale_rhs *r, long evals) {
 static int scale_time_gram(scale_rhs *r, long evals, double *factor, double *solve) {
   CHSSystem *s = &r->f->sys;
   const sunrealtype *q = N_VGetArrayPointer(r->y);
-  sunrealtype *b = s->wm[0], *x = s->wm[1];
+  sunrealtype *b = s->wm[CHS_WM_PSI], *x = s->wm[CHS_WM_R];
   for (sunindextype i = 0; i < s->m; i++) {
     b[i] = 1 + 0.001 * (sunrealtype)(i % 7);
   }

@@ -36,7 +36,7 @@ static int baumgarte_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, 
   sunindextype n = s->n;
   CHSKinematics k;
   CHS_CALL(chs_system_kinematics(s, y, y + n, &k));
-  sunrealtype *g = s->wm[4], *rhs = s->wm[5], *lam = s->wm[6];
+  sunrealtype *g = s->wm[CHS_WM_A], *rhs = s->wm[CHS_WM_B], *lam = s->wm[CHS_WM_BLOCK];
   if (CHS_SYS_CB(s, constraint, s->data, y, g) != 0) {
     return CHS_RECOVERABLE;
   }

@@ -42,14 +42,15 @@ static inline void chs_dae_ids(CHSFormulation f, sunrealtype pid, sunrealtype *i
 }
 
 /* res_q = q' - M^{-1} p (+ M^{-1} G^T mu when mu), res_p = p' - F + G^T lambda, with G at q
- * (s->G) and F = -grad V + Fnc(q, M^{-1} p) (+ F_M for M(q)) evaluated, v = M^{-1} p in s->wn[0];
- * returns through CHS_CALL on callback failure. At the problem's current time. */
+ * (s->G) and F = -grad V + Fnc(q, M^{-1} p) (+ F_M for M(q)) evaluated, v = M^{-1} p in
+ * s->wn[CHS_WN_V]; returns through CHS_CALL on callback failure. At the problem's current time. */
 static inline int chs_dae_dynamics(CHSFormulation f, const sunrealtype *y, const sunrealtype *yp,
                                    const sunrealtype *mu, sunrealtype *res) {
   CHSSystem *s = &f->sys;
   sunindextype n = s->n, m = s->m;
   const sunrealtype *q = y, *p = y + n, *lam = y + 2 * n;
-  sunrealtype *v = s->wn[0], *F = s->wn[1], *Gt = s->wn[2], *Mi = s->wn[3];
+  sunrealtype *v = s->wn[CHS_WN_V], *F = s->wn[CHS_WN_F], *Gt = s->wn[CHS_WN_MINV_F],
+              *Mi = s->wn[CHS_WN_A];
   if (s->mass_kind == CHS_MASS_CONFIG) {
     CHS_CALL(chs_system_mass_at(s, q)); /* M(q) factored at this q (docs/mechanics.md "DAEs") */
   }

@@ -22,7 +22,7 @@ static int ggl_residual(CHSFormulation f, sunrealtype t, const sunrealtype *y,
   if (CHS_SYS_CB(s, constraint, s->data, y, res + 2 * n) != 0) {
     return CHS_RECOVERABLE;
   }
-  sunrealtype *v = s->wn[0]; /* M^{-1} p, from chs_dae_dynamics */
+  sunrealtype *v = s->wn[CHS_WN_V]; /* M^{-1} p, from chs_dae_dynamics */
   CHS_CALL(chs_system_time_terms(s, y));
   chs_system_psi(s, v, res + 2 * n + m); /* G M^{-1} p + g_t */
   return 0;

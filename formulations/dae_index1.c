@@ -18,7 +18,7 @@ static int dae1_residual(CHSFormulation f, sunrealtype t, const sunrealtype *y,
   CHS_CALL(chs_dae_dynamics(f, y, yp, NULL, res));
   CHSKinematics k;
   CHS_CALL(chs_system_kinematics(s, y, y + n, &k)); /* r, and Q factored (Q lambda below) */
-  sunrealtype *Ql = s->wm[4], *tmp = s->wn[4], *t2 = s->wn[5];
+  sunrealtype *Ql = s->wm[CHS_WM_A], *tmp = s->wn[CHS_WN_B], *t2 = s->wn[CHS_WN_C];
   chs_jac_tmv(s, s->G, y + 2 * n, tmp);
   chs_mass_inv(s, tmp, t2);
   chs_jac_mv(s, s->G, t2, Ql);

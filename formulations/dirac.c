@@ -126,10 +126,10 @@ static int dirac_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
   sunindextype n = s->n, m = s->m;
   const sunrealtype *q = y;
   CHSKinematics k;
-  CHS_CALL(chs_system_kinematics_f(s, y, y + n, s->wn[1], NULL, 0, &k));
-  sunrealtype *w = s->wm[4], *Sw = s->wm[5], *z = s->wm[6], *tm = s->xm[0];
-  sunrealtype *Gtw = s->wn[3], *a = s->wn[4], *b = s->wn[5], *Gtz = s->wn[6], *t1 = s->xn[0],
-              *t2 = s->xn[1];
+  CHS_CALL(chs_system_kinematics_f(s, y, y + n, s->wn[CHS_WN_F], NULL, 0, &k));
+  sunrealtype *w = s->wm[CHS_WM_A], *Sw = s->wm[CHS_WM_B], *z = s->wm[CHS_WM_BLOCK], *tm = s->xm[0];
+  sunrealtype *Gtw = s->wn[CHS_WN_A], *a = s->wn[CHS_WN_B], *b = s->wn[CHS_WN_C],
+              *Gtz = s->wn[CHS_WN_FIELD], *t1 = s->xn[0], *t2 = s->xn[1];
   CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
   chs_jac_tmv_fused(s, w, NULL, Gtw, b, NULL); /* G^T w and Gdot^T w in one pass */
   chs_mass_inv(s, Gtw, a);
@@ -178,16 +178,18 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
   /* Unless ydot is y itself: F straight into p' and, for a CSR G and M = I with m > 1, G^T w
    * into q' (both completed in place below): two arrays of length n less in the working set. */
   int inplace = ydot != y && s->jac_kind == CHS_JAC_CSR; /* large systems: their working set */
-  CHS_CALL(chs_system_kinematics_f(s, y, y + n, inplace ? ydot + n : s->wn[1], s->wm[4], 1, &k));
+  CHS_CALL(chs_system_kinematics_f(s, y, y + n, inplace ? ydot + n : s->wn[CHS_WN_F],
+                                   s->wm[CHS_WM_A], 1, &k));
   inplace = inplace && m > 1 && s->jac_kind == CHS_JAC_CSR && s->mass_kind == CHS_MASS_IDENTITY;
-  sunrealtype *Gtw = inplace ? ydot : s->wn[3], *Minv_Gtw = s->wn[4], *b = s->wn[5];
-  sunrealtype *Gtz = s->wn[6];
-  sunrealtype *Minv_b = s->wn[7];
+  sunrealtype *Gtw = inplace ? ydot : s->wn[CHS_WN_A], *Minv_Gtw = s->wn[CHS_WN_B],
+              *b = s->wn[CHS_WN_C];
+  sunrealtype *Gtz = s->wn[CHS_WN_FIELD];
+  sunrealtype *Minv_b = s->wn[CHS_WN_FORCE];
   /* w = Q^{-1} psi from the kinematics' pass (tridiagonal Q) or solved in place over psi (m > 1;
    * for m = 1 the in-place solve measured 1-2 % slower on the pendulum); z over S w (not needed
    * again) */
-  sunrealtype *w = k.w_done || m == 1 ? s->wm[4] : k.psi, *Sw = s->wm[5],
-              *z = m == 1 ? s->wm[7] : Sw;
+  sunrealtype *w = k.w_done || m == 1 ? s->wm[CHS_WM_A] : k.psi, *Sw = s->wm[CHS_WM_B],
+              *z = m == 1 ? s->wm[CHS_WM_BLOCK2] : Sw;
   const sunrealtype *a = s->mass_kind == CHS_MASS_IDENTITY ? Gtw : Minv_Gtw;
 
   if (!k.w_done) {

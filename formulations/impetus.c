@@ -38,14 +38,15 @@
 #include <string.h>
 #include "../src/impl.h"
 
-/* lambda* into s->wm[4], v into s->wn[4] (physical velocity), physical p into s->wn[3]. */
+/* lambda* into s->wm[CHS_WM_A], v into s->wn[CHS_WN_B] (physical velocity), physical p into
+ * s->wn[CHS_WN_A]. */
 static int impetus_physical(CHSSystem *s, const sunrealtype *q, const sunrealtype *pstar,
                             sunrealtype **lam, sunrealtype **p, sunrealtype **v) {
   sunindextype n = s->n;
-  *lam = s->wm[4];
-  *p = s->wn[3];
-  *v = s->wn[4];
-  sunrealtype *psi = s->wm[5], *Gtl = s->wn[5];
+  *lam = s->wm[CHS_WM_A];
+  *p = s->wn[CHS_WN_A];
+  *v = s->wn[CHS_WN_B];
+  sunrealtype *psi = s->wm[CHS_WM_B], *Gtl = s->wn[CHS_WN_C];
   CHS_CALL(chs_system_gram_at(s, q));
   CHS_CALL(chs_system_time_terms(s, q)); /* g(q, t): g_t at the problem's time */
   chs_mass_inv(s, pstar, *v);
@@ -63,7 +64,7 @@ static int impetus_physical(CHSSystem *s, const sunrealtype *q, const sunrealtyp
 static int impetus_kinetic_scale(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
                                  sunrealtype *v, sunrealtype *F) {
   sunindextype n = s->n;
-  sunrealtype sigma = 1, T = 0, *grad = s->wn[6];
+  sunrealtype sigma = 1, T = 0, *grad = s->wn[CHS_WN_FIELD];
   if (CHS_SYS_CB(s, kinetic_scale, s->data, q, &sigma, grad) != 0 || !(sigma > 0)) {
     return CHS_RECOVERABLE;
   }
@@ -133,7 +134,7 @@ static int impetus_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, su
   (void)t;
   CHSSystem *s = &f->sys;
   sunindextype n = s->n;
-  sunrealtype *lam, *p, *v, *F = s->wn[1], *gl = s->wn[2];
+  sunrealtype *lam, *p, *v, *F = s->wn[CHS_WN_F], *gl = s->wn[CHS_WN_MINV_F];
   CHS_CALL(impetus_physical(s, y, y + n, &lam, &p, &v));
   if (chs_system_force(s, y, v, F) != 0) {
     return CHS_RECOVERABLE;

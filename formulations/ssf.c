@@ -214,7 +214,8 @@ static int ssf_physical(CHSFormulation f, const sunrealtype *y, sunrealtype *q, 
   sunindextype n = s->n, k = w->k;
   CHS_CALL(ssf_position(s, w, y, q));
   CHS_CALL(chs_system_gram_at(s, q));
-  sunrealtype *At = s->wn[3], *v = s->wn[4], *lam = s->wm[4], *psi = s->wm[5];
+  sunrealtype *At = s->wn[CHS_WN_A], *v = s->wn[CHS_WN_B], *lam = s->wm[CHS_WM_A],
+              *psi = s->wm[CHS_WM_B];
   memset(At, 0, (size_t)n * sizeof *At);
   for (sunindextype c = 0; c < k; c++) {
     At[w->ind[c]] = y[k + c];
@@ -254,7 +255,8 @@ static int ssf_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, sunrea
   CHSSystem *s = &f->sys;
   ssf_ws *w = CHSFormulation_GetPrivate(f);
   sunindextype n = s->n, m = s->m, k = w->k;
-  sunrealtype *q = s->wn[0], *p = s->wn[1], *v = s->wn[2], *F = s->wn[5];
+  sunrealtype *q = s->wn[CHS_WN_V], *p = s->wn[CHS_WN_F], *v = s->wn[CHS_WN_MINV_F],
+              *F = s->wn[CHS_WN_C];
   CHS_CALL(ssf_physical(f, y, q, p));
   chs_mass_inv(s, p, v);
   if (chs_system_force(s, q, v, F) != 0 || CHS_SYS_CB(s, jacobian_dot, s->data, q, v, s->Gd) != 0) {
@@ -372,7 +374,7 @@ static int ssf_init(CHSFormulation f, CHSParams params, CHSError *err) {
   w->z = w->Gd + m * n;
   w->tm = w->z + m;
   /* Partition at the initial configuration. */
-  sunrealtype *q = s->wn[0], *p = s->wn[1];
+  sunrealtype *q = s->wn[CHS_WN_V], *p = s->wn[CHS_WN_F];
   if (CHS_SYS_CB(s, initial_state, s->data, q, p) != 0 ||
       CHS_SYS_CB(s, jacobian, s->data, q, s->G) != 0) {
     return chs_error_set(err, CHS_ERR_CALLBACK, "ssf: cannot evaluate the initial state");

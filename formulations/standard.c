@@ -18,7 +18,8 @@ static int standard_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, s
   sunindextype n = s->n;
   CHSKinematics k;
   /* F straight into p' (completed in place by the field) unless ydot is y itself */
-  CHS_CALL(chs_system_kinematics_f(s, y, y + n, ydot != y ? ydot + n : s->wn[1], NULL, 1, &k));
+  CHS_CALL(
+      chs_system_kinematics_f(s, y, y + n, ydot != y ? ydot + n : s->wn[CHS_WN_F], NULL, 1, &k));
   chs_system_field(s, &k, k.lambda, 0, NULL, NULL, ydot);
   return 0;
 }

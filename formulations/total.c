@@ -122,9 +122,9 @@ static int total_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
   const sunrealtype *q = y;
   CHSKinematics k;
   CHS_CALL(chs_system_kinematics(s, q, y + n, &k));
-  sunrealtype *g = s->wm[4], *mu = s->wm[5], *w = s->wm[6];
-  sunrealtype *Gtmu = s->wn[3], *Gdvmu = s->wn[4], *Gtlam = s->wn[5], *t1 = s->wn[6],
-              *t2 = s->wn[7];
+  sunrealtype *g = s->wm[CHS_WM_A], *mu = s->wm[CHS_WM_B], *w = s->wm[CHS_WM_BLOCK];
+  sunrealtype *Gtmu = s->wn[CHS_WN_A], *Gdvmu = s->wn[CHS_WN_B], *Gtlam = s->wn[CHS_WN_C],
+              *t1 = s->wn[CHS_WN_FIELD], *t2 = s->wn[CHS_WN_FORCE];
   sunrealtype *b = ws->b, *c = ws->c, *d = ws->a, *acc = ws->acc, *e = ws->e;
   sunrealtype *h = ws->x, *gp = h + n, *amb = gp + n, *ex = amb + n, *work = ex + n;
   const sunrealtype *a = k.Minv_F, *v = k.v;
@@ -221,8 +221,9 @@ int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, i
   const sunrealtype *q = y;
   CHSKinematics k;
   CHS_CALL(chs_system_kinematics(s, q, y + n, &k));
-  sunrealtype *g = s->wm[4], *mu = s->wm[5], *w = s->wm[6];
-  sunrealtype *Gtmu = s->wn[3], *Gdvmu = s->wn[4], *Gtlam = s->wn[5], *acc = ws->acc;
+  sunrealtype *g = s->wm[CHS_WM_A], *mu = s->wm[CHS_WM_B], *w = s->wm[CHS_WM_BLOCK];
+  sunrealtype *Gtmu = s->wn[CHS_WN_A], *Gdvmu = s->wn[CHS_WN_B], *Gtlam = s->wn[CHS_WN_C],
+              *acc = ws->acc;
   if (CHS_SYS_CB(s, constraint, s->data, q, g) != 0) {
     return CHS_RECOVERABLE;
   }
@@ -238,7 +239,7 @@ int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, i
       w0 = w[0];
     }
     const sunrealtype *G = s->G, *Gd = s->Gd, *minv = s->minv;
-    sunrealtype *ambw = s->wn[6];
+    sunrealtype *ambw = s->wn[CHS_WN_FIELD];
     for (sunindextype i = 0; i < n; i++) {
       sunrealtype mi = minv ? minv[i] : 1;
       ws->a[i] = mi * m0 * Gd[i];
@@ -261,7 +262,7 @@ int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, i
     for (sunindextype i = 0; i < n; i++) {
       ws->b[i] = k.F[i] - Gtlam[i];
     }
-    amb = chs_mass_inv_view(s, ws->b, s->wn[6]);
+    amb = chs_mass_inv_view(s, ws->b, s->wn[CHS_WN_FIELD]);
     /* Extended: w = Q^{-1} psi, G^T w and Gdot(q,v)^T w in one pass, e = M^{-1} G^T w. */
     if (extended) {
       CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
@@ -278,7 +279,7 @@ int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, i
     memset(acc, 0, (size_t)n * sizeof *acc);
   }
   if (s->ops->hessian_potential) {
-    sunrealtype *Hc = s->wn[7];
+    sunrealtype *Hc = s->wn[CHS_WN_FORCE];
     if (CHS_SYS_CB(s, hessian_potential, s->data, q, c, Hc) != 0) {
       return CHS_RECOVERABLE;
     }
@@ -290,7 +291,7 @@ int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, i
    * in its direction: the first two are Gdot(q,a-b)^T mu; with one constraint,
    * Gdot(q,u)^T w = w Gdot(q,u)^T 1 is bilinear in (u, w), so all of them are one evaluation. */
   if (s->m == 1) {
-    sunrealtype *u = s->wn[7], one = 1;
+    sunrealtype *u = s->wn[CHS_WN_FORCE], one = 1;
     for (sunindextype i = 0; i < n; i++) {
       u[i] = mu[0] * amb[i] - k.lambda[0] * c[i] + (extended ? 2 * w[0] * e[i] : 0);
     }

@@ -36,7 +36,7 @@ static int chs_power(CHSSystem *s, const sunrealtype *q, const sunrealtype *p, s
     acc += Vt;
   }
   if (s->ops->nonconservative_force) {
-    sunrealtype *v = s->wn[3], *Fnc = s->wn[4];
+    sunrealtype *v = s->wn[CHS_WN_A], *Fnc = s->wn[CHS_WN_B];
     CHS_CALL(chs_system_mass_at(s, q));
     chs_mass_inv(s, p, v);
     int rc = s->ops->nonconservative_force(s->data, q, v, Fnc);
@@ -186,27 +186,27 @@ int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord
   }
   sunrealtype H;
   if (chs_system_set_time(s, t) != 0 || chs_system_energy(s, d->q, d->p, &H) != 0 ||
-      s->ops->constraint(s->data, d->q, s->wm[0]) != 0 ||
+      s->ops->constraint(s->data, d->q, s->wm[CHS_WM_PSI]) != 0 ||
       s->ops->jacobian(s->data, d->q, s->G) != 0 || chs_system_time_terms(s, d->q) != 0) {
     return chs_error_set(err, CHS_ERR_NONFINITE,
                          "%s: energy or constraints cannot be evaluated at t = %g", fname,
                          (double)t);
   }
-  chs_mass_inv(s, d->p, s->wn[0]);       /* M(q) factored at q by chs_system_energy */
-  chs_system_psi(s, s->wn[0], s->wm[1]); /* G M^{-1} p + g_t */
+  chs_mass_inv(s, d->p, s->wn[CHS_WN_V]);              /* M(q) factored at q by chs_system_energy */
+  chs_system_psi(s, s->wn[CHS_WN_V], s->wm[CHS_WM_R]); /* G M^{-1} p + g_t */
   if (d->s.records == 0) {
     d->s.energy0 = H;
   }
   sunrealtype H0 = d->s.energy0;
   rec->energy = H;
   rec->energy_err = H0 != 0 ? fabs(H - H0) / fabs(H0) : fabs(H - H0);
-  rec->pos_res = chs_norm2(s->wm[0], m);
-  rec->mom_res = chs_norm2(s->wm[1], m);
+  rec->pos_res = chs_norm2(s->wm[CHS_WM_PSI], m);
+  rec->mom_res = chs_norm2(s->wm[CHS_WM_R], m);
   {
     sunrealtype Gf = chs_norm2(s->G, s->gsize), qmax = 0, vmax = 0;
     for (sunindextype i = 0; i < n; i++) {
       qmax = fmax(qmax, fabs(d->q[i]));
-      vmax = fmax(vmax, fabs(s->wn[0][i]));
+      vmax = fmax(vmax, fabs(s->wn[CHS_WN_V][i]));
     }
     rec->pos_scale = Gf * qmax;
     rec->mom_scale = Gf * vmax + ((s->time_bits & CHS_TIME_CONSTRAINTS) ? chs_norm2(s->gt, m) : 0);

@@ -103,7 +103,8 @@ int CHSProjector_SetEvery(CHSProjector proj, long k) {
 static int chs_project_position(CHSProjector pr, sunrealtype *q) {
   CHSSystem *s = &pr->sys;
   sunindextype n = s->n, m = s->m;
-  sunrealtype *g = s->wm[0], *mu = s->wm[1], *Gtmu = s->wn[0], *dq = s->wn[1];
+  sunrealtype *g = s->wm[CHS_WM_PSI], *mu = s->wm[CHS_WM_R], *Gtmu = s->wn[CHS_WN_V],
+              *dq = s->wn[CHS_WN_F];
   CHS_CALL(chs_system_gram_at(s, q));
   sunrealtype qn = chs_norm2(q, n);
   for (int it = 0; it < CHS_PROJ_NEWTON_MAX; it++) {
@@ -136,7 +137,8 @@ static int chs_project_position(CHSProjector pr, sunrealtype *q) {
  * the caller): the M(q)^{-1}-orthogonal projection onto psi = 0. */
 static int chs_project_momentum(CHSProjector pr, const sunrealtype *q, sunrealtype *p) {
   CHSSystem *s = &pr->sys;
-  sunrealtype *v = s->wn[0], *Gtl = s->wn[1], *psi = s->wm[0], *lam = s->wm[1];
+  sunrealtype *v = s->wn[CHS_WN_V], *Gtl = s->wn[CHS_WN_F], *psi = s->wm[CHS_WM_PSI],
+              *lam = s->wm[CHS_WM_R];
   (void)q;
   chs_mass_inv(s, p, v);
   chs_system_psi(s, v, psi);
@@ -179,7 +181,8 @@ int chs_projector_now(CHSProjector pr, N_Vector y) {
   CHSSystem *s = &pr->sys;
   sunindextype n = s->n, m = s->m;
   sunrealtype *z = N_VGetArrayPointer(y), *q = z, *p = z + n;
-  sunrealtype *g = s->wm[2], *psi = s->wm[3], *v = s->wn[2], *q0 = s->wn[3];
+  sunrealtype *g = s->wm[CHS_WM_LAMBDA], *psi = s->wm[CHS_WM_TMP], *v = s->wn[CHS_WN_MINV_F],
+              *q0 = s->wn[CHS_WN_A];
   if (pr->kind & CHS_PROJECT_POSITION) {
     if (s->ops->constraint(s->data, q, g) != 0) {
       return CHS_RECOVERABLE;
@@ -226,7 +229,8 @@ int CHSProjector_ARKPostprocess(sunrealtype t, N_Vector y, void *user_data) {
 static int chs_project_error(CHSProjector pr, const sunrealtype *y, sunrealtype *e) {
   CHSSystem *s = &pr->sys;
   sunindextype n = s->n;
-  sunrealtype *a = s->wm[0], *b = s->wm[1], *t1 = s->wn[0], *t2 = s->wn[1];
+  sunrealtype *a = s->wm[CHS_WM_PSI], *b = s->wm[CHS_WM_R], *t1 = s->wn[CHS_WN_V],
+              *t2 = s->wn[CHS_WN_F];
   CHS_CALL(chs_system_gram_at(s, y));
   chs_jac_mv(s, s->G, e, a);
   CHS_CALL(chs_gram_solve(s->gram, a, b));

@@ -15,7 +15,8 @@
  *   chs_block_third  D (m x n) = d/dq (Gdot(q, u) u) at fixed u (zero when g is declared
  *                    quadratic; CHS_ERR_UNSUPPORTED when constraint_third is missing otherwise)
  * chs_dense_mm: C (a x c) = A (a x b) B (b x c); chs_gram_solve_columns: A (m x ncols) <- Q^{-1} A
- * with the Gram matrix factored last. The block helpers use scratch s->wn[6..7], s->wm[6..7]. */
+ * with the Gram matrix factored last. The block helpers use scratch s->wn[CHS_WN_FIELD],
+ * s->wn[CHS_WN_FORCE], s->wm[CHS_WM_BLOCK], s->wm[CHS_WM_BLOCK2]. */
 void chs_block_G(const CHSSystem *s, const sunrealtype *J, sunrealtype *D);
 void chs_block_minv(const CHSSystem *s, sunrealtype *D);
 int chs_block_hessV(const CHSSystem *s, const sunrealtype *q, sunrealtype *D);
@@ -36,12 +37,14 @@ int chs_gram_solve_columns(CHSSystem *s, sunindextype ncols, sunrealtype *A);
  *   R = d/dq (M'(q; v) v) at fixed v (row i: mass_grad_dir(q, v, e_i, v)). Then
  *   d(Q lambda - r)/dq = Gdot(q, b) - Gdot(q, a) - d/dq (Gdot(q, v) v) + G M^{-1} (H + K_lambda)
  *   + 2 Gdot(q, v) Y + G M^{-1} X and d(Q lambda - r)/dp = -2 Gdot(q, v) M^{-1} - G M^{-1} Xp
- *   (docs/mechanics.md, "Jacobians"). Uses scratch s->wn[6..7]. */
+ *   (docs/mechanics.md, "Jacobians"). Uses the scratch slots CHS_WN_C, CHS_WN_FIELD and
+ *   CHS_WN_FORCE. */
 int chs_block_mass_terms(const CHSSystem *s, const sunrealtype *q, const sunrealtype *v,
                          const sunrealtype *a, const sunrealtype *b, const sunrealtype *Minv,
                          sunrealtype *Y, sunrealtype *Z, sunrealtype *W, sunrealtype *X,
                          sunrealtype *Xp);
-/* D (n x n) = [M'(q; e_j) x]_j (CHS_MASS_CONFIG). Uses scratch s->wn[6..7]. */
+/* D (n x n) = [M'(q; e_j) x]_j (CHS_MASS_CONFIG). Uses scratch s->wn[CHS_WN_FIELD],
+ * s->wn[CHS_WN_FORCE]. */
 int chs_block_mass_dir(const CHSSystem *s, const sunrealtype *q, const sunrealtype *x,
                        sunrealtype *D);
 

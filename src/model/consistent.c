@@ -231,7 +231,7 @@ int CHSProblem_InitialGuess(CHSProblem prob, sunrealtype *q, sunrealtype *v, CHS
   }
   CHSSystem s;
   CHS_CALL(chs_system_init(&s, prob, NULL, 0, err));
-  sunrealtype *p = s.wn[0];
+  sunrealtype *p = s.wn[CHS_WN_V];
   int rc = prob->ops->initial_state(prob->data, q, p);
   if (rc == 0) {
     rc = chs_system_mass_at(&s, q);

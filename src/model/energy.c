@@ -8,14 +8,14 @@ int chs_system_energy(CHSSystem *s, const sunrealtype *q, const sunrealtype *p, 
   if (chs_system_mass_at(s, q) != 0) {
     return CHS_ERR_CALLBACK;
   }
-  chs_mass_inv(s, p, s->wn[0]);
+  chs_mass_inv(s, p, s->wn[CHS_WN_V]);
   for (sunindextype i = 0; i < s->n; i++) {
-    T += p[i] * s->wn[0][i];
+    T += p[i] * s->wn[CHS_WN_V][i];
   }
   int rc = s->ops->potential(s->data, q, &V);
   if (rc == 0 && CHSProblem_HasKineticScale(s->prob)) { /* H = sigma(q) T + V */
     sunrealtype sigma = 1;
-    rc = s->ops->kinetic_scale(s->data, q, &sigma, s->wn[1]);
+    rc = s->ops->kinetic_scale(s->data, q, &sigma, s->wn[CHS_WN_F]);
     T *= sigma;
   }
   *H = T / 2 + V;

@@ -572,7 +572,7 @@ int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
   }
   /* Dense mass matrix (also M(q), factored at the point by chs_system_mass_at): column j of MinvGt
    * = M^{-1} (row j of G); Q(:,j) = G MinvGt(:,j). */
-  sunrealtype *row = s->wn[CHS_SCRATCH_N - 1];
+  sunrealtype *row = s->wn[CHS_WN_FORCE];
   for (sunindextype j = 0; j < m; j++) {
     if (s->jac_kind == CHS_JAC_DENSE) {
       memcpy(row, s->G + j * n, (size_t)n * sizeof *row);

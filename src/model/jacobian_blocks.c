@@ -34,7 +34,7 @@ typedef int (*chs_block_col_fn)(const CHSSystem *s, const void *ctx, const sunre
 static int chs_block_columns(const CHSSystem *s, chs_block_col_fn fn, const void *ctx,
                              sunrealtype *D) {
   sunindextype n = s->n;
-  sunrealtype *e = s->wn[7], *col = s->wn[6];
+  sunrealtype *e = s->wn[CHS_WN_FORCE], *col = s->wn[CHS_WN_FIELD];
   memset(e, 0, (size_t)n * sizeof *e);
   for (sunindextype j = 0; j < n; j++) {
     e[j] = 1;
@@ -100,7 +100,7 @@ int chs_block_hessV(const CHSSystem *s, const sunrealtype *q, sunrealtype *D) {
 int chs_block_hessgw(const CHSSystem *s, const sunrealtype *q, const sunrealtype *w,
                      sunrealtype *D) {
   sunindextype n = s->n;
-  sunrealtype *e = s->wn[7], *col = s->wn[6];
+  sunrealtype *e = s->wn[CHS_WN_FORCE], *col = s->wn[CHS_WN_FIELD];
   sunrealtype *Gd = malloc((size_t)s->gsize * sizeof *Gd);
   if (!Gd) {
     return CHS_ERR_MEM;
@@ -143,7 +143,7 @@ int chs_block_third(const CHSSystem *s, const sunrealtype *q, const sunrealtype 
   if (!s->ops->constraint_third) { /* zero only when declared (never a silent default) */
     return chs_missing_derivative(s->prob, CHS_NEED_THIRD) ? CHS_ERR_UNSUPPORTED : 0;
   }
-  sunrealtype *e = s->wm[7];
+  sunrealtype *e = s->wm[CHS_WM_BLOCK2];
   memset(e, 0, (size_t)m * sizeof *e);
   for (sunindextype i = 0; i < m; i++) {
     e[i] = 1;
@@ -173,7 +173,7 @@ void chs_dense_mm(sunindextype a, sunindextype b, sunindextype c, const sunrealt
 
 int chs_gram_solve_columns(CHSSystem *s, sunindextype ncols, sunrealtype *A) {
   sunindextype m = s->m;
-  sunrealtype *b = s->wm[6], *x = s->wm[7];
+  sunrealtype *b = s->wm[CHS_WM_BLOCK], *x = s->wm[CHS_WM_BLOCK2];
   for (sunindextype j = 0; j < ncols; j++) {
     for (sunindextype i = 0; i < m; i++) {
       b[i] = A[i * ncols + j];
@@ -196,7 +196,7 @@ int chs_block_mass_dir(const CHSSystem *s, const sunrealtype *q, const sunrealty
 static int chs_block_mgd_rows(const CHSSystem *s, const sunrealtype *q, const sunrealtype *u,
                               const sunrealtype *y, sunrealtype *D) {
   sunindextype n = s->n;
-  sunrealtype *e = s->wn[7];
+  sunrealtype *e = s->wn[CHS_WN_FORCE];
   memset(e, 0, (size_t)n * sizeof *e);
   for (sunindextype i = 0; i < n; i++) {
     e[i] = 1;
@@ -230,7 +230,7 @@ int chs_block_mass_terms(const CHSSystem *s, const sunrealtype *q, const sunreal
     rc = chs_block_mgd_rows(s, q, v, v, R);
   }
   if (rc == 0 && X) { /* U = [M'(q; e_j) (a - b)]_j, T = M'(q; v) (column j: M'(q; v) e_j) */
-    sunrealtype *amb = s->wn[5];
+    sunrealtype *amb = s->wn[CHS_WN_C];
     for (sunindextype i = 0; i < n; i++) {
       amb[i] = a[i] - b[i];
     }

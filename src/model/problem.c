@@ -181,7 +181,8 @@ static int chs_check_initial_state(CHSProblem prob, CHSError *err) {
   CHSSystem s;
   CHS_CALL(chs_system_init(&s, prob, NULL, 0, err));
   sunindextype n = s.n, m = s.m;
-  sunrealtype *q = s.wn[0], *p = s.wn[1], *v = s.wn[2], *g = s.wm[0], *psi = s.wm[1];
+  sunrealtype *q = s.wn[CHS_WN_V], *p = s.wn[CHS_WN_F], *v = s.wn[CHS_WN_MINV_F],
+              *g = s.wm[CHS_WM_PSI], *psi = s.wm[CHS_WM_R];
   const char *name = prob->ops->name;
   int rc = CHS_SUCCESS;
   int cb = chs_problem_initial_state(prob, q, p);
@@ -221,9 +222,9 @@ static int chs_check_initial_state(CHSProblem prob, CHSError *err) {
       what = "potential";
     } else if (!isfinite(V)) {
       what = "potential (not finite)";
-    } else if ((cb = prob->ops->force(prob->data, q, s.wn[3])) != 0) {
+    } else if ((cb = prob->ops->force(prob->data, q, s.wn[CHS_WN_A])) != 0) {
       what = "force";
-    } else if (!chs_all_finite(s.wn[3], n)) {
+    } else if (!chs_all_finite(s.wn[CHS_WN_A], n)) {
       what = "force (not finite)";
     } else if ((cb = prob->ops->jacobian_dot(prob->data, q, v, s.Gd)) != 0) {
       what = "jacobian_dot";

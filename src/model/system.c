@@ -280,7 +280,7 @@ int chs_system_init(CHSSystem *s, CHSProblem prob, SUNContext ctx, int gram_kind
       s->wn[i] = s->Gd + gs + (size_t)i * ns;
     }
     for (int i = 0; i < CHS_SCRATCH_M; i++) {
-      s->wm[i] = s->wn[0] + CHS_SCRATCH_N * ns + (size_t)i * ms;
+      s->wm[i] = s->wn[CHS_WN_V] + CHS_SCRATCH_N * ns + (size_t)i * ms;
     }
   }
   /* The n x m scratch is only for the dense mass matrix's Gram assembly: never allocated for
@@ -631,7 +631,7 @@ int chs_system_gram_at(CHSSystem *s, const sunrealtype *q) {
 int chs_system_force(CHSSystem *s, const sunrealtype *q, const sunrealtype *v, sunrealtype *F) {
   CHS_CALL(CHS_SYS_CB(s, force, s->data, q, F));
   if (s->ops->nonconservative_force) {
-    sunrealtype *Fnc = s->wn[7];
+    sunrealtype *Fnc = s->wn[CHS_WN_FORCE];
     CHS_CALL(CHS_SYS_CB(s, nonconservative_force, s->data, q, v, Fnc));
     for (sunindextype i = 0; i < s->n; i++) {
       F[i] += Fnc[i];
@@ -642,7 +642,7 @@ int chs_system_force(CHSSystem *s, const sunrealtype *q, const sunrealtype *v, s
 
 int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
                           CHSKinematics *k) {
-  return chs_system_kinematics_f(s, q, p, s->wn[1], NULL, 0, k);
+  return chs_system_kinematics_f(s, q, p, s->wn[CHS_WN_F], NULL, 0, k);
 }
 
 /* M(q) and time dependence (docs/mechanics.md "Kinematics"): F <- F + F_M, Minv_F <- the free
@@ -652,12 +652,12 @@ static int chs_kinematics_general(CHSSystem *s, const sunrealtype *q, const sunr
                                   sunrealtype *F, CHSKinematics *k) {
   sunindextype n = s->n, m = s->m;
   k->w_done = 0;
-  k->v = s->wn[0];
+  k->v = s->wn[CHS_WN_V];
   k->F = F;
-  k->Minv_F = s->wn[2];
-  k->psi = s->wm[0];
-  k->r = s->wm[1];
-  k->lambda = s->wm[2];
+  k->Minv_F = s->wn[CHS_WN_MINV_F];
+  k->psi = s->wm[CHS_WM_PSI];
+  k->r = s->wm[CHS_WM_R];
+  k->lambda = s->wm[CHS_WM_LAMBDA];
   CHS_CALL(chs_system_mass_at(s, q));
   chs_mass_inv(s, p, k->v);
   CHS_CALL(chs_system_force(s, q, k->v, F));
@@ -694,13 +694,13 @@ int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtyp
     return chs_kinematics_general(s, q, p, F, k);
   }
   k->w_done = 0;
-  k->v = s->wn[0];
+  k->v = s->wn[CHS_WN_V];
   k->F = F;
-  k->Minv_F = s->wn[2];
-  k->psi = s->wm[0];
-  k->r = s->wm[1];
-  k->lambda = s->wm[2];
-  sunrealtype *tmp = s->wm[3];
+  k->Minv_F = s->wn[CHS_WN_MINV_F];
+  k->psi = s->wm[CHS_WM_PSI];
+  k->r = s->wm[CHS_WM_R];
+  k->lambda = s->wm[CHS_WM_LAMBDA];
+  sunrealtype *tmp = s->wm[CHS_WM_TMP];
 
   if (s->mass_kind == CHS_MASS_IDENTITY) {
     /* M = I: v is p and M^{-1} F is F (read-only aliases, no copies) */
@@ -754,7 +754,7 @@ void chs_system_field(CHSSystem *s, const CHSKinematics *k, const sunrealtype *m
                       const sunrealtype *dq, const sunrealtype *dp, sunrealtype *ydot) {
   sunindextype n = s->n;
   if (s->jac_kind == CHS_JAC_DENSE) {
-    sunrealtype *Gtm = s->wn[6];
+    sunrealtype *Gtm = s->wn[CHS_WN_FIELD];
     chs_jac_tmv(s, s->G, mult, Gtm);
     for (sunindextype i = 0; i < n; i++) {
       ydot[i] = k->v[i] + (dq ? cq * dq[i] : 0);

@@ -10,8 +10,45 @@
 /* ------------------------------------------------------------------ system
  * A problem bound to its sizes, inverse mass matrix, Jacobian storage, Gram solver, scratch
  * vectors and counters. One per formulation (no sharing, so formulations are reentrant). */
-#define CHS_SCRATCH_N 8
-#define CHS_SCRATCH_M 8
+/* The system's scratch vectors, s->wn[k] of length n and s->wm[k] of length m, named by the
+ * kernels that write them. A kernel writes only the slots listed for it (and those of the kernels
+ * it calls); any slot is the caller's own scratch between two kernel calls that do not write it.
+ * Every formulation, projector and diagnostics object has a system of its own, so only the
+ * kernels and one caller ever share a slot.
+ *   CHS_WN_V, CHS_WN_F, CHS_WN_MINV_F  chs_system_kinematics: v = M^{-1} p, F (unless the caller
+ *                                      passes its own), M^{-1} F; chs_system_energy: the first two
+ *   CHS_WN_A, CHS_WN_B                 no kernel
+ *   CHS_WN_C                           chs_block_mass_terms (a - b)
+ *   CHS_WN_FIELD                       chs_system_field; the block helpers (a column)
+ *   CHS_WN_FORCE                       chs_system_force (Fnc; so also the kinematics), the Gram
+ *                                      assembly (a row), the block helpers (a unit vector)
+ *   CHS_WM_PSI, CHS_WM_R, CHS_WM_LAMBDA, CHS_WM_TMP
+ *                                      chs_system_kinematics: psi, r, lambda and its own
+ *   CHS_WM_A, CHS_WM_B                 no kernel
+ *   CHS_WM_BLOCK, CHS_WM_BLOCK2        chs_gram_solve_columns, chs_block_third
+ * The M(q) and time-dependent paths have more: xn[], xm[]. */
+enum {
+  CHS_WN_V,
+  CHS_WN_F,
+  CHS_WN_MINV_F,
+  CHS_WN_A,
+  CHS_WN_B,
+  CHS_WN_C,
+  CHS_WN_FIELD,
+  CHS_WN_FORCE,
+  CHS_SCRATCH_N
+};
+enum {
+  CHS_WM_PSI,
+  CHS_WM_R,
+  CHS_WM_LAMBDA,
+  CHS_WM_TMP,
+  CHS_WM_A,
+  CHS_WM_B,
+  CHS_WM_BLOCK,
+  CHS_WM_BLOCK2,
+  CHS_SCRATCH_M
+};
 #define CHS_CSR_BLOCK 256
 typedef struct CHSSystem {
   CHSProblem prob;
@@ -31,8 +68,8 @@ typedef struct CHSSystem {
   sunrealtype *block;   /* G, Gd, wn and wm: one allocation (chs_calloc_big) */
   sunrealtype *MinvGt;  /* dense mass only: n x m Gram scratch (column j = M^{-1} g_j) */
   CHSGram *gram;
-  sunrealtype *wn[CHS_SCRATCH_N]; /* scratch of length n */
-  sunrealtype *wm[CHS_SCRATCH_M]; /* scratch of length m */
+  sunrealtype *wn[CHS_SCRATCH_N]; /* scratch of length n, by name (CHS_WN_*, above) */
+  sunrealtype *wm[CHS_SCRATCH_M]; /* scratch of length m, by name (CHS_WM_*, above) */
   long n_gram_factor;
   /* M(q) and explicit time dependence (docs/mechanics.md); all NULL / 0 for constant-mass
    * autonomous problems, whose paths never look further than `general`. */
@@ -128,11 +165,12 @@ int chs_system_gram_at(CHSSystem *s, const sunrealtype *q);
 int chs_system_gram_fail(const CHSSystem *s, CHSError *err, const char *who, sunrealtype t);
 
 /* H = sigma(q) 1/2 p^T M(q)^{-1} p + V(q) (M(q) factored at q): 0, CHS_ERR_CALLBACK or
- * CHS_ERR_NONFINITE. Uses scratch s->wn[0..1]. */
+ * CHS_ERR_NONFINITE. Uses scratch s->wn[CHS_WN_V], s->wn[CHS_WN_F]. */
 int chs_system_energy(CHSSystem *s, const sunrealtype *q, const sunrealtype *p, sunrealtype *H);
 
 /* F = -grad V(q) + Fnc(q, v) (the non-conservative part only when the problem has one).
- * 0, CHS_RECOVERABLE (callback out of domain) or CHS_ERR_CALLBACK. Uses scratch s->wn[7]. */
+ * 0, CHS_RECOVERABLE (callback out of domain) or CHS_ERR_CALLBACK. Uses scratch
+ * s->wn[CHS_WN_FORCE]. */
 int chs_system_force(CHSSystem *s, const sunrealtype *q, const sunrealtype *v, sunrealtype *F);
 
 /* The quantities both the standard and the Hamilton-Dirac equations are built from, at (q, p):
@@ -157,7 +195,7 @@ int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtyp
 
 /* The common shape of the natural formulations' fields:
  *   ydot = (v + cq dq, F - G^T mult + dp)     (dq, dp may be NULL: zero).
- * Uses scratch s->wn[6]. */
+ * Uses scratch s->wn[CHS_WN_FIELD]. */
 void chs_system_field(CHSSystem *s, const CHSKinematics *k, const sunrealtype *mult, sunrealtype cq,
                       const sunrealtype *dq, const sunrealtype *dp, sunrealtype *ydot);
 

@@ -21,7 +21,8 @@ static int wedge_project_at(CHSFormulation f, sunrealtype t, const sunrealtype *
   CHSSystem s;
   CHS_CALL(chs_system_init(&s, f->prob, f->sunctx, chs_gram_kind(f->sys.gram), err));
   sunindextype n = s.n;
-  sunrealtype *a = s.wm[0], *b = s.wm[1], *t1 = s.wn[0], *t2 = s.wn[1], *v = s.wn[2];
+  sunrealtype *a = s.wm[CHS_WM_PSI], *b = s.wm[CHS_WM_R], *t1 = s.wn[CHS_WN_V],
+              *t2 = s.wn[CHS_WN_F], *v = s.wn[CHS_WN_MINV_F];
   int rc = chs_system_set_time(&s, t);
   if (rc == 0) {
     rc = chs_system_time_terms(&s, q);
@@ -49,9 +50,9 @@ static int wedge_project_at(CHSFormulation f, sunrealtype t, const sunrealtype *
     chs_mass_inv(&s, dp, t1);
     if (s.mass_kind == CHS_MASS_CONFIG) {
       rc = s.ops->mass_dir(s.data, q, dq, v, t2);
-      chs_mass_inv(&s, t2, s.wn[3]);
+      chs_mass_inv(&s, t2, s.wn[CHS_WN_A]);
       for (sunindextype i = 0; i < n; i++) {
-        t1[i] -= s.wn[3][i];
+        t1[i] -= s.wn[CHS_WN_A][i];
       }
     }
     chs_jac_mv(&s, s.G, t1, b);
