@@ -525,6 +525,41 @@ assert paper('Alishenas\' start (1, 0, 0, 0), standard, RK4 h = 0.1') == 3
 assert claim('from Alishenas\' start')['holds'] == about(ea, 3)
 "
 
+# seiler-linearisations: the closed forms of (59), (49), (42) and (53) at the orbit's states from an
+# independent RK4 run (h = 1e-3, error ~1e-12), against the rows computed from chs's fields;
+# (62) against rho / (2 zeta + 1), the derivative (58) written out for the map (60).
+"$chs" reproduce seiler-linearisations --json >"$tmp/lin.json"
+"$chs" run --problem pendulum --formulation standard --method erk:rk4 --h 0.001 --tf 2 --every 100 \
+  --csv "$tmp/lin.csv" >/dev/null
+check "seiler-linearisations: closed forms at the orbit" "$tmp/lin.json" "
+import csv
+st = {round(float(x['t']), 6): [float(x[k]) for k in ('x', 'y', 'p_x', 'p_y')] for x in csv.DictReader(open('$tmp/lin.csv'))}
+for t in (0.5, 1.2, 2):
+    x, y, px, py = st[t]
+    a, nu = px * px + py * py, x * py - y * px
+    want = {'extended, dpsi/dt per g': (4 * a - y) / (x * x + y * y),
+            'total (43), drho/dt per zeta': 4 * (px * y - py * x) ** 2 - y / math.hypot(x, y),
+            'standard (42), real eigenvalue pair': math.sqrt(a),
+            'standard (42), imaginary pair': math.sqrt(a - y),
+            'impetus, modified Hamiltonian (53), +-i omega1': abs(nu),
+            'impetus, modified Hamiltonian (53), +-i omega2': math.sqrt(3) * abs(nu)}
+    for k, v in want.items():
+        pre = 't = %g: %s' % (t, k)
+        assert abs(paper(pre) - v) <= 1e-8 * abs(v), (pre, paper(pre), v)
+        assert abs(row(pre) - v) <= 1e-6 * abs(v), (pre, row(pre), v)
+    assert abs(row('t = %g: extended, dg/dt per psi' % t) + 1) < 1e-6 and abs(row('t = %g: total (43), dzeta/dt per rho' % t) - 1) < 1e-6
+for pre, c in (('largest relative deviation of A from (59)', '[Seiler, Dirac] (59)'), ('largest relative deviation of A from (49)', '[Seiler, stable] (49)'),
+               ('largest relative deviation of the characteristic polynomial from (42)', '[Seiler, stable]: the linearisation of the classical'),
+               ('largest relative deviation of the characteristic polynomial from (53)', '[Seiler, stable]: the impetus-striction')):
+    assert claim(c)['holds'] == (row(pre) <= 1e-5), c
+# (62) at xi = pi / 4, pi = 2, rho = 0.02: 2 pi + rho, (58): rho / (2 zeta + 1) for any xi
+xi, p_, z, r = math.pi / 4, 2.0, 0.01, 0.02
+v62 = (1 - math.cos(2 * xi) + math.sin(2 * xi)) * p_ + (1 + math.cos(2 * xi) - math.sin(2 * xi)) * r
+assert row('largest |(62) - (58)|') >= abs(v62 - r / (2 * z + 1)) - 1e-9
+assert row('largest |(58) - rho / (2 zeta + 1)|') < 1e-9 and row('variation over xi of dS/dt') < 1e-9
+assert claim('[Seiler, Dirac] (62)-(63)')['holds'] == (row('largest |(62) - (58)|') <= 1e-6)
+"
+
 # --all: every experiment, one summary (holding / failing / n.a., the failing named), exit 0.
 "$chs" reproduce --all --json >"$tmp/all.json"
 st=$?
