@@ -560,6 +560,25 @@ assert row('largest |(58) - rho / (2 zeta + 1)|') < 1e-9 and row('variation over
 assert claim('[Seiler, Dirac] (62)-(63)')['holds'] == (row('largest |(62) - (58)|') <= 1e-6)
 "
 
+# [Seiler, stable] Sec. 8, Hairer-Wanner's DOPRI5 statements: the position-projection run again with
+# chs run; the verdicts from the rows.
+"$chs" run --problem pendulum --formulation standard --method erk:ARKODE_DORMAND_PRINCE_7_4_5 --rtol 1e-6 \
+  --atol 1e-6 --tf 1023 --project position --project-tol 1e-6 --csv "$tmp/hw.csv" >/dev/null 2>&1
+check "[Seiler, stable] Hairer-Wanner DOPRI5" "$tmp/mp.json" "
+import csv
+rs = [(float(x['t']), float(x['int_err'])) for x in csv.DictReader(open('$tmp/hw.csv'))]
+tb = next(t for t, e in rs if e > 1)
+e100 = max(e for t, e in rs if t <= 100)
+pre = 'DOPRI5 rtol 1e-6, projection %s: '
+assert abs(row(pre % 'position' + 'first t with') - tb) < 1e-9 * tb, (row(pre % 'position' + 'first t with'), tb)
+assert abs(row(pre % 'position' + 'max integration error on [0, 100]') - e100) < 1e-9, e100
+b = {k: row(pre % k + 'first t with') for k in ('none', 'position', 'momentum', 'both')}
+m = {k: row(pre % k + 'max integration error on [0, 100]') for k in b}
+E = {k: row(pre % k + 'max relative energy error') for k in b}
+assert claim('Hairer-Wanner (DOPRI5): with position projections')['holds'] == (b['position'] < b['none'] and m['position'] > m['none'])
+assert claim('Hairer-Wanner (DOPRI5): adding position projections')['holds'] == all(about(x, 1) for x in (b['both'] / b['momentum'], m['both'] / m['momentum'], E['both'] / E['momentum']))
+"
+
 # --all: every experiment, one summary (holding / failing / n.a., the failing named), exit 0.
 "$chs" reproduce --all --json >"$tmp/all.json"
 st=$?
