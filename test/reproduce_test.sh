@@ -558,6 +558,10 @@ v62 = (1 - math.cos(2 * xi) + math.sin(2 * xi)) * p_ + (1 + math.cos(2 * xi) - m
 assert row('largest |(62) - (58)|') >= abs(v62 - r / (2 * z + 1)) - 1e-9
 assert row('largest |(58) - rho / (2 zeta + 1)|') < 1e-9 and row('variation over xi of dS/dt') < 1e-9
 assert claim('[Seiler, Dirac] (62)-(63)')['holds'] == (row('largest |(62) - (58)|') <= 1e-6)
+d63, dr = row('largest deviation of the dirac field in (xi, pi)'), row('largest |zeta\'|, |rho\'| of the dirac field')
+assert claim('[Seiler, Dirac] (61), (63)')['holds'] == (d63 <= 1e-12 and dr <= 1e-12)
+d65, d47 = row('largest deviation of the extended field in (xi, pi)'), row('largest deviation of the total field (43)')
+assert claim('[Seiler, Dirac] (64)-(65)')['holds'] == (d65 <= 1e-12 and d47 <= 1e-12)
 "
 
 # [Seiler, stable] Sec. 8, Hairer-Wanner's DOPRI5 statements: the position-projection run again with

@@ -142,6 +142,40 @@ static double dSdt_62(double xi, double pi_, double rho) {
   return (1 - cos(2 * xi) + sin(2 * xi)) * pi_ + (1 + cos(2 * xi) - sin(2 * xi)) * rho;
 }
 
+/* The perturbed state space forms without their zeta' terms: the field at the points (60) of
+ * M_{zeta,rho} in the coordinates (xi, pi) (xi = atan2(x, y), pi = px y - py x; xi and pi commute
+ * with zeta and rho and {xi, pi} = 1, so for a Hamiltonian field these are dH~/dpi, -dH~/dxi):
+ * dirac (63) xi' = pi / (2 zeta + 1), pi' = sqrt(2 zeta + 1) sin xi, and zeta' = rho' = 0;
+ * extended (65) and total ([Seiler, stable] (47)) xi' = (4 zeta + 1) / (2 zeta + 1)^2 pi,
+ * pi' = (zeta + 1) / sqrt(2 zeta + 1) sin xi. *dev: the largest deviation over 24 points;
+ * *drift (dirac): the largest |zeta'|, |rho'|. */
+static int ssf_deviation(CHSFormulation f, N_Vector y, N_Vector fy, int dirac, double *dev,
+                         double *drift) {
+  static const double xis[3] = {0.3, 1.7, 4.0}, pis[2] = {2, -1.2}, zs[2] = {0.01, 0.05},
+                      rhos[2] = {0, 0.02};
+  int rc = 0;
+  for (int a = 0; a < 24 && rc == 0; a++) {
+    double xi = xis[a % 3], pi_ = pis[a / 3 % 2], zeta = zs[a / 6 % 2], rho = rhos[a / 12];
+    double r = sqrt(2 * zeta + 1), sx = sin(xi), cx = cos(xi);
+    double z[4] = {r * sx, r * cx, (rho * sx + pi_ * cx) / r, (rho * cx - pi_ * sx) / r}, d[4];
+    rc = field(f, y, fy, z, d);
+    double xid = (d[0] * z[1] - d[1] * z[0]) / (r * r);
+    double pid = d[2] * z[1] + z[2] * d[1] - d[3] * z[0] - z[3] * d[0];
+    double wx, wp;
+    if (dirac) {
+      wx = pi_ / (2 * zeta + 1);
+      wp = r * sx;
+      *drift = fmax(*drift, fmax(fabs(z[0] * d[0] + z[1] * d[1]),
+                                 fabs(z[2] * d[0] + z[3] * d[1] + z[0] * d[2] + z[1] * d[3])));
+    } else {
+      wx = (4 * zeta + 1) / ((2 * zeta + 1) * (2 * zeta + 1)) * pi_;
+      wp = (zeta + 1) / r * sx;
+    }
+    *dev = fmax(*dev, fmax(fabs(xid - wx), fabs(pid - wp)));
+  }
+  return rc;
+}
+
 static int seiler_linearisations(rep_report *r, CHSError *err) {
   CHSProblem prob = NULL, pmod = NULL;
   if (CHSProblem_Create("pendulum", &prob, err) != 0) {
@@ -160,9 +194,10 @@ static int seiler_linearisations(rep_report *r, CHSError *err) {
     return err->code;
   }
   chs_context_silence(ctx);
-  enum { EXT, TOT, STD, IMP, NF };
-  static const char *const fname[NF] = {"extended", "total", "standard", "impetus"};
+  enum { EXT, TOT, STD, IMP, DIR, NF };
+  static const char *const fname[NF] = {"extended", "total", "standard", "impetus", "dirac"};
   double z[NPT][4], A[2][NPT][4], C[2][NPT][4];
+  double ssf[3] = {0, 0, 0}, drift = 0; /* deviations from (65) / (47) (extended, total), (63) */
   int rc = 0;
   for (int k = 0; k < NPT && rc == 0; k++) {
     if (CHSProblem_Reference(prob, tpts[k], z[k], z[k] + 2) != 0) {
@@ -186,7 +221,10 @@ static int seiler_linearisations(rep_report *r, CHSError *err) {
       rc = err->code = CHS_ERR_MEM;
       snprintf(err->msg, sizeof err->msg, "out of memory");
     }
-    for (int k = 0; k < NPT && rc == 0; k++) {
+    if (rc == 0 && f != STD && f != IMP) {
+      rc = ssf_deviation(form, y, fy, f == DIR, &ssf[f == DIR ? 2 : f], &drift);
+    }
+    for (int k = 0; k < NPT && rc == 0 && f != DIR; k++) {
       if (f == EXT || f == TOT) {
         rc = residual_matrix(form, y, fy, z[k], A[f][k]);
       } else {
@@ -332,6 +370,29 @@ static int seiler_linearisations(rep_report *r, CHSError *err) {
                 "%.3g, from rho / (2 zeta + 1) ([Seiler, stable] (46)) %.2g; its variation over "
                 "xi %.2g (no term in 2 xi), (62)'s %.3g",
                 dev62, dev46, var58, var62);
+  rep_row_add(r, NAN, ssf[2],
+              "largest deviation of the dirac field in (xi, pi) on M_{zeta,rho} from (63) "
+              "without its zeta' terms");
+  rep_row_add(r, NAN, drift, "largest |zeta'|, |rho'| of the dirac field on M_{zeta,rho}");
+  rep_row_add(r, NAN, ssf[EXT],
+              "largest deviation of the extended field in (xi, pi) from (65) without its zeta' "
+              "terms");
+  rep_row_add(r, NAN, ssf[TOT],
+              "largest deviation of the total field (43) in (xi, pi) from [Seiler, stable] (47)");
+  rep_claim_add(r, ssf[2] <= 1e-12 && drift <= 1e-12,
+                "[Seiler, Dirac] (61), (63): on M_{zeta,rho} the Hamilton-Dirac equations are "
+                "xi' = pi / (2 zeta + 1), pi' = sqrt(2 zeta + 1) sin xi (apart from the zeta' "
+                "terms), and they stay on M_{zeta,rho}",
+                "chs's dirac field at 24 points (60) (zeta = 0.01, 0.05; rho = 0, 0.02): largest "
+                "deviation %.2g, largest |zeta'|, |rho'| %.2g (both at most 1e-12)",
+                ssf[2], drift);
+  rep_claim_add(r, ssf[EXT] <= 1e-12 && ssf[TOT] <= 1e-12,
+                "[Seiler, Dirac] (64)-(65): the extended Hamiltonian's state space form is xi' = "
+                "(4 zeta + 1) / (2 zeta + 1)^2 pi, pi' = (zeta + 1) / sqrt(2 zeta + 1) sin xi "
+                "(without the zeta' terms), as [Seiler, stable] (47) for H_t (43)",
+                "largest deviation at the same 24 points: extended %.2g, total %.2g (at most "
+                "1e-12)",
+                ssf[EXT], ssf[TOT]);
   rep_note(r, "The residual matrices and Jacobians are central differences of chs's right-hand "
               "sides at points of the exact orbit; the paper's closed forms are the paper column. "
               "(58) with (60) gives dS/dt = zeta' rho / (2 zeta + 1), which does not depend on xi "
