@@ -53,6 +53,11 @@ int cli_fail_code(int code, const char *msg) {
   return cli_fail(&err);
 }
 
+int cli_out_of_memory(void) {
+  fprintf(stderr, "chs: out of memory\n");
+  return CHS_EXIT_NUMERIC;
+}
+
 int cli_utf8_seq_len(const char *s) {
   const unsigned char *u = (const unsigned char *)s;
   unsigned long cp, min;

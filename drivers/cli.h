@@ -133,6 +133,8 @@ int cli_check_formulation(const char *spec);
 int cli_fail(const CHSError *err);
 /* cli_fail for a failure known by its code and message (msg "": the code's name). */
 int cli_fail_code(int code, const char *msg);
+/* "chs: out of memory" on stderr; returns CHS_EXIT_NUMERIC. */
+int cli_out_of_memory(void);
 /* Numbers of command-line options: 0, or the usage exit status after a message naming the option
  * and the value (not a number, out of range). */
 int cli_parse_real(const char *opt, const char *s, double *x);

@@ -752,8 +752,7 @@ static int ds_problem(const char *problem, const char *fmt, long N, long n, cons
   if (!ref || !res) {
     free(ref);
     free(res);
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    return cli_out_of_memory();
   }
   ref[0] = (double)n;
   int nc = ds_candidates(cand);

@@ -87,8 +87,7 @@ static int reproduce_all(int json, int quiet, const char *plot_dir) {
   } row;
   row *rows = calloc(rep_experiment_count(), sizeof *rows);
   if (!rows) {
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    return cli_out_of_memory();
   }
   if (json) {
     printf("{\n\"experiments\": [\n");
