@@ -344,6 +344,22 @@ int out_target_resolve(const char *path, out_target *t, const char **why) {
   return 0;
 }
 
+/* Writes n bytes of s to fd (retrying short writes and EINTR). 0 or -1 (errno). */
+static int write_all(int fd, const char *s, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, s, n);
+    if (w < 0 && errno == EINTR) {
+      continue;
+    }
+    if (w <= 0) {
+      return -1;
+    }
+    s += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
 /* Copies the whole of fd `in` (from its start) to fd `out`. 0 or -1 (errno). */
 static int copy_fd(int in, int out) {
   if (lseek(in, 0, SEEK_SET) != 0) {
@@ -358,15 +374,8 @@ static int copy_fd(int in, int out) {
     if (n <= 0) {
       return n < 0 ? -1 : 0;
     }
-    for (ssize_t done = 0; done < n;) {
-      ssize_t w = write(out, buf + done, (size_t)(n - done));
-      if (w < 0 && errno == EINTR) {
-        continue;
-      }
-      if (w <= 0) {
-        return -1;
-      }
-      done += w;
+    if (write_all(out, buf, (size_t)n) != 0) {
+      return -1;
     }
   }
 }
@@ -572,21 +581,6 @@ void plot_label(char *dst, size_t len, const char *src) {
   if (len > 0) {
     dst[k] = '\0';
   }
-}
-
-static int write_all(int fd, const char *s, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, s, n);
-    if (w < 0 && errno == EINTR) {
-      continue;
-    }
-    if (w <= 0) {
-      return -1;
-    }
-    s += w;
-    n -= (size_t)w;
-  }
-  return 0;
 }
 
 /* gnuplot in dir reading `text` on its standard input; its standard output goes to our standard
