@@ -224,6 +224,10 @@ void json_string(FILE *out, const char *s);
 void json_real(FILE *out, double x, int valid);
 void json_long(FILE *out, long x, int valid);
 void json_run_object(FILE *out, const cli_result *r, const char *indent);
+/* The object's first keys, up to wall_s (left open): also the whole contract of a first-order
+ * run, whose r has formulation "" (null; then pos_res and mom_res are null too) and jac_evals,
+ * proj_position, proj_momentum < 0 (null). */
+void json_run_head(FILE *out, const cli_result *r, const char *indent);
 
 /* CSV written to a temporary file in the target directory and renamed when closed (plot.h's
  * out_file), so the named file is never half-written: on a numerical failure it holds every
