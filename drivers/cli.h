@@ -133,6 +133,8 @@ int cli_check_formulation(const char *spec);
 int cli_fail(const CHSError *err);
 /* cli_fail for a failure known by its code and message (msg "": the code's name). */
 int cli_fail_code(int code, const char *msg);
+/* err filled: its code and the message (printf format); returns code. */
+int cli_error(CHSError *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "chs: out of memory" on stderr; returns CHS_EXIT_NUMERIC. */
 int cli_out_of_memory(void);
 /* Numbers of command-line options: 0, or the usage exit status after a message naming the option

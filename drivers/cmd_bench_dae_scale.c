@@ -696,9 +696,7 @@ static int ds_reference(const char *spec, long n, const ds_opts *o, const char *
   size_t len = offsetof(ds_ref_out, z) + (1 + 2 * (size_t)n) * sizeof(double);
   ds_ref_out *out = calloc(1, len);
   if (!out) {
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "out of memory");
-    return err->code;
+    return cli_error(err, CHS_ERR_MEM, "out of memory");
   }
   out->z[0] = (double)n;
   ds_ref_job job = {spec, cache_dir, o->tf, o->quiet};
@@ -710,8 +708,7 @@ static int ds_reference(const char *spec, long n, const ds_opts *o, const char *
     memcpy(ref, out->z, (1 + 2 * (size_t)n) * sizeof *ref);
     *ri = out->info;
   } else {
-    err->code = rc;
-    snprintf(err->msg, sizeof err->msg, "%s", out->msg);
+    cli_error(err, rc, "%s", out->msg);
   }
   free(out);
   return rc;

@@ -67,9 +67,7 @@ static int check_initial_equations(CHSFirstOrder fo, double t0, CHSError *err) {
   zd = N_VClone(z0);
   if (!zd) {
     N_VDestroy(z0);
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "out of memory");
-    return CHS_ERR_MEM;
+    return cli_error(err, CHS_ERR_MEM, "out of memory");
   }
   rc = CHSFirstOrder_Rhs(t0, z0, zd, fo);
   const CHSError *why = CHSFirstOrder_GetLastFailure(fo);

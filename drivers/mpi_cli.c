@@ -339,8 +339,7 @@ int cmd_run_mpi(const cli_options *o) {
       rc = mpi_diag(prob, z, z + n, &H, &g, &psi);
     }
     if (rc != 0) {
-      err.code = rc;
-      snprintf(err.msg, sizeof err.msg, "MPI: diagnostics of the final state failed");
+      cli_error(&err, rc, "MPI: diagnostics of the final state failed");
     }
   }
   CHSProblem_Destroy(&prob);

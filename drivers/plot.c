@@ -457,15 +457,11 @@ int out_file_open(out_file *f, const char *path, CHSError *err) {
   memset(f, 0, sizeof *f);
   f->slot = -1;
   if (!path || !*path || snprintf(f->path, sizeof f->path, "%s", path) >= (int)sizeof f->path) {
-    err->code = CHS_ERR_ARG;
-    snprintf(err->msg, sizeof err->msg, "bad output path '%.400s' (empty or too long)",
-             path ? path : "");
-    return err->code;
+    return cli_error(err, CHS_ERR_ARG, "bad output path '%.400s' (empty or too long)",
+                     path ? path : "");
   }
   if (out_target_resolve(path, &f->target, &why) != 0) {
-    err->code = CHS_ERR_ARG;
-    snprintf(err->msg, sizeof err->msg, "cannot write %.400s: %s", path, why);
-    return err->code;
+    return cli_error(err, CHS_ERR_ARG, "cannot write %.400s: %s", path, why);
   }
   /* The temporary file: next to the file replaced; for a target written into, in the temporary
    * directory (copied in when complete, so a failed run writes nothing into it). */
@@ -484,9 +480,7 @@ int out_file_open(out_file *f, const char *path, CHSError *err) {
       tmp_file_release(f->slot, f->tmp, 1);
     }
     f->slot = -1;
-    err->code = CHS_ERR_ARG;
-    snprintf(err->msg, sizeof err->msg, "cannot write %.400s: %s", path, strerror(e));
-    return err->code;
+    return cli_error(err, CHS_ERR_ARG, "cannot write %.400s: %s", path, strerror(e));
   }
   return 0;
 }
@@ -497,9 +491,7 @@ int out_file_finish(out_file *f, int bad, CHSError *err) {
   }
   int e = errno;
   out_file_abort(f);
-  err->code = CHS_ERR_IO;
-  snprintf(err->msg, sizeof err->msg, "could not write %.400s: %s", f->path, strerror(e));
-  return CHS_ERR_IO;
+  return cli_error(err, CHS_ERR_IO, "could not write %.400s: %s", f->path, strerror(e));
 }
 
 int out_file_commit(out_file *f, CHSError *err) {
@@ -535,8 +527,7 @@ int out_file_commit(out_file *f, CHSError *err) {
   f->slot = -1;
   if (e) {
     if (err) {
-      err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "%s %.400s: %s", what, f->path, strerror(e));
+      cli_error(err, CHS_ERR_IO, "%s %.400s: %s", what, f->path, strerror(e));
     }
     return CHS_ERR_IO;
   }

@@ -369,8 +369,7 @@ int csv_close(csv_writer *w, CHSError *err) {
     int e = w->failed;
     out_file_abort(&w->out);
     if (err) {
-      err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "could not write %.400s: %s", w->out.path, strerror(e));
+      cli_error(err, CHS_ERR_IO, "could not write %.400s: %s", w->out.path, strerror(e));
     }
     return CHS_ERR_IO;
   }

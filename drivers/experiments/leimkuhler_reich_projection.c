@@ -255,8 +255,7 @@ static int lr_fig45(CHSProblem prob, rep_report *r, CHSError *err) {
               "[Leimkuhler and Reich] Fig. 4.5: weakly Hamiltonian Dirac, projection every 20th "
               "step (tol 1e-6)",
               "t", "signed constraint residual", 0, none[2].t, ys, lab, 4, n) != 0) {
-        rc = err->code = CHS_ERR_IO;
-        snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
+        rc = cli_error(err, CHS_ERR_IO, "plotting into %.300s failed", r->plot_dir);
       }
     }
   }
@@ -287,8 +286,7 @@ static int lr_fig43_44(CHSProblem prob, rep_report *r, CHSError *err) {
     long n = a.n;
     double *col = rc == 0 ? malloc(4 * (size_t)(n > 0 ? n : 1) * sizeof *col) : NULL;
     if (rc == 0 && !col) {
-      rc = err->code = CHS_ERR_MEM;
-      snprintf(err->msg, sizeof err->msg, "leimkuhler-reich-projection: out of memory");
+      rc = cli_error(err, CHS_ERR_MEM, "leimkuhler-reich-projection: out of memory");
     }
     if (rc == 0) {
       for (long i = 0; i < n; i++) {
@@ -304,8 +302,7 @@ static int lr_fig43_44(CHSProblem prob, rep_report *r, CHSError *err) {
                             "|omega - omega0|"};
       if (r->plot_dir && rep_plot_curves(r->plot_dir, file[k], title[k], "t", "error", 1, a.t, ys,
                                          lab, 4, n) != 0) {
-        rc = err->code = CHS_ERR_IO;
-        snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
+        rc = cli_error(err, CHS_ERR_IO, "plotting into %.300s failed", r->plot_dir);
       }
     }
     free(col);

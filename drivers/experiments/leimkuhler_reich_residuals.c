@@ -161,9 +161,7 @@ static int leimkuhler_reich_residuals(rep_report *r, CHSError *err) {
   SUNContext ctx = NULL;
   if (chs_context_create(&ctx) != 0) {
     CHSProblem_Destroy(&prob);
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "cannot create a SUNContext");
-    return err->code;
+    return cli_error(err, CHS_ERR_MEM, "cannot create a SUNContext");
   }
   chs_context_silence(ctx);
   double A[NFORM][4], p2 = NAN;
@@ -176,18 +174,15 @@ static int leimkuhler_reich_residuals(rep_report *r, CHSError *err) {
       rc = CHSFormulation_NewInitialState(f, &y0, err);
     }
     if (rc == 0 && N_VGetLength(y0) != 4) {
-      rc = err->code = CHS_ERR_UNSUPPORTED;
-      snprintf(err->msg, sizeof err->msg, "%s: state of length %ld, expected (q, p)", forms[k],
-               (long)N_VGetLength(y0));
+      rc = cli_error(err, CHS_ERR_UNSUPPORTED, "%s: state of length %ld, expected (q, p)", forms[k],
+                     (long)N_VGetLength(y0));
     }
     if (rc == 0) {
       const double *a = N_VGetArrayPointer(y0);
       p2 = a[2] * a[2] + a[3] * a[3];
       rc = linearisation(f, y0, A[k]);
       if (rc != 0) {
-        err->code = rc;
-        snprintf(err->msg, sizeof err->msg, "%s: the right-hand side failed near the initial state",
-                 forms[k]);
+        cli_error(err, rc, "%s: the right-hand side failed near the initial state", forms[k]);
       }
     }
     if (y0) {
@@ -271,9 +266,7 @@ static int leimkuhler_reich_residuals(rep_report *r, CHSError *err) {
              "[Leimkuhler and Reich] Fig. 3.3 (b): the simplified eta = 0 system (saddle)", A[1],
              isfinite(lam) && lam > 0 ? 1.5 / lam : 1,
              "set xrange [-3:3]\nset yrange [-12:12]\n") != 0) {
-      err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
-      return err->code;
+      return cli_error(err, CHS_ERR_IO, "plotting into %.300s failed", r->plot_dir);
     }
   }
   return 0;

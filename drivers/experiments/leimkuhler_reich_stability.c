@@ -310,8 +310,7 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
     free(psi);
   }
   if (rc != 0) {
-    err->code = rc;
-    snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
+    cli_error(err, rc, "plotting into %.300s failed", r->plot_dir);
   }
   for (int f = 0; f < NF; f++) {
     rep_series_free(&s[f]);

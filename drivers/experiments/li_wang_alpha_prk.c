@@ -276,8 +276,7 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
             "1e-17)'\n"
             "plot DATA u 1:2 w lp pi PI t 'rattle', DATA u 1:3 w lp pi PI t 'lobatto:3', DATA u "
             "1:4 w lp pi PI t 'alpha-prk:3'") != 0) {
-      rc = err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "plotting failed");
+      rc = cli_error(err, CHS_ERR_IO, "plotting failed");
     }
   }
   if (rc == 0 && r->plot_dir && z[0].len == NT && z[1].len == NT && z[2].len == NT) {
@@ -289,8 +288,7 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
                  "momentum L), chain N = 7, h = 0.05 (floor 1e-17)'\n"
                  "plot DATA u 1:2 w l t 'rattle', DATA u 1:3 w l t 'lobatto:3', DATA u 1:4 w l "
                  "t 'alpha-prk:3'") != 0) {
-      rc = err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "plotting failed");
+      rc = cli_error(err, CHS_ERR_IO, "plotting failed");
     }
   }
   if (rc == 0 && r->plot_dir) {
@@ -320,8 +318,7 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
     }
     if (len >= (int)sizeof script || rep_plot(r->plot_dir, "li-wang-alpha-prk-order", header, cols,
                                               2 * NM_ORD, 3, script) != 0) {
-      rc = err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "plotting failed");
+      rc = cli_error(err, CHS_ERR_IO, "plotting failed");
     }
   }
   free(z);

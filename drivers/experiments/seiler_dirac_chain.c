@@ -373,8 +373,7 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
                 "set size ratio -1\nset title '[Seiler, Dirac] Fig. 3 (right): motion of an end "
                 "atom (dirac, RK4 h = 0.1)'\nset xlabel 'x'\nset ylabel 'y'\n"
                 "plot DATA u 2:3 w l t 'atom 1, t in [0, 200]'") != 0) {
-          rc = err->code = CHS_ERR_IO;
-          snprintf(err->msg, sizeof err->msg, "plotting failed");
+          rc = cli_error(err, CHS_ERR_IO, "plotting failed");
         }
       }
       if (rc == 0 && t) {
@@ -397,8 +396,7 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
                      "plot DATA u 2:3 w lp pt 7 ps 2 t 'atoms and bonds', "
                      "DATA u 2:3:4:5 w vectors lw 2 t 'initial velocities (x4)', "
                      "DATA u 2:3:(sprintf('%d', $1)) w labels offset 1.2, 1.2 notitle") != 0) {
-          rc = err->code = CHS_ERR_IO;
-          snprintf(err->msg, sizeof err->msg, "plotting failed");
+          rc = cli_error(err, CHS_ERR_IO, "plotting failed");
         }
       }
       if (rc == 0 && t) {
@@ -416,8 +414,7 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
                 r->plot_dir, "seiler-dirac-chain-fig5",
                 "[Seiler, Dirac] Fig. 5: constraint residuals (chain, dirac, RK4 h = 0.1)", "t",
                 "constraint residual", 1, t, f5, l5, 2, NT) != 0) {
-          rc = err->code = CHS_ERR_IO;
-          snprintf(err->msg, sizeof err->msg, "plotting failed");
+          rc = cli_error(err, CHS_ERR_IO, "plotting failed");
         }
       }
       free(t);

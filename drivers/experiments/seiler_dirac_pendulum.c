@@ -307,8 +307,7 @@ static int seiler_dirac_pendulum(rep_report *r, CHSError *err) {
         n = n < s[2].n ? n : s[2].n;
         if (rep_plot_curves(r->plot_dir, name, title, "t", ylabels[c], 1, s[0].t, ys, labels, NF,
                             n) != 0) {
-          err->code = rc = CHS_ERR_IO;
-          snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
+          rc = cli_error(err, CHS_ERR_IO, "plotting into %.300s failed", r->plot_dir);
         }
       }
     }

@@ -61,9 +61,7 @@ static int rk4(SUNContext ctx, ARKRhsFn f, void *user_data, N_Vector y, CHSError
     chs_erk_free(&mem);
   }
   if (rc != 0) {
-    err->code = CHS_ERR_SOLVER;
-    snprintf(err->msg, sizeof err->msg, "seiler-fj-example: ARKODE failed");
-    return err->code;
+    return cli_error(err, CHS_ERR_SOLVER, "seiler-fj-example: ARKODE failed");
   }
   return 0;
 }
@@ -128,9 +126,7 @@ static int plain29(SUNContext ctx, CHSError *why, CHSError *err) {
 static int inv30_rk4(SUNContext ctx, const double *y0, double *out, CHSError *err) {
   N_Vector y = N_VNew_Serial(3, ctx);
   if (!y) {
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "out of memory");
-    return err->code;
+    return cli_error(err, CHS_ERR_MEM, "out of memory");
   }
   memcpy(N_VGetArrayPointer(y), y0, 3 * sizeof *y0);
   int rc = rk4(ctx, inv30, NULL, y, err);
@@ -176,8 +172,7 @@ static int el_residual29(SUNContext ctx, double a, double b, double c, double u,
   }
   CHSFirstOrder_Destroy(&fo);
   if (rc == CHS_ERR_MEM) {
-    err->code = rc;
-    snprintf(err->msg, sizeof err->msg, "out of memory");
+    cli_error(err, rc, "out of memory");
   }
   return rc;
 }
@@ -253,9 +248,7 @@ static int fj_example_rows(SUNContext ctx, rep_report *r, CHSError *err) {
 static int seiler_fj_example(rep_report *r, CHSError *err) {
   SUNContext ctx = NULL;
   if (chs_context_create(&ctx) != 0) {
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "seiler-fj-example: cannot create a SUNContext");
-    return err->code;
+    return cli_error(err, CHS_ERR_MEM, "seiler-fj-example: cannot create a SUNContext");
   }
   chs_context_silence(ctx);
   int rc = fj_example_rows(ctx, r, err);

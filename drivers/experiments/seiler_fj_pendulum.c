@@ -162,9 +162,7 @@ static int fj_measure(CHSProblem prob, const char *form, double h, long out, fj_
   if (!m->t) {
     fj_traj_free(&a);
     fj_traj_free(&b);
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "seiler-fj-pendulum: out of memory");
-    return err->code;
+    return cli_error(err, CHS_ERR_MEM, "seiler-fj-pendulum: out of memory");
   }
   double **cols[7] = {&m->dI, &m->dE, &m->gp, &m->gv, &m->zmax, &m->abs_gp, &m->abs_gv};
   for (int c = 0; c < 7; c++) {
@@ -394,8 +392,7 @@ static int fj_trajectories(CHSProblem prob, rep_report *r, CHSError *err) {
         }
         if (rep_plot_curves(r->plot_dir, file[k], title[k], "t", ylab[k], 1, m1[0].t, ys, lab, 2,
                             n) != 0) {
-          rc = err->code = CHS_ERR_IO;
-          snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
+          rc = cli_error(err, CHS_ERR_IO, "plotting into %.300s failed", r->plot_dir);
         }
       }
     }

@@ -210,8 +210,7 @@ static int draw_fig2(const char *dir, const impetus_run *run, CHSError *err) {
   int rc = 0;
   for (int k = 0; k < 2 && rc == 0; k++) {
     if (rep_plot(dir, names[k], header, cols, 8, n, script[k]) != 0) {
-      rc = err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", dir);
+      rc = cli_error(err, CHS_ERR_IO, "plotting into %.300s failed", dir);
     }
   }
   free(c);

@@ -102,8 +102,7 @@ static int measure(CHSProblem prob, one_h *res, CHSError *err) {
       }
       CHSIntegrator_Destroy(&it);
       if (rc == 0 && fabs(tret - o->h) > 1e-14) {
-        rc = err->code = CHS_ERR_SOLVER;
-        snprintf(err->msg, sizeof err->msg, "one RK4 step of %g reached t = %g", o->h, tret);
+        rc = cli_error(err, CHS_ERR_SOLVER, "one RK4 step of %g reached t = %g", o->h, tret);
       }
       if (rc != 0) {
         break;
@@ -115,8 +114,7 @@ static int measure(CHSProblem prob, one_h *res, CHSError *err) {
         rc = CHSProjector_Apply(pp, tret, yp);
       }
       if (rc != 0) {
-        err->code = rc;
-        snprintf(err->msg, sizeof err->msg, "projection after one RK4 step of %g failed", o->h);
+        cli_error(err, rc, "projection after one RK4 step of %g failed", o->h);
         break;
       }
       double q[2], p[2], qm[2], pmv[2], qp[2], ppv[2];
@@ -242,9 +240,7 @@ static int seiler_projection_energy(rep_report *r, CHSError *err) {
     const double *cols[4] = {h, ys[0], ys[1], ys[2]};
     if (rep_plot(r->plot_dir, "seiler-projection-energy", "h psi dE_position dE_momentum", cols, 4,
                  NH, script) != 0) {
-      err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
-      return err->code;
+      return cli_error(err, CHS_ERR_IO, "plotting into %.300s failed", r->plot_dir);
     }
   }
   return 0;
