@@ -91,23 +91,27 @@ void rep_series_free(rep_series *s) {
   memset(s, 0, sizeof *s);
 }
 
+void rep_fit_add(rep_fit *f, double x, double y) {
+  f->sx += x;
+  f->sy += y;
+  f->sxx += x * x;
+  f->sxy += x * y;
+  f->n++;
+}
+
+double rep_fit_slope(const rep_fit *f) {
+  double n = (double)f->n;
+  return f->n >= 3 ? (n * f->sxy - f->sx * f->sy) / (n * f->sxx - f->sx * f->sx) : NAN;
+}
+
 double rep_growth_exponent(const rep_series *s, const double *e, double lo, double hi) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  long k = 0;
+  rep_fit f = {0};
   for (long i = 0; i < s->n; i++) {
     if (s->t[i] >= lo && s->t[i] <= hi && e[i] > 0 && isfinite(e[i])) {
-      double x = log(s->t[i]), y = log(e[i]);
-      sx += x;
-      sy += y;
-      sxx += x * x;
-      sxy += x * y;
-      k++;
+      rep_fit_add(&f, log(s->t[i]), log(e[i]));
     }
   }
-  if (k < 3) {
-    return NAN;
-  }
-  return (k * sxy - sx * sy) / (k * sxx - sx * sx);
+  return rep_fit_slope(&f);
 }
 
 double rep_first_exceeding(const rep_series *s, const double *e, double level) {

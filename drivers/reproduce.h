@@ -57,6 +57,14 @@ typedef struct {
 } rep_series;
 int rep_series_monitor(const CHSRecord *rec, void *ctx); /* CHSMonitorFn collecting records */
 void rep_series_free(rep_series *s);
+/* A least-squares line y = a + b x through the points added one at a time (an exponent: add
+ * (log x, log y)); rep_fit_slope: b, NAN with fewer than 3 points. */
+typedef struct {
+  double sx, sy, sxx, sxy;
+  long n;
+} rep_fit;
+void rep_fit_add(rep_fit *f, double x, double y);
+double rep_fit_slope(const rep_fit *f);
 /* Least-squares slope of log e against log t over lo <= t <= hi (e > 0); NAN if < 3 points. */
 double rep_growth_exponent(const rep_series *s, const double *e, double lo, double hi);
 /* First output time with e > level, or NAN. */

@@ -150,15 +150,11 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
     }
     order[k] = log2(e[1] / e[2]);
     /* least-squares slope of log e against log h over the three step sizes (the order plot) */
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    rep_fit f = {0};
     for (int j = 0; j < 3; j++) {
-      double x = log(ord_h[k][j]), y = log(ord_e[k][j]);
-      sx += x;
-      sy += y;
-      sxx += x * x;
-      sxy += x * y;
+      rep_fit_add(&f, log(ord_h[k][j]), log(ord_e[k][j]));
     }
-    slope[k] = rc == 0 ? (3 * sxy - sx * sy) / (3 * sxx - sx * sx) : NAN;
+    slope[k] = rc == 0 ? rep_fit_slope(&f) : NAN;
   }
   if (rc == 0) {
     for (int k = 0; k < NM_CHAIN; k++) {

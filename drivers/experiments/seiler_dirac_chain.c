@@ -84,19 +84,13 @@ static double dist(const double *a, const double *b) {
 
 /* log-log least-squares slope of e over t in [lo, hi] (t = index). */
 static double slope_in(const double *e, int lo, int hi) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  int k = 0;
+  rep_fit f = {0};
   for (int t = lo; t <= hi && t < NT; t++) {
     if (e[t] > 0) {
-      double x = log((double)t), y = log(e[t]);
-      sx += x;
-      sy += y;
-      sxx += x * x;
-      sxy += x * y;
-      k++;
+      rep_fit_add(&f, log((double)t), log(e[t]));
     }
   }
-  return k > 2 ? (k * sxy - sx * sy) / (k * sxx - sx * sx) : NAN;
+  return rep_fit_slope(&f);
 }
 
 /* ... over [lo, 200]. */

@@ -38,19 +38,13 @@ typedef struct {
 
 /* Least-squares slope of log y against log x over the entries with use[i]; NAN if < 3. */
 static double slope(const double *x, const double *y, const int *use, int n) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  int m = 0;
+  rep_fit f = {0};
   for (int i = 0; i < n; i++) {
     if (use[i] && x[i] > 0 && y[i] > 0) {
-      double a = log(x[i]), b = log(y[i]);
-      sx += a;
-      sy += b;
-      sxx += a * a;
-      sxy += a * b;
-      m++;
+      rep_fit_add(&f, log(x[i]), log(y[i]));
     }
   }
-  return m >= 3 ? (m * sxy - sx * sy) / (m * sxx - sx * sx) : NAN;
+  return rep_fit_slope(&f);
 }
 
 static int measure(CHSProblem prob, one_h *res, CHSError *err) {
