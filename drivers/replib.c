@@ -114,6 +114,16 @@ double rep_growth_exponent(const rep_series *s, const double *e, double lo, doub
   return rep_fit_slope(&f);
 }
 
+double rep_max_over(const double *t, const double *e, long n, double lo, double hi) {
+  double m = 0;
+  for (long i = 0; i < n; i++) {
+    if (t[i] >= lo && t[i] <= hi) {
+      m = fmax(m, e[i]);
+    }
+  }
+  return m;
+}
+
 double rep_first_exceeding(const rep_series *s, const double *e, double level) {
   for (long i = 0; i < s->n; i++) {
     if (e[i] > level) {

@@ -67,6 +67,8 @@ void rep_fit_add(rep_fit *f, double x, double y);
 double rep_fit_slope(const rep_fit *f);
 /* Least-squares slope of log e against log t over lo <= t <= hi (e > 0); NAN if < 3 points. */
 double rep_growth_exponent(const rep_series *s, const double *e, double lo, double hi);
+/* The largest e[i], at least 0, over the i < n with lo <= t[i] <= hi. */
+double rep_max_over(const double *t, const double *e, long n, double lo, double hi);
 /* First output time with e > level, or NAN. */
 double rep_first_exceeding(const rep_series *s, const double *e, double level);
 

@@ -77,23 +77,13 @@ static double value_at(const rep_series *s, const double *e, double t) {
   return NAN;
 }
 
-static double max_until(const rep_series *s, const double *e, double t) {
-  double m = 0;
-  for (long i = 0; i < s->n && s->t[i] <= t + 1e-9; i++) {
-    m = fmax(m, e[i]);
-  }
-  return m;
+/* max of e over t <= T, and over lo <= t <= hi (output times within 1e-9 count) */
+static double max_until(const rep_series *s, const double *e, double T) {
+  return rep_max_over(s->t, e, s->n, -INFINITY, T + 1e-9);
 }
 
-/* max of e over lo <= t <= hi */
 static double max_between(const rep_series *s, const double *e, double lo, double hi) {
-  double m = 0;
-  for (long i = 0; i < s->n; i++) {
-    if (s->t[i] >= lo - 1e-9 && s->t[i] <= hi + 1e-9) {
-      m = fmax(m, e[i]);
-    }
-  }
-  return m;
+  return rep_max_over(s->t, e, s->n, lo - 1e-9, hi + 1e-9);
 }
 
 static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {

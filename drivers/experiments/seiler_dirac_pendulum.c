@@ -50,12 +50,7 @@ static double envelope_exponent(const rep_series *s, const double *e, double T, 
                                 double hi) {
   rep_fit f = {0};
   for (int k = (int)ceil(lo / T); (k + 1) * T <= hi + 1e-9; k++) {
-    double m = 0;
-    for (long i = 0; i < s->n; i++) {
-      if (s->t[i] >= k * T && s->t[i] <= (k + 1) * T) {
-        m = fmax(m, e[i]);
-      }
-    }
+    double m = rep_max_over(s->t, e, s->n, k * T, (k + 1) * T);
     if (m > 0) {
       rep_fit_add(&f, log((k + 0.5) * T), log(m));
     }

@@ -230,13 +230,7 @@ static long fj_sign_changes(const fj_meas *m, const double *v, double lo, double
 }
 
 static double fj_max_between(const fj_meas *m, const double *e, double lo, double hi) {
-  double x = 0;
-  for (long i = 0; i < m->n; i++) {
-    if (m->t[i] >= lo - 1e-9 && m->t[i] <= hi + 1e-9) {
-      x = fmax(x, e[i]);
-    }
-  }
-  return x;
+  return rep_max_over(m->t, e, m->n, lo - 1e-9, hi + 1e-9);
 }
 
 static int fj_trajectories(CHSProblem prob, rep_report *r, CHSError *err) {
