@@ -99,7 +99,7 @@ int rep_stepper_open(rep_stepper *s, CHSProblem prob, const char *form, const ch
   } else if (rc == 0 && y0) {
     memcpy(N_VGetArrayPointer(s->y), y0, (size_t)ny * sizeof *y0);
   }
-  if (rc == 0) {
+  if (rc == 0 && method) {
     rc = CHSIntegrator_Create(method, s->f, s->y, 0, &ctl, &s->it, err);
   }
   return rc;

@@ -12,7 +12,6 @@
 #include <math.h>
 #include <string.h>
 #include <nvector/nvector_serial.h>
-#include "../../src/compat.h"
 #include "../reproduce.h"
 
 #define NFORM 4
@@ -158,39 +157,25 @@ static int leimkuhler_reich_residuals(rep_report *r, CHSError *err) {
   if (CHSProblem_Create("pendulum:gscale=1", &prob, err) != 0) {
     return err->code;
   }
-  SUNContext ctx = NULL;
-  if (chs_context_create(&ctx) != 0) {
-    CHSProblem_Destroy(&prob);
-    return cli_error(err, CHS_ERR_MEM, "cannot create a SUNContext");
-  }
-  chs_context_silence(ctx);
   double A[NFORM][4], p2 = NAN;
   int rc = 0;
   for (int k = 0; k < NFORM && rc == 0; k++) {
-    CHSFormulation f = NULL;
-    N_Vector y0 = NULL;
-    rc = CHSFormulation_Create(forms[k], prob, ctx, &f, err);
-    if (rc == 0) {
-      rc = CHSFormulation_NewInitialState(f, &y0, err);
-    }
-    if (rc == 0 && N_VGetLength(y0) != 4) {
+    rep_stepper s; /* the formulation at the initial state, no integrator */
+    rc = rep_stepper_open(&s, prob, forms[k], NULL, (CHSStepControl){0}, NULL, NULL, NULL, 0, err);
+    if (rc == 0 && N_VGetLength(s.y) != 4) {
       rc = cli_error(err, CHS_ERR_UNSUPPORTED, "%s: state of length %ld, expected (q, p)", forms[k],
-                     (long)N_VGetLength(y0));
+                     (long)N_VGetLength(s.y));
     }
     if (rc == 0) {
-      const double *a = N_VGetArrayPointer(y0);
+      const double *a = N_VGetArrayPointer(s.y);
       p2 = a[2] * a[2] + a[3] * a[3];
-      rc = linearisation(f, y0, A[k]);
+      rc = linearisation(s.f, s.y, A[k]);
       if (rc != 0) {
         cli_error(err, rc, "%s: the right-hand side failed near the initial state", forms[k]);
       }
     }
-    if (y0) {
-      N_VDestroy(y0);
-    }
-    CHSFormulation_Destroy(&f);
+    rep_stepper_close(&s);
   }
-  SUNContext_Free(&ctx);
   CHSProblem_Destroy(&prob);
   if (rc != 0) {
     return rc;
