@@ -69,12 +69,8 @@ static int scale_rhs_new(CHSProblem prob, SUNContext ctx, const char *form, scal
 }
 
 static void scale_rhs_free(scale_rhs *r) {
-  if (r->y) {
-    N_VDestroy(r->y);
-  }
-  if (r->yd) {
-    N_VDestroy(r->yd);
-  }
+  N_VDestroy(r->y);
+  N_VDestroy(r->yd);
   CHSFormulation_Destroy(&r->f);
 }
 

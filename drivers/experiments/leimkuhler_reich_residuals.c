@@ -37,9 +37,8 @@ static void rates(const double *y, const double *f, double *rate) {
 static int linearisation(CHSFormulation f, N_Vector y0, double A[4]) {
   N_Vector y = N_VClone(y0), fy = N_VClone(y0);
   if (!y || !fy) {
-    if (y) {
-      N_VDestroy(y);
-    }
+    N_VDestroy(y);
+    N_VDestroy(fy);
     return CHS_ERR_MEM;
   }
   const double *a0 = N_VGetArrayPointer(y0);

@@ -87,9 +87,7 @@ static int fj35(SUNContext ctx, const double *y0, double *out, CHSError *err) {
   if (rc == 0) {
     memcpy(out, N_VGetArrayPointer(z), 4 * sizeof *out);
   }
-  if (z) {
-    N_VDestroy(z);
-  }
+  N_VDestroy(z);
   CHSFirstOrder_Destroy(&fo);
   return rc;
 }
@@ -112,12 +110,8 @@ static int plain29(SUNContext ctx, CHSError *why, CHSError *err) {
     frc = CHSFirstOrder_Rhs(0, z, zd, fo);
     *why = *CHSFirstOrder_GetLastFailure(fo);
   }
-  if (zd) {
-    N_VDestroy(zd);
-  }
-  if (z) {
-    N_VDestroy(z);
-  }
+  N_VDestroy(zd);
+  N_VDestroy(z);
   CHSFirstOrder_Destroy(&fo);
   return rc != 0 ? rc : frc;
 }
@@ -167,9 +161,7 @@ static int el_residual29(SUNContext ctx, double a, double b, double c, double u,
           fmax(*res, fabs(A[3 * i] * zd[0] + A[3 * i + 1] * zd[1] + A[3 * i + 2] * zd[2] - g[i]));
     }
   }
-  if (z) {
-    N_VDestroy(z);
-  }
+  N_VDestroy(z);
   CHSFirstOrder_Destroy(&fo);
   if (rc == CHS_ERR_MEM) {
     cli_error(err, rc, "out of memory");

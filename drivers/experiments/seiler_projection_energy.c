@@ -128,15 +128,9 @@ static int measure(CHSProblem prob, one_h *res, CHSError *err) {
       o->de_pos = fmax(o->de_pos, fabs(de_pos));
     }
   }
-  if (ym) {
-    N_VDestroy(ym);
-  }
-  if (yp) {
-    N_VDestroy(yp);
-  }
-  if (y) {
-    N_VDestroy(y);
-  }
+  N_VDestroy(ym);
+  N_VDestroy(yp);
+  N_VDestroy(y);
   CHSProjector_Destroy(&pm);
   CHSProjector_Destroy(&pp);
   CHSFormulation_Destroy(&f);
