@@ -57,19 +57,29 @@ void rep_note(rep_report *r, const char *fmt, ...) {
   va_end(ap);
 }
 
+int rep_columns_room(double **const *cols, const int *width, int k, long n, long *cap) {
+  if (n < *cap) {
+    return 0;
+  }
+  long rows = *cap ? 2 * *cap : 1024;
+  int ok = 1;
+  for (int i = 0; i < k; i++) {
+    double *p = realloc(*cols[i], (size_t)rows * (size_t)(width ? width[i] : 1) * sizeof *p);
+    ok = ok && p;
+    *cols[i] = p ? p : *cols[i];
+  }
+  if (!ok) {
+    return CHS_ERR_MEM;
+  }
+  *cap = rows;
+  return 0;
+}
+
 int rep_series_monitor(const CHSRecord *rec, void *ctx) {
   rep_series *s = ctx;
-  if (s->n == s->cap) {
-    long cap = s->cap ? 2 * s->cap : 1024;
-    double **cols[6] = {&s->t, &s->q2, &s->int_err, &s->energy_err, &s->pos_res, &s->mom_res};
-    for (int i = 0; i < 6; i++) {
-      double *p = realloc(*cols[i], (size_t)cap * sizeof(double));
-      if (!p) {
-        return CHS_ERR_MEM;
-      }
-      *cols[i] = p;
-    }
-    s->cap = cap;
+  double **cols[6] = {&s->t, &s->q2, &s->int_err, &s->energy_err, &s->pos_res, &s->mom_res};
+  if (rep_columns_room(cols, NULL, 6, s->n, &s->cap) != 0) {
+    return CHS_ERR_MEM;
   }
   s->t[s->n] = rec->t;
   s->q2[s->n] = rec->q[1];

@@ -56,6 +56,10 @@ typedef struct {
   double *t, *q2, *int_err, *energy_err, *pos_res, *mom_res;
 } rep_series;
 int rep_series_monitor(const CHSRecord *rec, void *ctx); /* CHSMonitorFn collecting records */
+/* Room for row n of the k columns *cols[i] (a series a monitor collects), each width[i] doubles
+ * a row (width NULL: 1) and *cap rows long: when n == *cap every column grows to twice the rows
+ * (1024 at first). 0, or CHS_ERR_MEM (each column still valid, *cap unchanged). */
+int rep_columns_room(double **const *cols, const int *width, int k, long n, long *cap);
 void rep_series_free(rep_series *s);
 /* A least-squares line y = a + b x through the points added one at a time (an exponent: add
  * (log x, log y)); rep_fit_slope: b, NAN with fewer than 3 points. */

@@ -49,17 +49,9 @@ typedef struct {
 
 static int lr_ser_monitor(const CHSRecord *rec, void *ctx) {
   lr_ser *a = ctx;
-  if (a->n == a->cap) {
-    long cap = a->cap ? 2 * a->cap : 1024;
-    double **c[6] = {&a->t, &a->q1, &a->q2, &a->e, &a->g, &a->s};
-    for (int i = 0; i < 6; i++) {
-      double *x = realloc(*c[i], (size_t)cap * sizeof(double));
-      if (!x) {
-        return CHS_ERR_MEM;
-      }
-      *c[i] = x;
-    }
-    a->cap = cap;
+  double **c[6] = {&a->t, &a->q1, &a->q2, &a->e, &a->g, &a->s};
+  if (rep_columns_room(c, NULL, 6, a->n, &a->cap) != 0) {
+    return CHS_ERR_MEM;
   }
   const double *q = rec->q, *p = rec->p;
   a->t[a->n] = rec->t;
@@ -89,20 +81,9 @@ typedef struct {
 
 static int lr_wser_monitor(sunrealtype t, sunrealtype omega, void *ctx) {
   lr_wser *a = ctx;
-  if (a->n == a->cap) {
-    long cap = a->cap ? 2 * a->cap : 1024;
-    double *x = realloc(a->t, (size_t)cap * sizeof(double));
-    if (x) {
-      a->t = x;
-    }
-    double *y = realloc(a->w, (size_t)cap * sizeof(double));
-    if (y) {
-      a->w = y;
-    }
-    if (!x || !y) {
-      return CHS_ERR_MEM;
-    }
-    a->cap = cap;
+  double **c[2] = {&a->t, &a->w};
+  if (rep_columns_room(c, NULL, 2, a->n, &a->cap) != 0) {
+    return CHS_ERR_MEM;
   }
   a->t[a->n] = t;
   a->w[a->n] = omega - 1; /* omega0 = 1 */

@@ -29,20 +29,9 @@ static int wedge_monitor(sunrealtype t, sunrealtype omega, void *ctx) {
     a->max1 = fmax(a->max1, fabs(d));
   }
   a->max10 = fmax(a->max10, fabs(d));
-  if (a->n == a->cap) {
-    long cap = a->cap ? 2 * a->cap : 1024;
-    double *x = realloc(a->t, (size_t)cap * sizeof *x);
-    if (x) {
-      a->t = x;
-    }
-    double *y = realloc(a->d, (size_t)cap * sizeof *y);
-    if (y) {
-      a->d = y;
-    }
-    if (!x || !y) {
-      return CHS_ERR_MEM;
-    }
-    a->cap = cap;
+  double **c[2] = {&a->t, &a->d};
+  if (rep_columns_room(c, NULL, 2, a->n, &a->cap) != 0) {
+    return CHS_ERR_MEM;
   }
   a->t[a->n] = t;
   a->d[a->n] = fmax(fabs(d), 1e-17);

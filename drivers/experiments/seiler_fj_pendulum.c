@@ -93,24 +93,9 @@ typedef struct {
 
 static int fj_traj_monitor(const CHSRecord *rec, void *ctx) {
   fj_traj *a = ctx;
-  if (a->n == a->cap) {
-    long cap = a->cap ? 2 * a->cap : 512;
-    double *t = realloc(a->t, (size_t)cap * sizeof *t);
-    if (t) {
-      a->t = t;
-    }
-    double *z = realloc(a->z, 4 * (size_t)cap * sizeof *z);
-    if (z) {
-      a->z = z;
-    }
-    double *e = realloc(a->e, (size_t)cap * sizeof *e);
-    if (e) {
-      a->e = e;
-    }
-    if (!t || !z || !e) {
-      return CHS_ERR_MEM;
-    }
-    a->cap = cap;
+  double **c[3] = {&a->t, &a->z, &a->e};
+  if (rep_columns_room(c, (const int[3]){1, 4, 1}, 3, a->n, &a->cap) != 0) {
+    return CHS_ERR_MEM;
   }
   a->t[a->n] = rec->t;
   a->z[4 * a->n] = rec->q[0];
