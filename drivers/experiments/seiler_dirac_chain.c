@@ -122,23 +122,9 @@ static void end_angle(const double (*z)[NS], double *phi) {
 /* Revolutions of the rigid-body rotation over [0, 200]: the unwrapped angle of atom 1 about the
  * centre of mass. */
 static double revolutions(const chain_track *c) {
-  double turn = 0, prev_a = 0;
-  for (int t = 0; t < NT; t++) {
-    const double *z = c->z[t];
-    double cx = 0, cy = 0;
-    for (int a = 0; a < 7; a++) {
-      cx += z[2 * a] / 7;
-      cy += z[2 * a + 1] / 7;
-    }
-    double phi = atan2(z[1] - cy, z[0] - cx);
-    if (t > 0) {
-      double d = phi - prev_a;
-      d -= 2 * M_PI * round(d / (2 * M_PI));
-      turn += d;
-    }
-    prev_a = phi;
-  }
-  return fabs(turn) / (2 * M_PI);
+  double phi[NT];
+  end_angle((const double(*)[NS])c->z, phi);
+  return fabs(phi[NT - 1]) / (2 * M_PI);
 }
 
 static int seiler_dirac_chain(rep_report *r, CHSError *err) {
