@@ -81,9 +81,13 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
   if (CHSProblem_Create(spec, &prob, err) != 0) {
     return err->code;
   }
-  rep_series s[NF];
+  rep_series s[NF], sd; /* sd: below, the dirac run with gauss:1 */
+  wedge_acc w[NF];
   double t_end[NF];
+  int rc = 0;
   memset(s, 0, sizeof s);
+  memset(&sd, 0, sizeof sd);
+  memset(w, 0, sizeof w);
   for (int f = 0; f < NF; f++) {
     CHSRunOptions o = {.method = "dirk:midpoint", .ctl = {.h = 0.01}, .tf = 10, .every = 10};
     CHSError run_err; /* a failed run keeps its rows up to the failure: reported, not fatal */
@@ -124,18 +128,10 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
    * against the disjoint late window [9, 10], with the midpoint rule solved to round-off (gauss:1,
    * the discretization alone) and with the Newton tolerance 1e-10 (dirk:midpoint, above). Growth
    * means: the late maximum at least twice the early one and above round-off (1e-12). */
-  rep_series sd;
-  memset(&sd, 0, sizeof sd);
   {
     CHSRunOptions o = {.method = "gauss:1", .ctl = {.h = 0.01}, .tf = 10, .every = 10};
-    int drc = rep_run(prob, "dirac", o, rep_series_monitor, &sd, NULL, err);
-    if (drc != 0) {
-      for (int k = 0; k < NF; k++) {
-        rep_series_free(&s[k]);
-      }
-      rep_series_free(&sd);
-      CHSProblem_Destroy(&prob);
-      return drc;
+    if ((rc = rep_run(prob, "dirac", o, rep_series_monitor, &sd, NULL, err)) != 0) {
+      goto done;
     }
   }
   double w_early[2][2], w_late[2][2]; /* [newton 1e-10, round-off][g, psi] */
@@ -177,20 +173,11 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
                 w_early[1][0], w_early[1][1], w_late[1][0], w_late[1][1]);
   /* Wedge product: extended and total to t = 1 (total breaks down near t = 2), standard and dirac
    * to t = 10. */
-  wedge_acc w[NF];
   for (int f = 0; f < NF; f++) {
     double tf = f == 1 ? 1 : 10;
     if (wedge_run(prob, forms[f], tf, &w[f], err) != 0) {
-      for (int k = 0; k <= f; k++) {
-        free(w[k].t);
-        free(w[k].d);
-      }
-      for (int k = 0; k < NF; k++) {
-        rep_series_free(&s[k]);
-      }
-      rep_series_free(&sd);
-      CHSProblem_Destroy(&prob);
-      return err->code;
+      rc = err->code;
+      goto done;
     }
     rep_row_add(r, NAN, w[f].max1, "wedge product: max |omega - omega0| on [0, 1], %s", labels[f]);
     if (tf > 1) {
@@ -235,7 +222,6 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
            "error grows with the tangents, which the flow shears (%.2g on [0, 10] for "
            "extended).\n",
            w_late[1][0], w_early[0][0], w_late[0][0], t_end[1], w[0].max10);
-  int rc = 0;
   for (int f = 0; f < NF && r->plot_dir && rc == 0; f++) {
     /* the figures' residual panels (the wedge-product panels are the rows above) */
     const char *fig[NF] = {"3.1", "3.2", "4.1", "4.2"};
@@ -291,6 +277,7 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
   if (rc != 0) {
     cli_error(err, rc, "plotting into %.300s failed", r->plot_dir);
   }
+done:
   for (int f = 0; f < NF; f++) {
     rep_series_free(&s[f]);
     free(w[f].t);
