@@ -68,12 +68,8 @@ int bench_rhs_rounds(const CHSProblem *probs, int np, const char *const *names, 
     for (int r = 0; r < rounds; r++) {
       per_round[r * k + i] = state[i] > 0 ? per_round[r * k + i] : state[i];
     }
-    if (y[i]) {
-      N_VDestroy(y[i]);
-    }
-    if (yd[i]) {
-      N_VDestroy(yd[i]);
-    }
+    N_VDestroy(y[i]);
+    N_VDestroy(yd[i]);
     CHSFormulation_Destroy(&f[i]);
   }
   SUNContext_Free(&ctx);

@@ -53,6 +53,20 @@ int cli_fail_code(int code, const char *msg) {
   return cli_fail(&err);
 }
 
+int cli_error(CHSError *err, int code, const char *fmt, ...) {
+  err->code = code;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+int cli_out_of_memory(void) {
+  fprintf(stderr, "chs: out of memory\n");
+  return CHS_EXIT_NUMERIC;
+}
+
 int cli_utf8_seq_len(const char *s) {
   const unsigned char *u = (const unsigned char *)s;
   unsigned long cp, min;

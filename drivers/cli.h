@@ -133,6 +133,10 @@ int cli_check_formulation(const char *spec);
 int cli_fail(const CHSError *err);
 /* cli_fail for a failure known by its code and message (msg "": the code's name). */
 int cli_fail_code(int code, const char *msg);
+/* err filled: its code and the message (printf format); returns code. */
+int cli_error(CHSError *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "chs: out of memory" on stderr; returns CHS_EXIT_NUMERIC. */
+int cli_out_of_memory(void);
 /* Numbers of command-line options: 0, or the usage exit status after a message naming the option
  * and the value (not a number, out of range). */
 int cli_parse_real(const char *opt, const char *s, double *x);
@@ -222,6 +226,10 @@ void json_string(FILE *out, const char *s);
 void json_real(FILE *out, double x, int valid);
 void json_long(FILE *out, long x, int valid);
 void json_run_object(FILE *out, const cli_result *r, const char *indent);
+/* The object's first keys, up to wall_s (left open): also the whole contract of a first-order
+ * run, whose r has formulation "" (null; then pos_res and mom_res are null too) and jac_evals,
+ * proj_position, proj_momentum < 0 (null). */
+void json_run_head(FILE *out, const cli_result *r, const char *indent);
 
 /* CSV written to a temporary file in the target directory and renamed when closed (plot.h's
  * out_file), so the named file is never half-written: on a numerical failure it holds every

@@ -185,8 +185,7 @@ int cmd_bench_auto(int argc, char **argv) {
   auto_row *rows = calloc((size_t)nr, sizeof *rows);
   if (!rows) {
     free(s);
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    return cli_out_of_memory();
   }
   progress prog;
   double done = 0;
@@ -234,8 +233,7 @@ int cmd_bench_auto(int argc, char **argv) {
   if (!cfg) {
     free(rows);
     free(s);
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    return cli_out_of_memory();
   }
   for (int i = 0; i < nr; i++) {
     rows[i].best = -1;

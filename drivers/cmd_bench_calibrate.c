@@ -198,8 +198,7 @@ int cmd_bench_calibrate(int argc, char **argv) {
     free(cfg);
     free(v);
     free(s);
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    return cli_out_of_memory();
   }
   const double *tols = s->tols;
   for (int c = 0; c < nc; c++) {

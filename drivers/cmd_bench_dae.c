@@ -134,8 +134,7 @@ static int bench_dae_problem(const char *problem, double tf, const bench_cfg *cf
     free(ref);
     free(z);
     CHSProblem_Destroy(&prob);
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    return cli_out_of_memory();
   }
   ref[0] = z[0] = (double)n;
   /* under mpirun (docs/mpi.md): the reference by rank 0, broadcast; the Jacobian choices and the

@@ -63,6 +63,7 @@ typedef struct {
   char form[32], method[64];
   int project; /* CHS_PROJECT_* */
   int dae, fixed;
+  char name[128]; /* form/method[/both|/momentum]: how reports name it */
 } ds_cand;
 
 /* What the child reports through its pipe. */
@@ -172,6 +173,10 @@ static void ds_add(ds_cand *c, int *n, const char *form, const char *method, int
   k->project = project;
   k->dae = dae;
   k->fixed = fixed;
+  snprintf(k->name, sizeof k->name, "%s/%s%s", form, method,
+           project == CHS_PROJECT_BOTH       ? "/both"
+           : project == CHS_PROJECT_MOMENTUM ? "/momentum"
+                                             : "");
 }
 
 static int ds_candidates(ds_cand *c) {
@@ -208,23 +213,39 @@ static int ds_candidates(ds_cand *c) {
   return n;
 }
 
-static void ds_cand_name(char *buf, size_t len, const ds_cand *c) {
-  snprintf(buf, len, "%s/%s%s", c->form, c->method,
-           c->project == CHS_PROJECT_BOTH       ? "/both"
-           : c->project == CHS_PROJECT_MOMENTUM ? "/momentum"
-                                                : "");
-}
-
 /* ------------------------------------------------------------------ one run, forked */
 
-static void ds_child_run(const char *spec, const ds_cand *k, double tf, double tol, long steps,
-                         const double *ref, ds_child *out) {
+/* The sweeps of one problem at one size. */
+typedef struct {
+  const char *spec, *label;
+  double tf, limit;
+  const double *ref, *targets;
+  int ntargets;
+  ds_result *res;
+  int nres;
+  progress *prog; /* the sweep's progress line (drivers/progress.h): candidates done */
+} ds_ctx;
+
+/* A run of candidate k: steps > 0 fixed steps, else tolerance tol. */
+typedef struct {
+  const ds_ctx *x;
+  const ds_cand *k;
+  double tol;
+  long steps;
+} ds_job;
+
+static void ds_child_run(void *arg, void *buf) {
+  const ds_job *j = arg;
+  const ds_cand *k = j->k;
+  double tf = j->x->tf;
+  const double *ref = j->x->ref;
+  ds_child *out = buf;
   memset(out, 0, sizeof *out);
   out->rss0 = cli_rss_now();
   CHSError err;
   CHSError_Clear(&err);
   CHSProblem prob = NULL;
-  out->rc = CHSProblem_Create(spec, &prob, &err);
+  out->rc = CHSProblem_Create(j->x->spec, &prob, &err);
   long n = (long)ref[0];
   double *z = out->rc == 0 ? calloc(1 + 2 * (size_t)n, sizeof *z) : NULL;
   if (out->rc == 0 && !z) {
@@ -233,11 +254,12 @@ static void ds_child_run(const char *spec, const ds_cand *k, double tf, double t
   }
   if (out->rc == 0) {
     z[0] = (double)n;
-    CHSRunOptions o = {.method = k->method,
-                       .ctl = {.h = steps ? tf / (double)steps : 0, .rtol = tol, .atol = tol},
-                       .tf = tf,
-                       .every = 1000000000L,
-                       .project = k->project};
+    CHSRunOptions o = {
+        .method = k->method,
+        .ctl = {.h = j->steps ? tf / (double)j->steps : 0, .rtol = j->tol, .atol = j->tol},
+        .tf = tf,
+        .every = 1000000000L,
+        .project = k->project};
     CHSRunSummary sum;
     memset(&sum, 0, sizeof sum);
     double t0 = bench_now(CLOCK_PROCESS_CPUTIME_ID);
@@ -259,29 +281,24 @@ static void ds_child_run(const char *spec, const ds_cand *k, double tf, double t
   CHSProblem_Destroy(&prob);
 }
 
-typedef struct {
-  const char *spec;
-  const ds_cand *k;
-  double tf, tol;
-  long steps;
-  const double *ref;
-} ds_job;
-
-static void ds_child_job(void *arg, void *buf) {
-  const ds_job *j = arg;
-  ds_child_run(j->spec, j->k, j->tf, j->tol, j->steps, j->ref, buf);
-}
-
-/* One run in a child process: 0 and the point filled (ok or not), or -1 (fork/pipe failed). */
-static int ds_run(const char *spec, const ds_cand *k, double tf, double tol, long steps,
-                  const double *ref, double limit, ds_point *pt) {
+/* One run in a child process, shown on the progress line: 0 and the point filled (ok or not), or
+ * -1 (fork/pipe failed). */
+static int ds_run(const ds_ctx *x, const ds_cand *k, double tol, long steps, ds_point *pt) {
+  char detail[160];
+  if (steps) {
+    snprintf(detail, sizeof detail, "%s, %ld steps", k->name, steps);
+  } else {
+    snprintf(detail, sizeof detail, "%s, tol %.0e", k->name, tol);
+  }
+  progress_detail(x->prog, detail);
+  progress_update(x->prog, x->nres - 1);
   memset(pt, 0, sizeof *pt);
   pt->tol = tol;
   pt->k = steps;
-  ds_job job = {spec, k, tf, tol, steps, ref};
+  ds_job job = {x, k, tol, steps};
   char why[sizeof pt->c.msg];
   struct rusage ru;
-  int crc = bench_child(ds_child_job, &job, &pt->c, sizeof pt->c, limit, &ru, why, sizeof why);
+  int crc = bench_child(ds_child_run, &job, &pt->c, sizeof pt->c, x->limit, &ru, why, sizeof why);
   if (crc < 0) {
     return -1;
   }
@@ -300,28 +317,6 @@ static int ds_run(const char *spec, const ds_cand *k, double tf, double tol, lon
 }
 
 /* ------------------------------------------------------------------ sweeps */
-
-typedef struct {
-  const char *spec, *label;
-  double tf, limit;
-  const double *ref, *targets;
-  int ntargets;
-  ds_result *res;
-  int nres;
-  progress *prog; /* the sweep's progress line (drivers/progress.h): candidates done */
-} ds_ctx;
-
-static void ds_progress(const ds_ctx *x, const ds_cand *k, double tol, long steps) {
-  char name[128], detail[160];
-  ds_cand_name(name, sizeof name, k);
-  if (steps) {
-    snprintf(detail, sizeof detail, "%s, %ld steps", name, steps);
-  } else {
-    snprintf(detail, sizeof detail, "%s, tol %.0e", name, tol);
-  }
-  progress_detail(x->prog, detail);
-  progress_update(x->prog, x->nres - 1);
-}
 
 /* Record a point; 1 when the run failed. */
 static int ds_record(ds_result *r, const ds_point *pt) {
@@ -378,8 +373,7 @@ static int ds_sweep_adaptive(ds_ctx *x, ds_result *r) {
   for (int e = 3; e <= 13; e++) {
     double tol = pow(10, -e);
     ds_point pt;
-    ds_progress(x, &r->cand, tol, 0);
-    if (ds_run(x->spec, &r->cand, x->tf, tol, 0, x->ref, x->limit, &pt) != 0) {
+    if (ds_run(x, &r->cand, tol, 0, &pt) != 0) {
       return -1;
     }
     if (ds_record(r, &pt)) {
@@ -426,8 +420,7 @@ static int ds_sweep_fixed(ds_ctx *x, ds_result *r) {
       if (seen) { /* the passing run of the previous target */
         pt = *seen;
       } else {
-        ds_progress(x, &r->cand, 0, k);
-        if (ds_run(x->spec, &r->cand, x->tf, 0, k, x->ref, x->limit, &pt) != 0) {
+        if (ds_run(x, &r->cand, 0, k, &pt) != 0) {
           return -1;
         }
       }
@@ -458,8 +451,7 @@ static int ds_sweep_fixed(ds_ctx *x, ds_result *r) {
       long km = (long)floor(sqrt((double)kfail * (double)kpass));
       km = km <= kfail ? kfail + 1 : km >= kpass ? kpass - 1 : km;
       ds_point pt;
-      ds_progress(x, &r->cand, 0, km);
-      if (ds_run(x->spec, &r->cand, x->tf, 0, km, x->ref, x->limit, &pt) != 0) {
+      if (ds_run(x, &r->cand, 0, km, &pt) != 0) {
         return -1;
       }
       if (ds_record(r, &pt) && ds_final_failure(&pt)) {
@@ -510,10 +502,8 @@ static void ds_json_point(const char *key, const ds_ctx *x, const ds_point *p, i
     printf("null");
     return;
   }
-  char name[128];
-  ds_cand_name(name, sizeof name, &x->res[who].cand);
   printf("{\"config\": ");
-  json_string(stdout, name);
+  json_string(stdout, x->res[who].cand.name);
   bench_json_real("tol", p->tol, p->tol > 0);
   bench_json_long("steps_fixed", p->k, p->k > 0);
   bench_json_real("h", p->k > 0 ? tf / (double)p->k : 0, p->k > 0);
@@ -536,12 +526,8 @@ static void ds_csv_point(ds_out *out, const char *problem, long N, double target
     return;
   }
   FILE *f = out->csv.fp;
-  char name[128] = "";
-  if (p) {
-    ds_cand_name(name, sizeof name, &x->res[who].cand);
-  }
   int bad = fprintf(f, "%s,%ld,%.17g,%s,%s", problem, N, target, side,
-                    p           ? name
+                    p           ? x->res[who].cand.name
                     : checkable ? "none"
                                 : "below-reference-error") < 0;
   if (p) {
@@ -573,10 +559,8 @@ static void ds_report(const ds_ctx *x, const char *problem, long N, long nstates
     int first = 1;
     for (int i = 0; i < x->nres; i++) {
       if (x->res[i].skipped[0]) {
-        char name[128];
-        ds_cand_name(name, sizeof name, &x->res[i].cand);
         printf("%s{\"config\": ", first ? "" : ", ");
-        json_string(stdout, name);
+        json_string(stdout, x->res[i].cand.name);
         bench_json_string("reason", x->res[i].skipped);
         printf("}");
         first = 0;
@@ -585,12 +569,10 @@ static void ds_report(const ds_ctx *x, const char *problem, long N, long nstates
     printf("],\n     \"runs\": [");
     first = 1;
     for (int i = 0; i < x->nres; i++) {
-      char name[128];
-      ds_cand_name(name, sizeof name, &x->res[i].cand);
       for (int j = 0; j < x->res[i].npts; j++) {
         const ds_point *p = &x->res[i].pts[j];
         printf("%s\n       {\"config\": ", first ? "" : ",");
-        json_string(stdout, name);
+        json_string(stdout, x->res[i].cand.name);
         bench_json_real("tol", p->tol, p->tol > 0);
         bench_json_long("steps_fixed", p->k, p->k > 0);
         printf(", \"ok\": %s, \"error\": ", p->ok ? "true" : "false");
@@ -606,9 +588,7 @@ static void ds_report(const ds_ctx *x, const char *problem, long N, long nstates
            nstates, o->tf, ri->command, ri->source, ri->est_error);
     for (int i = 0; i < x->nres; i++) {
       if (x->res[i].skipped[0]) {
-        char name[128];
-        ds_cand_name(name, sizeof name, &x->res[i].cand);
-        printf("  skipped %-44s %s\n", name, x->res[i].skipped);
+        printf("  skipped %-44s %s\n", x->res[i].cand.name, x->res[i].skipped);
       }
     }
     printf("%8s %-4s %-44s %10s %9s %9s %8s %8s %9s %9s %9s %8s\n", "target", "side", "cheapest",
@@ -643,7 +623,7 @@ static void ds_report(const ds_ctx *x, const char *problem, long N, long nstates
           snprintf(name, sizeof name, "below the reference's est. error %.1e", ri->est_error);
         }
         if (p[s]) {
-          ds_cand_name(name, sizeof name, &x->res[who[s]].cand);
+          snprintf(name, sizeof name, "%s", x->res[who[s]].cand.name);
           if (p[s]->k > 0) {
             snprintf(th, sizeof th, "h %.3g", o->tf / (double)p[s]->k);
           } else {
@@ -716,9 +696,7 @@ static int ds_reference(const char *spec, long n, const ds_opts *o, const char *
   size_t len = offsetof(ds_ref_out, z) + (1 + 2 * (size_t)n) * sizeof(double);
   ds_ref_out *out = calloc(1, len);
   if (!out) {
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "out of memory");
-    return err->code;
+    return cli_error(err, CHS_ERR_MEM, "out of memory");
   }
   out->z[0] = (double)n;
   ds_ref_job job = {spec, cache_dir, o->tf, o->quiet};
@@ -730,8 +708,7 @@ static int ds_reference(const char *spec, long n, const ds_opts *o, const char *
     memcpy(ref, out->z, (1 + 2 * (size_t)n) * sizeof *ref);
     *ri = out->info;
   } else {
-    err->code = rc;
-    snprintf(err->msg, sizeof err->msg, "%s", out->msg);
+    cli_error(err, rc, "%s", out->msg);
   }
   free(out);
   return rc;
@@ -752,8 +729,7 @@ static int ds_problem(const char *problem, const char *fmt, long N, long n, cons
   if (!ref || !res) {
     free(ref);
     free(res);
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    return cli_out_of_memory();
   }
   ref[0] = (double)n;
   int nc = ds_candidates(cand);

@@ -463,8 +463,7 @@ int cmd_bench_mpi(int argc, char **argv) {
   int nrows = 4 * nranks;
   bm_row *rows = calloc((size_t)nrows, sizeof *rows);
   if (!rows) {
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    return cli_out_of_memory();
   }
   struct sigaction old_sig[3];
   bm_catch_signals(old_sig);

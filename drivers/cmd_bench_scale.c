@@ -63,20 +63,14 @@ static int scale_rhs_new(CHSProblem prob, SUNContext ctx, const char *form, scal
   CHS_CALL_DRV(CHSFormulation_NewInitialState(r->f, &r->y, err));
   r->yd = N_VClone(r->y);
   if (!r->yd) {
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "out of memory");
-    return err->code;
+    return cli_error(err, CHS_ERR_MEM, "out of memory");
   }
   return 0;
 }
 
 static void scale_rhs_free(scale_rhs *r) {
-  if (r->y) {
-    N_VDestroy(r->y);
-  }
-  if (r->yd) {
-    N_VDestroy(r->yd);
-  }
+  N_VDestroy(r->y);
+  N_VDestroy(r->yd);
   CHSFormulation_Destroy(&r->f);
 }
 
@@ -154,8 +148,7 @@ static int scale_measure(long N, SUNContext ctx, scale_row *row, CHSError *err) 
   for (int rep = 0; rc == 0 && rep < BENCH_SCALE_REPS; rep++) {
     double a = scale_time_rhs(&st, row->evals), b = scale_time_rhs(&di, row->evals);
     if (a < 0 || b < 0) {
-      err->code = rc = CHS_ERR_SOLVER;
-      snprintf(err->msg, sizeof err->msg, "right-hand side failed at N = %ld", N);
+      rc = cli_error(err, CHS_ERR_SOLVER, "right-hand side failed at N = %ld", N);
       break;
     }
     row->t_std = fmin(row->t_std, a);
@@ -163,8 +156,7 @@ static int scale_measure(long N, SUNContext ctx, scale_row *row, CHSError *err) 
   }
   if (rc == 0 && (scale_time_gram(&band, row->evals, &row->band_factor, &row->band_solve) != 0 ||
                   scale_time_gram(&klu, row->evals, &row->klu_factor, &row->klu_solve) != 0)) {
-    err->code = rc = CHS_ERR_SOLVER;
-    snprintf(err->msg, sizeof err->msg, "Gram factorisation failed at N = %ld", N);
+    rc = cli_error(err, CHS_ERR_SOLVER, "Gram factorisation failed at N = %ld", N);
   }
   scale_rhs_free(&st);
   scale_rhs_free(&di);

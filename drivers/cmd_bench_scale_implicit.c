@@ -503,8 +503,7 @@ int cmd_bench_scale_implicit(const cli_options *o) {
   int rounds = (int)o->rounds;
   si_row *rows = calloc(SI_NCONFIGS, sizeof *rows);
   if (!rows) {
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    return cli_out_of_memory();
   }
   int nrows = 0;
   for (int i = 0; i < SI_NCONFIGS; i++) {

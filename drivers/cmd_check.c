@@ -122,8 +122,7 @@ int cmd_check(int argc, char **argv) {
   CHSCheckReport *rep = malloc(sizeof *rep);
   if (!rep) {
     CHSProblem_Destroy(&prob);
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    return cli_out_of_memory();
   }
   int rc = CHSProblem_Check(prob, &opt, rep, &err);
   if (rc != 0) {

@@ -173,8 +173,7 @@ static int compare_sweep(const cli_options *o, char names[][128], int count, CHS
   if (!ref || !z) {
     free(ref);
     free(z);
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    return cli_out_of_memory();
   }
   ref[0] = z[0] = (double)n;
   int nproj = o->project ? 2 : 1, status = CHS_EXIT_OK;
@@ -329,8 +328,7 @@ int cmd_compare(int argc, char **argv) {
   cli_result *res = calloc((size_t)count, sizeof *res);
   if (!res) {
     CHSProblem_Destroy(&prob);
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    return cli_out_of_memory();
   }
   int status = CHS_EXIT_OK;
   progress prog;

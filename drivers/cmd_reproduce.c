@@ -87,8 +87,7 @@ static int reproduce_all(int json, int quiet, const char *plot_dir) {
   } row;
   row *rows = calloc(rep_experiment_count(), sizeof *rows);
   if (!rows) {
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    return cli_out_of_memory();
   }
   if (json) {
     printf("{\n\"experiments\": [\n");
@@ -172,9 +171,8 @@ static int reproduce_all(int json, int quiet, const char *plot_dir) {
   free(rows);
   int rc = first_rc;
   if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
-    first_err.code = rc = CHS_ERR_IO;
-    snprintf(first_err.msg, sizeof first_err.msg, "could not write the standard output: %s",
-             strerror(errno));
+    rc = cli_error(&first_err, CHS_ERR_IO, "could not write the standard output: %s",
+                   strerror(errno));
   }
   return rc == 0 ? CHS_EXIT_OK : cli_fail(&first_err);
 }
@@ -225,8 +223,7 @@ int cmd_reproduce(int argc, char **argv) {
       print_table(ex, &r);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
-      err.code = rc = CHS_ERR_IO;
-      snprintf(err.msg, sizeof err.msg, "could not write the standard output: %s", strerror(errno));
+      rc = cli_error(&err, CHS_ERR_IO, "could not write the standard output: %s", strerror(errno));
     }
   }
   free(r.rows);

@@ -637,25 +637,34 @@ int cmd_run(int argc, char **argv) {
   if (cli_mpi_size() > 0) { /* started by mpirun: the state distributed over the ranks */
     return cmd_run_mpi(&o);
   }
+  /* the set-up: a failure frees what is made so far at `done` (every object starts empty) */
   CHSError err;
   CHSError_Clear(&err);
   CHSProblem prob = NULL;
-  if (CHSProblem_Create(o.problem, &prob, &err) != 0) {
-    return cli_fail(&err);
-  }
-  if (o.fix && cli_fix_apply(o.fix, prob, &err) != 0) {
-    CHSProblem_Destroy(&prob);
-    return cli_fail(&err);
+  sunrealtype *final = NULL;
+  out_select all;
+  out_table records, trajtab;
+  csv_writer csv;
+  run_plot rp;
+  memset(&all, 0, sizeof all);
+  memset(&records, 0, sizeof records);
+  memset(&trajtab, 0, sizeof trajtab);
+  memset(&csv, 0, sizeof csv);
+  memset(&rp, 0, sizeof rp);
+  if (CHSProblem_Create(o.problem, &prob, &err) != 0 ||
+      (o.fix && cli_fix_apply(o.fix, prob, &err) != 0)) {
+    rc = cli_fail(&err);
+    goto done;
   }
   cli_auto_choice choice;
   int use_auto = cli_auto_wanted(o.formulation) || cli_auto_wanted(o.method);
   if (use_auto && o.wedge) {
-    CHSProblem_Destroy(&prob);
-    return cli_usage_error("--wedge: give --formulation and --method (not auto)");
+    rc = cli_usage_error("--wedge: give --formulation and --method (not auto)");
+    goto done;
   }
   if (!cli_auto_wanted(o.formulation) && cli_check_formulation(o.formulation) != 0) {
-    CHSProblem_Destroy(&prob);
-    return CHS_EXIT_USAGE;
+    rc = CHS_EXIT_USAGE;
+    goto done;
   }
   if (use_auto) {
     cli_auto_choose(&o, prob, &choice);
@@ -663,25 +672,19 @@ int cmd_run(int argc, char **argv) {
     o.method = choice.method;
   }
   if (CHSProblem_CheckStopAt(prob, o.stop_at, &err) != 0) {
-    CHSProblem_Destroy(&prob);
-    return cli_fail(&err);
+    rc = cli_fail(&err);
+    goto done;
   }
   /* the output columns named after the problem; --plot-vars against every column there is */
-  out_select all;
   run_traj traj;
   out_select_parse("--output", "all", &all);
   if (out_select_bind(&sel, CHSProblem_GetDims(prob)) != 0 ||
       out_select_bind(&all, CHSProblem_GetDims(prob)) != 0) {
-    out_select_free(&sel);
-    CHSProblem_Destroy(&prob);
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    rc = cli_out_of_memory();
+    goto done;
   }
   if (o.plot_vars && (rc = run_traj_parse(o.plot_vars, &all, &traj)) != 0) {
-    out_select_free(&sel);
-    out_select_free(&all);
-    CHSProblem_Destroy(&prob);
-    return rc;
+    goto done;
   }
   o.multipliers = ((o.out || o.json) && out_select_needs_multipliers(&sel));
   for (long k = 0; o.plot_vars && k < traj.ncols; k++) {
@@ -693,63 +696,31 @@ int cmd_run(int argc, char **argv) {
   /* the formulation and the method set up and checked at t = 0, no step: before any output file
    * is opened; --dry-run stops here */
   if ((rc = cli_check_setup(&o, o.formulation, prob, NULL)) != 0 || o.dry_run) {
-    out_select_free(&sel);
-    out_select_free(&all);
-    CHSProblem_Destroy(&prob);
-    return rc != 0 ? rc : cli_dry_run_done(o.problem);
+    rc = rc != 0 ? rc : cli_dry_run_done(o.problem);
+    goto done;
   }
   /* the final state and the event names outlive the problem (a plugin's memory) */
   sunindextype n = CHSProblem_GetDims(prob)->n;
-  sunrealtype *final = calloc(2 * (size_t)n, sizeof *final);
-  if (!final) {
-    out_select_free(&sel);
-    out_select_free(&all);
-    CHSProblem_Destroy(&prob);
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
-  }
+  final = calloc(2 * (size_t)n, sizeof *final);
   char ev_names[CHS_MAX_EVENTS][128];
   int nev = CHSProblem_GetNumEvents(prob);
   for (int k = 0; k < nev && k < CHS_MAX_EVENTS; k++) {
     snprintf(ev_names[k], sizeof ev_names[k], "%s", CHSProblem_GetOps(prob)->event_names[k]);
   }
-  csv_writer csv;
-  memset(&csv, 0, sizeof csv);
-  out_table records, trajtab;
-  memset(&records, 0, sizeof records);
-  memset(&trajtab, 0, sizeof trajtab);
-  if ((o.output && o.json && out_table_init(&records, &sel, NULL, 0) != 0) ||
+  if (!final || (o.output && o.json && out_table_init(&records, &sel, NULL, 0) != 0) ||
       (o.plot_vars && out_table_init(&trajtab, &all, traj.cols, traj.ncols) != 0)) {
-    out_table_free(&records);
-    out_table_free(&trajtab);
-    out_select_free(&sel);
-    out_select_free(&all);
-    CHSProblem_Destroy(&prob);
-    free(final);
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    rc = cli_out_of_memory();
+    goto done;
   }
   if (o.out && csv_open(&csv, o.out, &sel, &err) != 0) {
-    out_table_free(&records);
-    out_table_free(&trajtab);
-    out_select_free(&sel);
-    out_select_free(&all);
-    CHSProblem_Destroy(&prob);
-    free(final);
-    return cli_fail(&err);
+    rc = cli_fail(&err);
+    goto done;
   }
   cli_result res;
-  run_plot rp;
   if (o.plot && run_plot_alloc(&rp) != 0) {
     csv_close(&csv, &err);
-    out_table_free(&records);
-    out_table_free(&trajtab);
-    out_select_free(&sel);
-    out_select_free(&all);
-    CHSProblem_Destroy(&prob);
-    free(final);
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    rc = cli_out_of_memory();
+    goto done;
   }
   progress prog;
   char label[300];
@@ -818,9 +789,6 @@ int cmd_run(int argc, char **argv) {
     fprintf(stderr, "chs: no record to plot: %s not written\n", o.plot);
     prc = CHS_EXIT_NUMERIC;
   }
-  if (o.plot) {
-    free(rp.t);
-  }
   if (crc != 0) { /* the output failed (the run stopped there): that is the error to name */
     rc = cli_fail(&cerr);
   } else if (res.rc != 0) {
@@ -862,10 +830,13 @@ int cmd_run(int argc, char **argv) {
   } else if (rc == CHS_EXIT_OK) {
     print_summary(&res);
   }
+done:
+  free(rp.t);
   out_table_free(&records);
   out_table_free(&trajtab);
   out_select_free(&sel);
   out_select_free(&all);
+  CHSProblem_Destroy(&prob);
   free(final);
   return rc;
 }

@@ -17,43 +17,22 @@ int cli_is_first_order(const char *spec) {
 }
 
 static void print_json(const cli_options *o, const CHSFirstOrderSummary *s) {
-  char ver[64];
-  CHS_SundialsVersion(ver, (int)sizeof ver);
-  printf("{\n  \"problem\": ");
-  json_string(stdout, o->problem);
-  printf(",\n  \"formulation\": null,\n  \"method\": ");
-  json_string(stdout, o->method);
-  printf(",\n  \"sundials_version\": ");
-  json_string(stdout, ver);
-  const struct {
-    const char *key;
-    double x;
-    int valid, integer;
-  } f[] = {
-      {"t_final", s->t_final, 1, 0},
-      {"steps", (double)s->steps, 1, 1},
-      {"rhs_evals", (double)s->rhs_evals, 1, 1},
-      {"jac_evals", 0, 0, 1},
-      {"proj_position", 0, 0, 1},
-      {"proj_momentum", 0, 0, 1},
-      {"energy_err_max", s->energy_err_max, 1, 0},
-      {"energy_err_final", s->energy_err_final, 1, 0},
-      {"pos_res_max", 0, 0, 0},
-      {"pos_res_final", 0, 0, 0},
-      {"mom_res_max", 0, 0, 0},
-      {"mom_res_final", 0, 0, 0},
-      {"int_err_final", s->int_err_final, s->has_reference, 0},
-      {"int_err_max", s->int_err_max, s->has_reference, 0},
-      {"wall_s", s->wall_s, 1, 0},
-  };
-  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-    printf(",\n  \"%s\": ", f[i].key);
-    if (f[i].integer) {
-      json_long(stdout, (long)f[i].x, f[i].valid);
-    } else {
-      json_real(stdout, f[i].x, f[i].valid);
-    }
-  }
+  cli_result r; /* a run with no formulation, no constraints: their keys null */
+  memset(&r, 0, sizeof r);
+  snprintf(r.problem, sizeof r.problem, "%s", o->problem);
+  snprintf(r.method, sizeof r.method, "%s", o->method);
+  CHSDiagnosticsSummary *d = &r.sum.diag;
+  d->t_final = s->t_final;
+  d->energy_err_max = s->energy_err_max;
+  d->energy_err_final = s->energy_err_final;
+  d->has_reference = s->has_reference;
+  d->int_err_final = s->int_err_final;
+  d->int_err_max = s->int_err_max;
+  r.sum.stats.steps = s->steps;
+  r.sum.rhs_evals = s->rhs_evals;
+  r.sum.stats.jac_evals = r.sum.proj_position = r.sum.proj_momentum = -1;
+  r.sum.wall_s = s->wall_s;
+  json_run_head(stdout, &r, "");
   printf("\n}\n");
 }
 
@@ -88,9 +67,7 @@ static int check_initial_equations(CHSFirstOrder fo, double t0, CHSError *err) {
   zd = N_VClone(z0);
   if (!zd) {
     N_VDestroy(z0);
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "out of memory");
-    return CHS_ERR_MEM;
+    return cli_error(err, CHS_ERR_MEM, "out of memory");
   }
   rc = CHSFirstOrder_Rhs(t0, z0, zd, fo);
   const CHSError *why = CHSFirstOrder_GetLastFailure(fo);

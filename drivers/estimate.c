@@ -42,9 +42,7 @@ int cli_estimate_error(const cli_options *o, const sunrealtype *q, const sunreal
   est_final f = {n, calloc(2 * (size_t)n, sizeof(sunrealtype)), NULL};
   if (!f.q) {
     CHSError_Clear(err);
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "out of memory for the error estimate's companion run");
-    return err->code;
+    return cli_error(err, CHS_ERR_MEM, "out of memory for the error estimate's companion run");
   }
   f.p = f.q + n;
   CHSError e;

@@ -1,26 +1,14 @@
 /* chs run --fix (drivers/fix.h). */
 #include "fix.h"
+#include "cli.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FIX_ITEM_MAX 128 /* longest item; names are at most 31 characters */
-
-static int fix_error(CHSError *err, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fix_error(CHSError *err, int code, const char *fmt, ...) {
-  CHSError_Clear(err);
-  err->code = code;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-  va_end(ap);
-  return code;
-}
 
 /* 1-based K of a decimal text within [1, n] into *idx (0-based); 0 when text is not one. */
 static int fix_index(const char *text, long n, long *idx) {
@@ -74,7 +62,7 @@ static int fix_item(const char *item, const CHSProblemDims *d, int *fix_q, int *
                     double *val_q, double *val_v, int *has_q, int *has_v, CHSError *err) {
   char buf[FIX_ITEM_MAX];
   if (strlen(item) >= sizeof buf) {
-    return fix_error(err, CHS_ERR_ARG, "--fix: item '%.40s...' is too long", item);
+    return cli_error(err, CHS_ERR_ARG, "--fix: item '%.40s...' is too long", item);
   }
   snprintf(buf, sizeof buf, "%s", item);
   char *eq = strchr(buf, '=');
@@ -87,7 +75,7 @@ static int fix_item(const char *item, const CHSProblemDims *d, int *fix_q, int *
     value = strtod(vs, &end);
     if (vs[0] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(value) ||
         isspace((unsigned char)vs[0])) {
-      return fix_error(err, CHS_ERR_ARG, "--fix: value '%s' of '%s' is not a finite number", vs,
+      return cli_error(err, CHS_ERR_ARG, "--fix: value '%s' of '%s' is not a finite number", vs,
                        buf);
     }
   }
@@ -98,7 +86,7 @@ static int fix_item(const char *item, const CHSProblemDims *d, int *fix_q, int *
   } else if ((kind == 'q' || kind == 'v') && isdigit((unsigned char)buf[1])) {
     c = buf + 1;
   } else {
-    return fix_error(err, CHS_ERR_ARG,
+    return cli_error(err, CHS_ERR_ARG,
                      "--fix: item '%s' is neither q:NAME nor v:NAME (nor qK / vK with an index "
                      "K)",
                      buf);
@@ -107,12 +95,12 @@ static int fix_item(const char *item, const CHSProblemDims *d, int *fix_q, int *
   if (c[0] == '\0' || !fix_component(c, d, &idx)) {
     char valid[512];
     fix_valid_names(d, valid, sizeof valid);
-    return fix_error(err, CHS_ERR_NOTFOUND, "--fix: unknown coordinate '%s' in '%s'; valid: %s", c,
+    return cli_error(err, CHS_ERR_NOTFOUND, "--fix: unknown coordinate '%s' in '%s'; valid: %s", c,
                      buf, valid);
   }
   int *fix = kind == 'q' ? fix_q : fix_v;
   if (fix[idx]) {
-    return fix_error(err, CHS_ERR_ARG, "--fix: '%s' holds %c%ld a second time", buf, kind, idx + 1);
+    return cli_error(err, CHS_ERR_ARG, "--fix: '%s' holds %c%ld a second time", buf, kind, idx + 1);
   }
   fix[idx] = 1;
   if (eq) {
@@ -126,7 +114,7 @@ int cli_fix_apply(const char *spec, CHSProblem prob, CHSError *err) {
   const CHSProblemDims *d = CHSProblem_GetDims(prob);
   size_t n = (size_t)d->n;
   if (!spec || spec[0] == '\0') {
-    return fix_error(err, CHS_ERR_ARG, "--fix: empty list");
+    return cli_error(err, CHS_ERR_ARG, "--fix: empty list");
   }
   int *flags = calloc(4 * n, sizeof *flags);
   double *vals = calloc(5 * n, sizeof *vals);
@@ -135,7 +123,7 @@ int cli_fix_apply(const char *spec, CHSProblem prob, CHSError *err) {
     free(flags);
     free(vals);
     free(copy);
-    return fix_error(err, CHS_ERR_MEM, "out of memory");
+    return cli_error(err, CHS_ERR_MEM, "out of memory");
   }
   int *fix_q = flags, *fix_v = flags + n, *has_q = flags + 2 * n, *has_v = flags + 3 * n;
   double *val_q = vals, *val_v = vals + n, *q = vals + 2 * n, *v = vals + 3 * n, *p = vals + 4 * n;
@@ -148,7 +136,7 @@ int cli_fix_apply(const char *spec, CHSProblem prob, CHSError *err) {
       *comma = '\0';
     }
     if (item[0] == '\0') {
-      rc = fix_error(err, CHS_ERR_ARG, "--fix: empty item in '%s'", spec);
+      rc = cli_error(err, CHS_ERR_ARG, "--fix: empty item in '%s'", spec);
     } else {
       rc = fix_item(item, d, fix_q, fix_v, val_q, val_v, has_q, has_v, err);
     }

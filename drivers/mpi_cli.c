@@ -247,14 +247,12 @@ static int mpi_json(const cli_result *res, const CHSMPISummary *ms) {
   size_t len = 0;
   FILE *m = open_memstream(&buf, &len);
   if (!m) {
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    return cli_out_of_memory();
   }
   json_run_object(m, res, "");
   if (fclose(m) != 0 || !buf) {
     free(buf);
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    return cli_out_of_memory();
   }
   char *end = strrchr(buf, '}');
   while (end && end > buf && (end[-1] == '\n' || end[-1] == ' ')) {
@@ -308,8 +306,7 @@ int cmd_run_mpi(const cli_options *o) {
   sunrealtype *z = calloc(4 * (size_t)n, sizeof *z);
   if (!z) {
     CHSProblem_Destroy(&prob);
-    fprintf(stderr, "chs: out of memory\n");
-    return CHS_EXIT_NUMERIC;
+    return cli_out_of_memory();
   }
   CHSMPISummary ms;
   int rc = CHSMPI_Run(MPI_COMM_WORLD, prob, o->formulation, &ro, z, z + n, &ms, &err);
@@ -342,8 +339,7 @@ int cmd_run_mpi(const cli_options *o) {
       rc = mpi_diag(prob, z, z + n, &H, &g, &psi);
     }
     if (rc != 0) {
-      err.code = rc;
-      snprintf(err.msg, sizeof err.msg, "MPI: diagnostics of the final state failed");
+      cli_error(&err, rc, "MPI: diagnostics of the final state failed");
     }
   }
   CHSProblem_Destroy(&prob);

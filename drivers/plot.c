@@ -344,6 +344,22 @@ int out_target_resolve(const char *path, out_target *t, const char **why) {
   return 0;
 }
 
+/* Writes n bytes of s to fd (retrying short writes and EINTR). 0 or -1 (errno). */
+static int write_all(int fd, const char *s, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, s, n);
+    if (w < 0 && errno == EINTR) {
+      continue;
+    }
+    if (w <= 0) {
+      return -1;
+    }
+    s += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
 /* Copies the whole of fd `in` (from its start) to fd `out`. 0 or -1 (errno). */
 static int copy_fd(int in, int out) {
   if (lseek(in, 0, SEEK_SET) != 0) {
@@ -358,15 +374,8 @@ static int copy_fd(int in, int out) {
     if (n <= 0) {
       return n < 0 ? -1 : 0;
     }
-    for (ssize_t done = 0; done < n;) {
-      ssize_t w = write(out, buf + done, (size_t)(n - done));
-      if (w < 0 && errno == EINTR) {
-        continue;
-      }
-      if (w <= 0) {
-        return -1;
-      }
-      done += w;
+    if (write_all(out, buf, (size_t)n) != 0) {
+      return -1;
     }
   }
 }
@@ -448,15 +457,11 @@ int out_file_open(out_file *f, const char *path, CHSError *err) {
   memset(f, 0, sizeof *f);
   f->slot = -1;
   if (!path || !*path || snprintf(f->path, sizeof f->path, "%s", path) >= (int)sizeof f->path) {
-    err->code = CHS_ERR_ARG;
-    snprintf(err->msg, sizeof err->msg, "bad output path '%.400s' (empty or too long)",
-             path ? path : "");
-    return err->code;
+    return cli_error(err, CHS_ERR_ARG, "bad output path '%.400s' (empty or too long)",
+                     path ? path : "");
   }
   if (out_target_resolve(path, &f->target, &why) != 0) {
-    err->code = CHS_ERR_ARG;
-    snprintf(err->msg, sizeof err->msg, "cannot write %.400s: %s", path, why);
-    return err->code;
+    return cli_error(err, CHS_ERR_ARG, "cannot write %.400s: %s", path, why);
   }
   /* The temporary file: next to the file replaced; for a target written into, in the temporary
    * directory (copied in when complete, so a failed run writes nothing into it). */
@@ -475,9 +480,7 @@ int out_file_open(out_file *f, const char *path, CHSError *err) {
       tmp_file_release(f->slot, f->tmp, 1);
     }
     f->slot = -1;
-    err->code = CHS_ERR_ARG;
-    snprintf(err->msg, sizeof err->msg, "cannot write %.400s: %s", path, strerror(e));
-    return err->code;
+    return cli_error(err, CHS_ERR_ARG, "cannot write %.400s: %s", path, strerror(e));
   }
   return 0;
 }
@@ -488,9 +491,7 @@ int out_file_finish(out_file *f, int bad, CHSError *err) {
   }
   int e = errno;
   out_file_abort(f);
-  err->code = CHS_ERR_IO;
-  snprintf(err->msg, sizeof err->msg, "could not write %.400s: %s", f->path, strerror(e));
-  return CHS_ERR_IO;
+  return cli_error(err, CHS_ERR_IO, "could not write %.400s: %s", f->path, strerror(e));
 }
 
 int out_file_commit(out_file *f, CHSError *err) {
@@ -526,8 +527,7 @@ int out_file_commit(out_file *f, CHSError *err) {
   f->slot = -1;
   if (e) {
     if (err) {
-      err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "%s %.400s: %s", what, f->path, strerror(e));
+      cli_error(err, CHS_ERR_IO, "%s %.400s: %s", what, f->path, strerror(e));
     }
     return CHS_ERR_IO;
   }
@@ -572,21 +572,6 @@ void plot_label(char *dst, size_t len, const char *src) {
   if (len > 0) {
     dst[k] = '\0';
   }
-}
-
-static int write_all(int fd, const char *s, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, s, n);
-    if (w < 0 && errno == EINTR) {
-      continue;
-    }
-    if (w <= 0) {
-      return -1;
-    }
-    s += w;
-    n -= (size_t)w;
-  }
-  return 0;
 }
 
 /* gnuplot in dir reading `text` on its standard input; its standard output goes to our standard

@@ -152,13 +152,10 @@ static int write_entry(const char *dir, const char *path, const char *key, const
   size_t cap = entry_cap(n);
   char *buf = malloc(cap);
   if (!buf) {
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "out of memory");
-    return err->code;
+    return cli_error(err, CHS_ERR_MEM, "out of memory");
   }
   if (make_dirs(dir) != 0) {
-    err->code = CHS_ERR_IO;
-    snprintf(err->msg, sizeof err->msg, "cannot create %.400s: %s", dir, strerror(errno));
+    cli_error(err, CHS_ERR_IO, "cannot create %.400s: %s", dir, strerror(errno));
     free(buf);
     return err->code;
   }
@@ -171,14 +168,12 @@ static int write_entry(const char *dir, const char *path, const char *key, const
             0) {
       int e = errno;
       out_file_abort(&f);
-      err->code = rc = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "could not write %.400s: %s", path, strerror(e));
+      rc = cli_error(err, CHS_ERR_IO, "could not write %.400s: %s", path, strerror(e));
     } else {
       rc = out_file_commit(&f, err);
     }
   } else if (len <= 0) {
-    err->code = rc;
-    snprintf(err->msg, sizeof err->msg, "reference entry too long");
+    cli_error(err, rc, "reference entry too long");
   }
   free(buf);
   return rc;
@@ -277,9 +272,7 @@ int rep_reference_cached(CHSProblem prob, const char *spec, double tf, double to
   size_t len = offsetof(ref_out, z) + (1 + 2 * (size_t)n) * sizeof(double);
   ref_out *out = calloc(1, len);
   if (!out) {
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "out of memory");
-    return CHS_ERR_MEM;
+    return cli_error(err, CHS_ERR_MEM, "out of memory");
   }
   out->z[0] = (double)n;
   double *z2 = out->z;
@@ -308,8 +301,7 @@ int rep_reference_cached(CHSProblem prob, const char *spec, double tf, double to
   }
   if (rc == 0 && out->rc != 0) {
     rc = out->rc;
-    err->code = rc;
-    snprintf(err->msg, sizeof err->msg, "%s", out->msg);
+    cli_error(err, rc, "%s", out->msg);
   }
   if (rc == 0) {
     double d = 0;

@@ -57,19 +57,29 @@ void rep_note(rep_report *r, const char *fmt, ...) {
   va_end(ap);
 }
 
+int rep_columns_room(double **const *cols, const int *width, int k, long n, long *cap) {
+  if (n < *cap) {
+    return 0;
+  }
+  long rows = *cap ? 2 * *cap : 1024;
+  int ok = 1;
+  for (int i = 0; i < k; i++) {
+    double *p = realloc(*cols[i], (size_t)rows * (size_t)(width ? width[i] : 1) * sizeof *p);
+    ok = ok && p;
+    *cols[i] = p ? p : *cols[i];
+  }
+  if (!ok) {
+    return CHS_ERR_MEM;
+  }
+  *cap = rows;
+  return 0;
+}
+
 int rep_series_monitor(const CHSRecord *rec, void *ctx) {
   rep_series *s = ctx;
-  if (s->n == s->cap) {
-    long cap = s->cap ? 2 * s->cap : 1024;
-    double **cols[6] = {&s->t, &s->q2, &s->int_err, &s->energy_err, &s->pos_res, &s->mom_res};
-    for (int i = 0; i < 6; i++) {
-      double *p = realloc(*cols[i], (size_t)cap * sizeof(double));
-      if (!p) {
-        return CHS_ERR_MEM;
-      }
-      *cols[i] = p;
-    }
-    s->cap = cap;
+  double **cols[6] = {&s->t, &s->q2, &s->int_err, &s->energy_err, &s->pos_res, &s->mom_res};
+  if (rep_columns_room(cols, NULL, 6, s->n, &s->cap) != 0) {
+    return CHS_ERR_MEM;
   }
   s->t[s->n] = rec->t;
   s->q2[s->n] = rec->q[1];
@@ -91,23 +101,37 @@ void rep_series_free(rep_series *s) {
   memset(s, 0, sizeof *s);
 }
 
+void rep_fit_add(rep_fit *f, double x, double y) {
+  f->sx += x;
+  f->sy += y;
+  f->sxx += x * x;
+  f->sxy += x * y;
+  f->n++;
+}
+
+double rep_fit_slope(const rep_fit *f) {
+  double n = (double)f->n;
+  return f->n >= 3 ? (n * f->sxy - f->sx * f->sy) / (n * f->sxx - f->sx * f->sx) : NAN;
+}
+
 double rep_growth_exponent(const rep_series *s, const double *e, double lo, double hi) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  long k = 0;
+  rep_fit f = {0};
   for (long i = 0; i < s->n; i++) {
     if (s->t[i] >= lo && s->t[i] <= hi && e[i] > 0 && isfinite(e[i])) {
-      double x = log(s->t[i]), y = log(e[i]);
-      sx += x;
-      sy += y;
-      sxx += x * x;
-      sxy += x * y;
-      k++;
+      rep_fit_add(&f, log(s->t[i]), log(e[i]));
     }
   }
-  if (k < 3) {
-    return NAN;
+  return rep_fit_slope(&f);
+}
+
+double rep_max_over(const double *t, const double *e, long n, double lo, double hi) {
+  double m = 0;
+  for (long i = 0; i < n; i++) {
+    if (t[i] >= lo && t[i] <= hi) {
+      m = fmax(m, e[i]);
+    }
   }
-  return (k * sxy - sx * sy) / (k * sxx - sx * sx);
+  return m;
 }
 
 double rep_first_exceeding(const rep_series *s, const double *e, double level) {

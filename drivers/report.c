@@ -66,16 +66,20 @@ static void json_event_name(FILE *out, const cli_result *r, int k) {
  * problems that track it; events, events_total, stopped_at when events were located; q_final and
  * p_final (run); last, invariant_err_max (an object name -> largest drift) for problems with extra
  * invariants only. */
-void json_run_object(FILE *out, const cli_result *r, const char *indent) {
+void json_run_head(FILE *out, const cli_result *r, const char *indent) {
   const CHSRunSummary *s = &r->sum;
   const CHSDiagnosticsSummary *d = &s->diag;
   char ver[64];
-  int ref = d->has_reference;
+  int ref = d->has_reference, con = r->formulation[0] != '\0';
   CHS_SundialsVersion(ver, (int)sizeof ver);
   fprintf(out, "{\n%s  \"problem\": ", indent);
   json_string(out, r->problem);
   fprintf(out, ",\n%s  \"formulation\": ", indent);
-  json_string(out, r->formulation);
+  if (con) {
+    json_string(out, r->formulation);
+  } else {
+    fputs("null", out);
+  }
   fprintf(out, ",\n%s  \"method\": ", indent);
   json_string(out, r->method);
   fprintf(out, ",\n%s  \"sundials_version\": ", indent);
@@ -93,10 +97,10 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
       {"proj_momentum", (double)s->proj_momentum, s->proj_momentum >= 0, 1},
       {"energy_err_max", d->energy_err_max, 1, 0},
       {"energy_err_final", d->energy_err_final, 1, 0},
-      {"pos_res_max", d->pos_res_max, 1, 0},
-      {"pos_res_final", d->pos_res_final, 1, 0},
-      {"mom_res_max", d->mom_res_max, 1, 0},
-      {"mom_res_final", d->mom_res_final, 1, 0},
+      {"pos_res_max", d->pos_res_max, con, 0},
+      {"pos_res_final", d->pos_res_final, con, 0},
+      {"mom_res_max", d->mom_res_max, con, 0},
+      {"mom_res_final", d->mom_res_final, con, 0},
       {"int_err_final", d->int_err_final, ref, 0},
       {"int_err_max", d->int_err_max, ref, 0},
       {"wall_s", s->wall_s, 1, 0},
@@ -109,6 +113,12 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
       json_real(out, f[i].x, f[i].valid);
     }
   }
+}
+
+void json_run_object(FILE *out, const cli_result *r, const char *indent) {
+  const CHSRunSummary *s = &r->sum;
+  const CHSDiagnosticsSummary *d = &s->diag;
+  json_run_head(out, r, indent);
   /* energy_err (and energy_balance_err) are relative to |H(0)|, absolute when H(0) = 0 */
   fprintf(out, ",\n%s  \"energy_err_kind\": \"%s\"", indent,
           d->energy0 != 0 ? "relative" : "absolute");
@@ -359,8 +369,7 @@ int csv_close(csv_writer *w, CHSError *err) {
     int e = w->failed;
     out_file_abort(&w->out);
     if (err) {
-      err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "could not write %.400s: %s", w->out.path, strerror(e));
+      cli_error(err, CHS_ERR_IO, "could not write %.400s: %s", w->out.path, strerror(e));
     }
     return CHS_ERR_IO;
   }

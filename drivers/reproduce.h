@@ -56,9 +56,23 @@ typedef struct {
   double *t, *q2, *int_err, *energy_err, *pos_res, *mom_res;
 } rep_series;
 int rep_series_monitor(const CHSRecord *rec, void *ctx); /* CHSMonitorFn collecting records */
+/* Room for row n of the k columns *cols[i] (a series a monitor collects), each width[i] doubles
+ * a row (width NULL: 1) and *cap rows long: when n == *cap every column grows to twice the rows
+ * (1024 at first). 0, or CHS_ERR_MEM (each column still valid, *cap unchanged). */
+int rep_columns_room(double **const *cols, const int *width, int k, long n, long *cap);
 void rep_series_free(rep_series *s);
+/* A least-squares line y = a + b x through the points added one at a time (an exponent: add
+ * (log x, log y)); rep_fit_slope: b, NAN with fewer than 3 points. */
+typedef struct {
+  double sx, sy, sxx, sxy;
+  long n;
+} rep_fit;
+void rep_fit_add(rep_fit *f, double x, double y);
+double rep_fit_slope(const rep_fit *f);
 /* Least-squares slope of log e against log t over lo <= t <= hi (e > 0); NAN if < 3 points. */
 double rep_growth_exponent(const rep_series *s, const double *e, double lo, double hi);
+/* The largest e[i], at least 0, over the i < n with lo <= t[i] <= hi. */
+double rep_max_over(const double *t, const double *e, long n, double lo, double hi);
 /* First output time with e > level, or NAN. */
 double rep_first_exceeding(const rep_series *s, const double *e, double level);
 

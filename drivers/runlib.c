@@ -10,9 +10,7 @@
 /* A silenced SUNContext of the run's own: 0, or CHS_ERR_MEM with err set. */
 static int rep_context(SUNContext *ctx, CHSError *err) {
   if (chs_context_create(ctx) != 0) {
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "cannot create a SUNContext");
-    return err->code;
+    return cli_error(err, CHS_ERR_MEM, "cannot create a SUNContext");
   }
   chs_context_silence(*ctx);
   return 0;
@@ -96,13 +94,12 @@ int rep_stepper_open(rep_stepper *s, CHSProblem prob, const char *form, const ch
   if (rc == 0 && q0) {
     rc = CHSFormulation_FromPhysical(s->f, q0, p0, s->y);
   } else if (rc == 0 && y0 && ny != N_VGetLength(s->y)) {
-    rc = err->code = CHS_ERR_ARG;
-    snprintf(err->msg, sizeof err->msg, "%s: a state of %ld values for a state of length %ld", form,
-             (long)ny, (long)N_VGetLength(s->y));
+    rc = cli_error(err, CHS_ERR_ARG, "%s: a state of %ld values for a state of length %ld", form,
+                   (long)ny, (long)N_VGetLength(s->y));
   } else if (rc == 0 && y0) {
     memcpy(N_VGetArrayPointer(s->y), y0, (size_t)ny * sizeof *y0);
   }
-  if (rc == 0) {
+  if (rc == 0 && method) {
     rc = CHSIntegrator_Create(method, s->f, s->y, 0, &ctl, &s->it, err);
   }
   return rc;

@@ -26,8 +26,9 @@ int rep_run_counted(CHSProblem prob, const char *form, CHSRunOptions opt, CHSMon
  * the problem's initial state): a SUNContext, formulation `form` on prob, its state y and
  * `method` with the step control ctl, from t = 0 at the physical state (q0, p0) when q0 is
  * given, else at the formulation's state y0 (its own layout, ny values: the state's length)
- * when given, else at the problem's initial state. rep_stepper_close frees what rep_stepper_open
- * made (also after a failure). */
+ * when given, else at the problem's initial state; method NULL: no integrator (the formulation
+ * and its state only). rep_stepper_close frees what rep_stepper_open made (also after a
+ * failure). */
 typedef struct {
   SUNContext ctx;
   CHSFormulation f;

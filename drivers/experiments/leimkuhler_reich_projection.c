@@ -49,17 +49,9 @@ typedef struct {
 
 static int lr_ser_monitor(const CHSRecord *rec, void *ctx) {
   lr_ser *a = ctx;
-  if (a->n == a->cap) {
-    long cap = a->cap ? 2 * a->cap : 1024;
-    double **c[6] = {&a->t, &a->q1, &a->q2, &a->e, &a->g, &a->s};
-    for (int i = 0; i < 6; i++) {
-      double *x = realloc(*c[i], (size_t)cap * sizeof(double));
-      if (!x) {
-        return CHS_ERR_MEM;
-      }
-      *c[i] = x;
-    }
-    a->cap = cap;
+  double **c[6] = {&a->t, &a->q1, &a->q2, &a->e, &a->g, &a->s};
+  if (rep_columns_room(c, NULL, 6, a->n, &a->cap) != 0) {
+    return CHS_ERR_MEM;
   }
   const double *q = rec->q, *p = rec->p;
   a->t[a->n] = rec->t;
@@ -89,20 +81,9 @@ typedef struct {
 
 static int lr_wser_monitor(sunrealtype t, sunrealtype omega, void *ctx) {
   lr_wser *a = ctx;
-  if (a->n == a->cap) {
-    long cap = a->cap ? 2 * a->cap : 1024;
-    double *x = realloc(a->t, (size_t)cap * sizeof(double));
-    if (x) {
-      a->t = x;
-    }
-    double *y = realloc(a->w, (size_t)cap * sizeof(double));
-    if (y) {
-      a->w = y;
-    }
-    if (!x || !y) {
-      return CHS_ERR_MEM;
-    }
-    a->cap = cap;
+  double **c[2] = {&a->t, &a->w};
+  if (rep_columns_room(c, NULL, 2, a->n, &a->cap) != 0) {
+    return CHS_ERR_MEM;
   }
   a->t[a->n] = t;
   a->w[a->n] = omega - 1; /* omega0 = 1 */
@@ -255,8 +236,7 @@ static int lr_fig45(CHSProblem prob, rep_report *r, CHSError *err) {
               "[Leimkuhler and Reich] Fig. 4.5: weakly Hamiltonian Dirac, projection every 20th "
               "step (tol 1e-6)",
               "t", "signed constraint residual", 0, none[2].t, ys, lab, 4, n) != 0) {
-        rc = err->code = CHS_ERR_IO;
-        snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
+        rc = cli_error(err, CHS_ERR_IO, "plotting into %.300s failed", r->plot_dir);
       }
     }
   }
@@ -287,8 +267,7 @@ static int lr_fig43_44(CHSProblem prob, rep_report *r, CHSError *err) {
     long n = a.n;
     double *col = rc == 0 ? malloc(4 * (size_t)(n > 0 ? n : 1) * sizeof *col) : NULL;
     if (rc == 0 && !col) {
-      rc = err->code = CHS_ERR_MEM;
-      snprintf(err->msg, sizeof err->msg, "leimkuhler-reich-projection: out of memory");
+      rc = cli_error(err, CHS_ERR_MEM, "leimkuhler-reich-projection: out of memory");
     }
     if (rc == 0) {
       for (long i = 0; i < n; i++) {
@@ -304,8 +283,7 @@ static int lr_fig43_44(CHSProblem prob, rep_report *r, CHSError *err) {
                             "|omega - omega0|"};
       if (r->plot_dir && rep_plot_curves(r->plot_dir, file[k], title[k], "t", "error", 1, a.t, ys,
                                          lab, 4, n) != 0) {
-        rc = err->code = CHS_ERR_IO;
-        snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
+        rc = cli_error(err, CHS_ERR_IO, "plotting into %.300s failed", r->plot_dir);
       }
     }
     free(col);

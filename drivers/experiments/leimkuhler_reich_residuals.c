@@ -12,7 +12,6 @@
 #include <math.h>
 #include <string.h>
 #include <nvector/nvector_serial.h>
-#include "../../src/compat.h"
 #include "../reproduce.h"
 
 #define NFORM 4
@@ -38,9 +37,8 @@ static void rates(const double *y, const double *f, double *rate) {
 static int linearisation(CHSFormulation f, N_Vector y0, double A[4]) {
   N_Vector y = N_VClone(y0), fy = N_VClone(y0);
   if (!y || !fy) {
-    if (y) {
-      N_VDestroy(y);
-    }
+    N_VDestroy(y);
+    N_VDestroy(fy);
     return CHS_ERR_MEM;
   }
   const double *a0 = N_VGetArrayPointer(y0);
@@ -158,44 +156,25 @@ static int leimkuhler_reich_residuals(rep_report *r, CHSError *err) {
   if (CHSProblem_Create("pendulum:gscale=1", &prob, err) != 0) {
     return err->code;
   }
-  SUNContext ctx = NULL;
-  if (chs_context_create(&ctx) != 0) {
-    CHSProblem_Destroy(&prob);
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "cannot create a SUNContext");
-    return err->code;
-  }
-  chs_context_silence(ctx);
   double A[NFORM][4], p2 = NAN;
   int rc = 0;
   for (int k = 0; k < NFORM && rc == 0; k++) {
-    CHSFormulation f = NULL;
-    N_Vector y0 = NULL;
-    rc = CHSFormulation_Create(forms[k], prob, ctx, &f, err);
-    if (rc == 0) {
-      rc = CHSFormulation_NewInitialState(f, &y0, err);
-    }
-    if (rc == 0 && N_VGetLength(y0) != 4) {
-      rc = err->code = CHS_ERR_UNSUPPORTED;
-      snprintf(err->msg, sizeof err->msg, "%s: state of length %ld, expected (q, p)", forms[k],
-               (long)N_VGetLength(y0));
+    rep_stepper s; /* the formulation at the initial state, no integrator */
+    rc = rep_stepper_open(&s, prob, forms[k], NULL, (CHSStepControl){0}, NULL, NULL, NULL, 0, err);
+    if (rc == 0 && N_VGetLength(s.y) != 4) {
+      rc = cli_error(err, CHS_ERR_UNSUPPORTED, "%s: state of length %ld, expected (q, p)", forms[k],
+                     (long)N_VGetLength(s.y));
     }
     if (rc == 0) {
-      const double *a = N_VGetArrayPointer(y0);
+      const double *a = N_VGetArrayPointer(s.y);
       p2 = a[2] * a[2] + a[3] * a[3];
-      rc = linearisation(f, y0, A[k]);
+      rc = linearisation(s.f, s.y, A[k]);
       if (rc != 0) {
-        err->code = rc;
-        snprintf(err->msg, sizeof err->msg, "%s: the right-hand side failed near the initial state",
-                 forms[k]);
+        cli_error(err, rc, "%s: the right-hand side failed near the initial state", forms[k]);
       }
     }
-    if (y0) {
-      N_VDestroy(y0);
-    }
-    CHSFormulation_Destroy(&f);
+    rep_stepper_close(&s);
   }
-  SUNContext_Free(&ctx);
   CHSProblem_Destroy(&prob);
   if (rc != 0) {
     return rc;
@@ -271,9 +250,7 @@ static int leimkuhler_reich_residuals(rep_report *r, CHSError *err) {
              "[Leimkuhler and Reich] Fig. 3.3 (b): the simplified eta = 0 system (saddle)", A[1],
              isfinite(lam) && lam > 0 ? 1.5 / lam : 1,
              "set xrange [-3:3]\nset yrange [-12:12]\n") != 0) {
-      err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
-      return err->code;
+      return cli_error(err, CHS_ERR_IO, "plotting into %.300s failed", r->plot_dir);
     }
   }
   return 0;

@@ -29,20 +29,9 @@ static int wedge_monitor(sunrealtype t, sunrealtype omega, void *ctx) {
     a->max1 = fmax(a->max1, fabs(d));
   }
   a->max10 = fmax(a->max10, fabs(d));
-  if (a->n == a->cap) {
-    long cap = a->cap ? 2 * a->cap : 1024;
-    double *x = realloc(a->t, (size_t)cap * sizeof *x);
-    if (x) {
-      a->t = x;
-    }
-    double *y = realloc(a->d, (size_t)cap * sizeof *y);
-    if (y) {
-      a->d = y;
-    }
-    if (!x || !y) {
-      return CHS_ERR_MEM;
-    }
-    a->cap = cap;
+  double **c[2] = {&a->t, &a->d};
+  if (rep_columns_room(c, NULL, 2, a->n, &a->cap) != 0) {
+    return CHS_ERR_MEM;
   }
   a->t[a->n] = t;
   a->d[a->n] = fmax(fabs(d), 1e-17);
@@ -77,23 +66,13 @@ static double value_at(const rep_series *s, const double *e, double t) {
   return NAN;
 }
 
-static double max_until(const rep_series *s, const double *e, double t) {
-  double m = 0;
-  for (long i = 0; i < s->n && s->t[i] <= t + 1e-9; i++) {
-    m = fmax(m, e[i]);
-  }
-  return m;
+/* max of e over t <= T, and over lo <= t <= hi (output times within 1e-9 count) */
+static double max_until(const rep_series *s, const double *e, double T) {
+  return rep_max_over(s->t, e, s->n, -INFINITY, T + 1e-9);
 }
 
-/* max of e over lo <= t <= hi */
 static double max_between(const rep_series *s, const double *e, double lo, double hi) {
-  double m = 0;
-  for (long i = 0; i < s->n; i++) {
-    if (s->t[i] >= lo - 1e-9 && s->t[i] <= hi + 1e-9) {
-      m = fmax(m, e[i]);
-    }
-  }
-  return m;
+  return rep_max_over(s->t, e, s->n, lo - 1e-9, hi + 1e-9);
 }
 
 static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
@@ -102,9 +81,13 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
   if (CHSProblem_Create(spec, &prob, err) != 0) {
     return err->code;
   }
-  rep_series s[NF];
+  rep_series s[NF], sd; /* sd: below, the dirac run with gauss:1 */
+  wedge_acc w[NF];
   double t_end[NF];
+  int rc = 0;
   memset(s, 0, sizeof s);
+  memset(&sd, 0, sizeof sd);
+  memset(w, 0, sizeof w);
   for (int f = 0; f < NF; f++) {
     CHSRunOptions o = {.method = "dirk:midpoint", .ctl = {.h = 0.01}, .tf = 10, .every = 10};
     CHSError run_err; /* a failed run keeps its rows up to the failure: reported, not fatal */
@@ -145,18 +128,10 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
    * against the disjoint late window [9, 10], with the midpoint rule solved to round-off (gauss:1,
    * the discretization alone) and with the Newton tolerance 1e-10 (dirk:midpoint, above). Growth
    * means: the late maximum at least twice the early one and above round-off (1e-12). */
-  rep_series sd;
-  memset(&sd, 0, sizeof sd);
   {
     CHSRunOptions o = {.method = "gauss:1", .ctl = {.h = 0.01}, .tf = 10, .every = 10};
-    int drc = rep_run(prob, "dirac", o, rep_series_monitor, &sd, NULL, err);
-    if (drc != 0) {
-      for (int k = 0; k < NF; k++) {
-        rep_series_free(&s[k]);
-      }
-      rep_series_free(&sd);
-      CHSProblem_Destroy(&prob);
-      return drc;
+    if ((rc = rep_run(prob, "dirac", o, rep_series_monitor, &sd, NULL, err)) != 0) {
+      goto done;
     }
   }
   double w_early[2][2], w_late[2][2]; /* [newton 1e-10, round-off][g, psi] */
@@ -198,20 +173,11 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
                 w_early[1][0], w_early[1][1], w_late[1][0], w_late[1][1]);
   /* Wedge product: extended and total to t = 1 (total breaks down near t = 2), standard and dirac
    * to t = 10. */
-  wedge_acc w[NF];
   for (int f = 0; f < NF; f++) {
     double tf = f == 1 ? 1 : 10;
     if (wedge_run(prob, forms[f], tf, &w[f], err) != 0) {
-      for (int k = 0; k <= f; k++) {
-        free(w[k].t);
-        free(w[k].d);
-      }
-      for (int k = 0; k < NF; k++) {
-        rep_series_free(&s[k]);
-      }
-      rep_series_free(&sd);
-      CHSProblem_Destroy(&prob);
-      return err->code;
+      rc = err->code;
+      goto done;
     }
     rep_row_add(r, NAN, w[f].max1, "wedge product: max |omega - omega0| on [0, 1], %s", labels[f]);
     if (tf > 1) {
@@ -256,7 +222,6 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
            "error grows with the tangents, which the flow shears (%.2g on [0, 10] for "
            "extended).\n",
            w_late[1][0], w_early[0][0], w_late[0][0], t_end[1], w[0].max10);
-  int rc = 0;
   for (int f = 0; f < NF && r->plot_dir && rc == 0; f++) {
     /* the figures' residual panels (the wedge-product panels are the rows above) */
     const char *fig[NF] = {"3.1", "3.2", "4.1", "4.2"};
@@ -310,9 +275,9 @@ static int leimkuhler_reich_stability(rep_report *r, CHSError *err) {
     free(psi);
   }
   if (rc != 0) {
-    err->code = rc;
-    snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
+    cli_error(err, rc, "plotting into %.300s failed", r->plot_dir);
   }
+done:
   for (int f = 0; f < NF; f++) {
     rep_series_free(&s[f]);
     free(w[f].t);

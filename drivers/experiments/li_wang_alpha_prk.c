@@ -150,15 +150,11 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
     }
     order[k] = log2(e[1] / e[2]);
     /* least-squares slope of log e against log h over the three step sizes (the order plot) */
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    rep_fit f = {0};
     for (int j = 0; j < 3; j++) {
-      double x = log(ord_h[k][j]), y = log(ord_e[k][j]);
-      sx += x;
-      sy += y;
-      sxx += x * x;
-      sxy += x * y;
+      rep_fit_add(&f, log(ord_h[k][j]), log(ord_e[k][j]));
     }
-    slope[k] = rc == 0 ? (3 * sxy - sx * sy) / (3 * sxx - sx * sx) : NAN;
+    slope[k] = rc == 0 ? rep_fit_slope(&f) : NAN;
   }
   if (rc == 0) {
     for (int k = 0; k < NM_CHAIN; k++) {
@@ -276,8 +272,7 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
             "1e-17)'\n"
             "plot DATA u 1:2 w lp pi PI t 'rattle', DATA u 1:3 w lp pi PI t 'lobatto:3', DATA u "
             "1:4 w lp pi PI t 'alpha-prk:3'") != 0) {
-      rc = err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "plotting failed");
+      rc = cli_error(err, CHS_ERR_IO, "plotting failed");
     }
   }
   if (rc == 0 && r->plot_dir && z[0].len == NT && z[1].len == NT && z[2].len == NT) {
@@ -289,8 +284,7 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
                  "momentum L), chain N = 7, h = 0.05 (floor 1e-17)'\n"
                  "plot DATA u 1:2 w l t 'rattle', DATA u 1:3 w l t 'lobatto:3', DATA u 1:4 w l "
                  "t 'alpha-prk:3'") != 0) {
-      rc = err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "plotting failed");
+      rc = cli_error(err, CHS_ERR_IO, "plotting failed");
     }
   }
   if (rc == 0 && r->plot_dir) {
@@ -320,8 +314,7 @@ static int li_wang_alpha_prk(rep_report *r, CHSError *err) {
     }
     if (len >= (int)sizeof script || rep_plot(r->plot_dir, "li-wang-alpha-prk-order", header, cols,
                                               2 * NM_ORD, 3, script) != 0) {
-      rc = err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "plotting failed");
+      rc = cli_error(err, CHS_ERR_IO, "plotting failed");
     }
   }
   free(z);

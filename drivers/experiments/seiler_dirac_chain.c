@@ -84,19 +84,13 @@ static double dist(const double *a, const double *b) {
 
 /* log-log least-squares slope of e over t in [lo, hi] (t = index). */
 static double slope_in(const double *e, int lo, int hi) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  int k = 0;
+  rep_fit f = {0};
   for (int t = lo; t <= hi && t < NT; t++) {
     if (e[t] > 0) {
-      double x = log((double)t), y = log(e[t]);
-      sx += x;
-      sy += y;
-      sxx += x * x;
-      sxy += x * y;
-      k++;
+      rep_fit_add(&f, log((double)t), log(e[t]));
     }
   }
-  return k > 2 ? (k * sxy - sx * sy) / (k * sxx - sx * sx) : NAN;
+  return rep_fit_slope(&f);
 }
 
 /* ... over [lo, 200]. */
@@ -128,23 +122,9 @@ static void end_angle(const double (*z)[NS], double *phi) {
 /* Revolutions of the rigid-body rotation over [0, 200]: the unwrapped angle of atom 1 about the
  * centre of mass. */
 static double revolutions(const chain_track *c) {
-  double turn = 0, prev_a = 0;
-  for (int t = 0; t < NT; t++) {
-    const double *z = c->z[t];
-    double cx = 0, cy = 0;
-    for (int a = 0; a < 7; a++) {
-      cx += z[2 * a] / 7;
-      cy += z[2 * a + 1] / 7;
-    }
-    double phi = atan2(z[1] - cy, z[0] - cx);
-    if (t > 0) {
-      double d = phi - prev_a;
-      d -= 2 * M_PI * round(d / (2 * M_PI));
-      turn += d;
-    }
-    prev_a = phi;
-  }
-  return fabs(turn) / (2 * M_PI);
+  double phi[NT];
+  end_angle((const double(*)[NS])c->z, phi);
+  return fabs(phi[NT - 1]) / (2 * M_PI);
 }
 
 /* Sec. 7, after Leimkuhler and Skeel: BDF codes "after a short time ... completely eliminate the
@@ -456,8 +436,7 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
                 "set size ratio -1\nset title '[Seiler, Dirac] Fig. 3 (right): motion of an end "
                 "atom (dirac, RK4 h = 0.1)'\nset xlabel 'x'\nset ylabel 'y'\n"
                 "plot DATA u 2:3 w l t 'atom 1, t in [0, 200]'") != 0) {
-          rc = err->code = CHS_ERR_IO;
-          snprintf(err->msg, sizeof err->msg, "plotting failed");
+          rc = cli_error(err, CHS_ERR_IO, "plotting failed");
         }
       }
       if (rc == 0 && t) {
@@ -480,8 +459,7 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
                      "plot DATA u 2:3 w lp pt 7 ps 2 t 'atoms and bonds', "
                      "DATA u 2:3:4:5 w vectors lw 2 t 'initial velocities (x4)', "
                      "DATA u 2:3:(sprintf('%d', $1)) w labels offset 1.2, 1.2 notitle") != 0) {
-          rc = err->code = CHS_ERR_IO;
-          snprintf(err->msg, sizeof err->msg, "plotting failed");
+          rc = cli_error(err, CHS_ERR_IO, "plotting failed");
         }
       }
       if (rc == 0 && t) {
@@ -499,8 +477,7 @@ static int seiler_dirac_chain(rep_report *r, CHSError *err) {
                 r->plot_dir, "seiler-dirac-chain-fig5",
                 "[Seiler, Dirac] Fig. 5: constraint residuals (chain, dirac, RK4 h = 0.1)", "t",
                 "constraint residual", 1, t, f5, l5, 2, NT) != 0) {
-          rc = err->code = CHS_ERR_IO;
-          snprintf(err->msg, sizeof err->msg, "plotting failed");
+          rc = cli_error(err, CHS_ERR_IO, "plotting failed");
         }
       }
       free(t);

@@ -62,9 +62,8 @@ static int run_from(CHSProblem prob, const char *form, const double *q0, const d
       tr->psi[k] = q[0] * p[0] + q[1] * p[1];
       tr->n = k + 1;
       if (!isfinite(tr->phi[k]) || !isfinite(tr->psi[k])) {
-        rc = err->code = CHS_ERR_NONFINITE;
-        snprintf(err->msg, sizeof err->msg, "%s from M_{zeta,rho}: residuals not finite at t = %g",
-                 form, tret);
+        rc = cli_error(err, CHS_ERR_NONFINITE,
+                       "%s from M_{zeta,rho}: residuals not finite at t = %g", form, tret);
       }
     }
   }
@@ -168,8 +167,7 @@ static int seiler_dirac_inconsistent(rep_report *r, CHSError *err) {
             "[Seiler, Dirac] Sec. 10 (no figure in the paper): psi from M_{zeta,rho}, rho = "
             "0.05 (pendulum, RK4 h = 0.1)",
             "t", "psi = x px + y py", 0, tr[0].t, psis, lab, 2, n) != 0) {
-      rc = err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
+      rc = cli_error(err, CHS_ERR_IO, "plotting into %.300s failed", r->plot_dir);
     }
   }
   free(tr);

@@ -48,25 +48,14 @@ static double exact_period(void) {
  * inside [lo, hi], against the period's midpoint time (NAN with fewer than 3 periods). */
 static double envelope_exponent(const rep_series *s, const double *e, double T, double lo,
                                 double hi) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  int n = 0;
+  rep_fit f = {0};
   for (int k = (int)ceil(lo / T); (k + 1) * T <= hi + 1e-9; k++) {
-    double m = 0;
-    for (long i = 0; i < s->n; i++) {
-      if (s->t[i] >= k * T && s->t[i] <= (k + 1) * T) {
-        m = fmax(m, e[i]);
-      }
-    }
+    double m = rep_max_over(s->t, e, s->n, k * T, (k + 1) * T);
     if (m > 0) {
-      double x = log((k + 0.5) * T), y = log(m);
-      sx += x;
-      sy += y;
-      sxx += x * x;
-      sxy += x * y;
-      n++;
+      rep_fit_add(&f, log((k + 0.5) * T), log(m));
     }
   }
-  return n >= 3 ? (n * sxy - sx * sy) / (n * sxx - sx * sx) : NAN;
+  return rep_fit_slope(&f);
 }
 
 /* One run of formulation f (fixed step h, or adaptive with rtol = atol = rtol when h = 0). */
@@ -307,8 +296,7 @@ static int seiler_dirac_pendulum(rep_report *r, CHSError *err) {
         n = n < s[2].n ? n : s[2].n;
         if (rep_plot_curves(r->plot_dir, name, title, "t", ylabels[c], 1, s[0].t, ys, labels, NF,
                             n) != 0) {
-          err->code = rc = CHS_ERR_IO;
-          snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
+          rc = cli_error(err, CHS_ERR_IO, "plotting into %.300s failed", r->plot_dir);
         }
       }
     }

@@ -61,9 +61,7 @@ static int rk4(SUNContext ctx, ARKRhsFn f, void *user_data, N_Vector y, CHSError
     chs_erk_free(&mem);
   }
   if (rc != 0) {
-    err->code = CHS_ERR_SOLVER;
-    snprintf(err->msg, sizeof err->msg, "seiler-fj-example: ARKODE failed");
-    return err->code;
+    return cli_error(err, CHS_ERR_SOLVER, "seiler-fj-example: ARKODE failed");
   }
   return 0;
 }
@@ -89,9 +87,7 @@ static int fj35(SUNContext ctx, const double *y0, double *out, CHSError *err) {
   if (rc == 0) {
     memcpy(out, N_VGetArrayPointer(z), 4 * sizeof *out);
   }
-  if (z) {
-    N_VDestroy(z);
-  }
+  N_VDestroy(z);
   CHSFirstOrder_Destroy(&fo);
   return rc;
 }
@@ -114,12 +110,8 @@ static int plain29(SUNContext ctx, CHSError *why, CHSError *err) {
     frc = CHSFirstOrder_Rhs(0, z, zd, fo);
     *why = *CHSFirstOrder_GetLastFailure(fo);
   }
-  if (zd) {
-    N_VDestroy(zd);
-  }
-  if (z) {
-    N_VDestroy(z);
-  }
+  N_VDestroy(zd);
+  N_VDestroy(z);
   CHSFirstOrder_Destroy(&fo);
   return rc != 0 ? rc : frc;
 }
@@ -128,9 +120,7 @@ static int plain29(SUNContext ctx, CHSError *why, CHSError *err) {
 static int inv30_rk4(SUNContext ctx, const double *y0, double *out, CHSError *err) {
   N_Vector y = N_VNew_Serial(3, ctx);
   if (!y) {
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "out of memory");
-    return err->code;
+    return cli_error(err, CHS_ERR_MEM, "out of memory");
   }
   memcpy(N_VGetArrayPointer(y), y0, 3 * sizeof *y0);
   int rc = rk4(ctx, inv30, NULL, y, err);
@@ -171,13 +161,10 @@ static int el_residual29(SUNContext ctx, double a, double b, double c, double u,
           fmax(*res, fabs(A[3 * i] * zd[0] + A[3 * i + 1] * zd[1] + A[3 * i + 2] * zd[2] - g[i]));
     }
   }
-  if (z) {
-    N_VDestroy(z);
-  }
+  N_VDestroy(z);
   CHSFirstOrder_Destroy(&fo);
   if (rc == CHS_ERR_MEM) {
-    err->code = rc;
-    snprintf(err->msg, sizeof err->msg, "out of memory");
+    cli_error(err, rc, "out of memory");
   }
   return rc;
 }
@@ -253,9 +240,7 @@ static int fj_example_rows(SUNContext ctx, rep_report *r, CHSError *err) {
 static int seiler_fj_example(rep_report *r, CHSError *err) {
   SUNContext ctx = NULL;
   if (chs_context_create(&ctx) != 0) {
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "seiler-fj-example: cannot create a SUNContext");
-    return err->code;
+    return cli_error(err, CHS_ERR_MEM, "seiler-fj-example: cannot create a SUNContext");
   }
   chs_context_silence(ctx);
   int rc = fj_example_rows(ctx, r, err);

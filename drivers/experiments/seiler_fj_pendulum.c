@@ -95,24 +95,9 @@ typedef struct {
 
 static int fj_traj_monitor(const CHSRecord *rec, void *ctx) {
   fj_traj *a = ctx;
-  if (a->n == a->cap) {
-    long cap = a->cap ? 2 * a->cap : 512;
-    double *t = realloc(a->t, (size_t)cap * sizeof *t);
-    if (t) {
-      a->t = t;
-    }
-    double *z = realloc(a->z, 4 * (size_t)cap * sizeof *z);
-    if (z) {
-      a->z = z;
-    }
-    double *e = realloc(a->e, (size_t)cap * sizeof *e);
-    if (e) {
-      a->e = e;
-    }
-    if (!t || !z || !e) {
-      return CHS_ERR_MEM;
-    }
-    a->cap = cap;
+  double **c[3] = {&a->t, &a->z, &a->e};
+  if (rep_columns_room(c, (const int[3]){1, 4, 1}, 3, a->n, &a->cap) != 0) {
+    return CHS_ERR_MEM;
   }
   a->t[a->n] = rec->t;
   a->z[4 * a->n] = rec->q[0];
@@ -164,9 +149,7 @@ static int fj_measure(CHSProblem prob, const char *form, double h, long out, fj_
   if (!m->t) {
     fj_traj_free(&a);
     fj_traj_free(&b);
-    err->code = CHS_ERR_MEM;
-    snprintf(err->msg, sizeof err->msg, "seiler-fj-pendulum: out of memory");
-    return err->code;
+    return cli_error(err, CHS_ERR_MEM, "seiler-fj-pendulum: out of memory");
   }
   double **cols[7] = {&m->dI, &m->dE, &m->gp, &m->gv, &m->zmax, &m->abs_gp, &m->abs_gv};
   for (int c = 0; c < 7; c++) {
@@ -234,13 +217,7 @@ static long fj_sign_changes(const fj_meas *m, const double *v, double lo, double
 }
 
 static double fj_max_between(const fj_meas *m, const double *e, double lo, double hi) {
-  double x = 0;
-  for (long i = 0; i < m->n; i++) {
-    if (m->t[i] >= lo - 1e-9 && m->t[i] <= hi + 1e-9) {
-      x = fmax(x, e[i]);
-    }
-  }
-  return x;
+  return rep_max_over(m->t, e, m->n, lo - 1e-9, hi + 1e-9);
 }
 
 static int fj_trajectories(CHSProblem prob, rep_report *r, CHSError *err) {
@@ -447,8 +424,7 @@ static int fj_trajectories(CHSProblem prob, rep_report *r, CHSError *err) {
         }
         if (rep_plot_curves(r->plot_dir, file[k], title[k], "t", ylab[k], 1, m1[0].t, ys, lab, 2,
                             n) != 0) {
-          rc = err->code = CHS_ERR_IO;
-          snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
+          rc = cli_error(err, CHS_ERR_IO, "plotting into %.300s failed", r->plot_dir);
         }
       }
     }

@@ -50,8 +50,8 @@ static int run_impetus(CHSProblem prob, const char *form, const double *start, i
   }
   long nstep = 0;
   const double *z = y ? N_VGetArrayPointer(y) : NULL;
-  double r0 = hypot(start[0], start[1]), H0 = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, tret = 0;
-  long k = 0;
+  double r0 = hypot(start[0], start[1]), H0 = 0, tret = 0;
+  rep_fit fit = {0}; /* the normal impetus n against t */
   for (int t = 1; rc == 0 && t <= 1023; t++) {
     while (rc == 0 && tret < t - 1e-9) { /* step by step, with the gauge reset between */
       rc = CHSIntegrator_OneStep(it, t, y, &tret, err);
@@ -69,11 +69,7 @@ static int run_impetus(CHSProblem prob, const char *form, const double *start, i
     out->radius_dev = fmax(out->radius_dev, fabs(hypot(z[0], z[1]) - r0));
     out->pstar_max = fmax(out->pstar_max, hypot(z[2], z[3]));
     double n = z[0] * z[2] + z[1] * z[3];
-    sx += t;
-    sy += n;
-    sxx += (double)t * t;
-    sxy += t * n;
-    k++;
+    rep_fit_add(&fit, t, n);
     out->n_final = n;
     CHSFormulation_ToPhysical(f, y, q, p);
     memcpy(out->qf, q, sizeof q);
@@ -87,7 +83,7 @@ static int run_impetus(CHSProblem prob, const char *form, const double *start, i
     }
     out->energy_err_max = fmax(out->energy_err_max, fabs(H - H0) / fabs(H0));
   }
-  out->n_slope = k > 2 ? (k * sxy - sx * sy) / (k * sxx - sx * sx) : NAN;
+  out->n_slope = rep_fit_slope(&fit);
   out->resets = f ? CHSFormulation_GetNumRecharts(f) : 0;
   rep_stepper_close(&st);
   return rc;
@@ -210,8 +206,7 @@ static int draw_fig2(const char *dir, const impetus_run *run, CHSError *err) {
   int rc = 0;
   for (int k = 0; k < 2 && rc == 0; k++) {
     if (rep_plot(dir, names[k], header, cols, 8, n, script[k]) != 0) {
-      rc = err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", dir);
+      rc = cli_error(err, CHS_ERR_IO, "plotting into %.300s failed", dir);
     }
   }
   free(c);

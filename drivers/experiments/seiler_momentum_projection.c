@@ -338,8 +338,7 @@ static int seiler_momentum_projection(rep_report *r, CHSError *err) {
             "[Seiler, stable] Fig. 1: relative energy error (pendulum, RK4 h = 0.025, eps = "
             "1e-6)",
             "t", "|H - H(0)| / |H(0)|", 1, s[0].t, ee, elab, 3, n) != 0) {
-      rc = err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
+      rc = cli_error(err, CHS_ERR_IO, "plotting into %.300s failed", r->plot_dir);
     }
   }
   for (int k = 0; k < NR; k++) {

@@ -38,19 +38,13 @@ typedef struct {
 
 /* Least-squares slope of log y against log x over the entries with use[i]; NAN if < 3. */
 static double slope(const double *x, const double *y, const int *use, int n) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  int m = 0;
+  rep_fit f = {0};
   for (int i = 0; i < n; i++) {
     if (use[i] && x[i] > 0 && y[i] > 0) {
-      double a = log(x[i]), b = log(y[i]);
-      sx += a;
-      sy += b;
-      sxx += a * a;
-      sxy += a * b;
-      m++;
+      rep_fit_add(&f, log(x[i]), log(y[i]));
     }
   }
-  return m >= 3 ? (m * sxy - sx * sy) / (m * sxx - sx * sx) : NAN;
+  return rep_fit_slope(&f);
 }
 
 static int measure(CHSProblem prob, one_h *res, CHSError *err) {
@@ -102,8 +96,7 @@ static int measure(CHSProblem prob, one_h *res, CHSError *err) {
       }
       CHSIntegrator_Destroy(&it);
       if (rc == 0 && fabs(tret - o->h) > 1e-14) {
-        rc = err->code = CHS_ERR_SOLVER;
-        snprintf(err->msg, sizeof err->msg, "one RK4 step of %g reached t = %g", o->h, tret);
+        rc = cli_error(err, CHS_ERR_SOLVER, "one RK4 step of %g reached t = %g", o->h, tret);
       }
       if (rc != 0) {
         break;
@@ -115,8 +108,7 @@ static int measure(CHSProblem prob, one_h *res, CHSError *err) {
         rc = CHSProjector_Apply(pp, tret, yp);
       }
       if (rc != 0) {
-        err->code = rc;
-        snprintf(err->msg, sizeof err->msg, "projection after one RK4 step of %g failed", o->h);
+        cli_error(err, rc, "projection after one RK4 step of %g failed", o->h);
         break;
       }
       double q[2], p[2], qm[2], pmv[2], qp[2], ppv[2];
@@ -136,15 +128,9 @@ static int measure(CHSProblem prob, one_h *res, CHSError *err) {
       o->de_pos = fmax(o->de_pos, fabs(de_pos));
     }
   }
-  if (ym) {
-    N_VDestroy(ym);
-  }
-  if (yp) {
-    N_VDestroy(yp);
-  }
-  if (y) {
-    N_VDestroy(y);
-  }
+  N_VDestroy(ym);
+  N_VDestroy(yp);
+  N_VDestroy(y);
   CHSProjector_Destroy(&pm);
   CHSProjector_Destroy(&pp);
   CHSFormulation_Destroy(&f);
@@ -242,9 +228,7 @@ static int seiler_projection_energy(rep_report *r, CHSError *err) {
     const double *cols[4] = {h, ys[0], ys[1], ys[2]};
     if (rep_plot(r->plot_dir, "seiler-projection-energy", "h psi dE_position dE_momentum", cols, 4,
                  NH, script) != 0) {
-      err->code = CHS_ERR_IO;
-      snprintf(err->msg, sizeof err->msg, "plotting into %.300s failed", r->plot_dir);
-      return err->code;
+      return cli_error(err, CHS_ERR_IO, "plotting into %.300s failed", r->plot_dir);
     }
   }
   return 0;
