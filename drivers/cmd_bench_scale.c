@@ -1,5 +1,5 @@
-/* chs bench scale: the chain molecule from N = 10 to N = 10^5 atoms (issue "problems at real
- * scale"). The chain is the coil (init=2) with thermal momenta (kT = 0.1, seed 1) and the
+/* chs bench scale: the chain molecule from N = 10 to N = 10^5 atoms.
+ * The chain is the coil (init=2) with thermal momenta (kT = 0.1, seed 1) and the
  * Lennard-Jones potential cut off at 2.5 sigma (shifted, cell lists) at every N. For each N:
  *
  *   - CPU time per right-hand-side evaluation of standard and dirac (interleaved, best of

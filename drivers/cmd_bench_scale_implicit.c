@@ -1,6 +1,6 @@
-/* chs bench scale --implicit: the implicit solvers at two sizes, N/10 and N (--max-n), as issue
- * 15 measures them. Each configuration is `chs run --problem P --formulation F --method M --rtol
- * 1e-6 --atol 1e-6 --tf 0.1` (the same options, parsed the same way):
+/* chs bench scale --implicit: the implicit solvers at two sizes, N/10 and N (--max-n), measured
+ * per step and per atom. Each configuration is `chs run --problem P --formulation F --method M
+ * --rtol 1e-6 --atol 1e-6 --tf 0.1` (the same options, parsed the same way):
  *
  *   pendulum-chain:N=..              dae-index3, dae-ggl, dae-index1   ida:ls=klu
  *   chain:N=..,init=2,vel=thermal    dae-index3, dae-ggl, dae-index1   ida:ls=spgmr

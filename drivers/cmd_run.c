@@ -96,7 +96,7 @@ static void print_summary(const cli_result *r) {
     }
   }
   printf("  wall           %.3g s\n", s->wall_s);
-  if (r->has_cost) { /* the issue-15 measures: CPU per step, memory per coordinate */
+  if (r->has_cost) { /* the scale measures: CPU per step, memory per coordinate */
     printf("  cost           CPU %.3g s", r->cpu_s);
     if (s->stats.steps > 0) {
       printf(", %.3g ms per step", 1e3 * r->cpu_s / (double)s->stats.steps);
