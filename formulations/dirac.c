@@ -131,16 +131,36 @@ static int dirac_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
   sunrealtype *Gtw = s->wn[3], *a = s->wn[4], *b = s->wn[5], *Gtz = s->wn[6], *t1 = s->xn[0],
               *t2 = s->xn[1];
   CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
+  if (m == 1) {
+    /* S = K - K^T (K = J_psi M^{-1} G^T) is antisymmetric: zero for a single constraint, so
+     * z = lambda, and b = J_psi^T w and a need no M'(q; a) v, no M^{-1} b and no second solve */
+    z[0] = k.lambda[0];
+    chs_jac_tmv_fused(s, w, z, Gtw, b, Gtz); /* G^T w, Gdot^T w and G^T z in one pass */
+    chs_mass_inv_Gt(s, w, Gtw, a);
+    if (s->mass_kind == CHS_MASS_CONFIG && CHS_SYS_CB(s, mass_grad, s->data, q, a, k.v, t2) != 0) {
+      return CHS_RECOVERABLE;
+    }
+    for (sunindextype i = 0; s->mass_kind == CHS_MASS_CONFIG && i < n; i++) {
+      b[i] -= t2[i];
+    }
+    if (s->Gt) {
+      chs_jac_tmv_acc(s, s->Gt, w, 1, b);
+    }
+    dirac_complete(s, &k, a, b, 0, w, z, Gtz, ydot, wout, zout);
+    return 0;
+  }
   chs_jac_tmv_fused(s, w, NULL, Gtw, b, NULL); /* G^T w and Gdot^T w in one pass */
-  chs_mass_inv(s, Gtw, a);
-  memcpy(t1, b, (size_t)n * sizeof *t1); /* t1 <- b + M'(q; a) v: M^{-1} t1 = M^{-1} b + ... */
+  chs_mass_inv_Gt(s, w, Gtw, a);
+  /* t1 <- b + M'(q; a) v (M^{-1} t1 = M^{-1} b + ...); with a constant M, t1 is b itself */
+  sunrealtype *t1b = b;
   if (s->mass_kind == CHS_MASS_CONFIG) {
+    t1b = t1;
     if (CHS_SYS_CB(s, mass_grad, s->data, q, a, k.v, t2) != 0) {
       return CHS_RECOVERABLE;
     }
     for (sunindextype i = 0; i < n; i++) {
+      t1[i] = b[i] - t2[i];
       b[i] -= t2[i];
-      t1[i] -= t2[i];
     }
     if (CHS_SYS_CB(s, mass_dir, s->data, q, a, k.v, t2) != 0) {
       return CHS_RECOVERABLE;
@@ -151,10 +171,12 @@ static int dirac_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
   }
   if (s->Gt) {
     chs_jac_tmv_acc(s, s->Gt, w, 1, b);
-    chs_jac_tmv_acc(s, s->Gt, w, 1, t1);
+    if (t1b != b) {
+      chs_jac_tmv_acc(s, s->Gt, w, 1, t1b);
+    }
   }
   /* S w = Gdot(q, v) a + G_t a - G M^{-1} (J_psi^T w + M'(q; a) v) */
-  chs_mass_inv(s, t1, t2);
+  chs_mass_inv(s, t1b, t2);
   chs_jac_mv2(s, s->Gd, a, s->G, t2, -1, Sw, NULL);
   if (s->Gt) {
     chs_jac_mv(s, s->Gt, a, tm);

@@ -286,6 +286,11 @@ void chs_system_psi(const CHSSystem *s, const sunrealtype *v, sunrealtype *psi);
 void chs_jac_mv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *u, sunrealtype *out);
 void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w, sunrealtype *out);
 const sunrealtype *chs_mass_inv_view(const CHSSystem *s, const sunrealtype *u, sunrealtype *out);
+/* a = M^{-1} G^T w given Gtw = G^T w: with a dense mass matrix (also M(q)) as the combination of
+ * the columns M^{-1} g_j that the Gram assembly at this point left in MinvGt (no solve with M;
+ * equal to M^{-1} Gtw up to rounding), otherwise M^{-1} Gtw. */
+void chs_mass_inv_Gt(const CHSSystem *s, const sunrealtype *w, const sunrealtype *Gtw,
+                     sunrealtype *a);
 /* Fused pass (J1, J2 stored like G): out1 = J1 u1 and out2 = J2 u2, or, when out2 is NULL,
  * out1 = J1 u1 + c2 J2 u2. */
 void chs_jac_mv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *u1,

@@ -457,6 +457,24 @@ const sunrealtype *chs_mass_inv_view(const CHSSystem *s, const sunrealtype *u, s
   return out;
 }
 
+void chs_mass_inv_Gt(const CHSSystem *s, const sunrealtype *w, const sunrealtype *Gtw,
+                     sunrealtype *a) {
+  sunindextype n = s->n;
+  if (!s->MinvGt) {
+    chs_mass_inv(s, Gtw, a);
+    return;
+  }
+  for (sunindextype i = 0; i < n; i++) {
+    a[i] = s->MinvGt[i] * w[0];
+  }
+  for (sunindextype j = 1; j < s->m; j++) {
+    const sunrealtype *col = s->MinvGt + j * n;
+    for (sunindextype i = 0; i < n; i++) {
+      a[i] += col[i] * w[j];
+    }
+  }
+}
+
 void chs_jac_mv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *u1,
                  const sunrealtype *J2, const sunrealtype *u2, sunrealtype c2, sunrealtype *out1,
                  sunrealtype *out2) {
