@@ -68,25 +68,32 @@ static void dirac_final_csr(const CHSSystem *s, const CHSKinematics *k, const su
   }
 }
 
-/* Tridiagonal Q (CSR G, M = I (minv NULL) or diagonal): S w = Gdot a - G M^{-1} b row by row
- * (chs_jac_mv2's operations, M^{-1} b entry by entry as chs_mass_inv forms it) with the forward
- * substitution of the solve with Q in the same pass (dpttrs' operations); the backward one,
- * chs_gram_tri_backward, completes Q^{-1} S w in Sw. */
-static inline void dirac_sw_tri_forward(const CHSSystem *s, const sunrealtype *a,
-                                        const sunrealtype *b, const sunrealtype *minv,
-                                        sunrealtype *Sw) {
+/* Tridiagonal Q (CSR G, M = I (minv NULL) or diagonal), z = lambda - Q^{-1} S w known before any
+ * product of length n (S from Q's column pairs, chs_gram_tri_sw_forward):
+ *   ydot = (v - M^{-1} G^T w, F + Gdot^T w - G^T z)
+ * in one pass over the rows scattering into ydot, a and b not stored (columns set just before the
+ * first block of rows that touches them, as in dirac_tmv_csr). F may be ydot's momentum half. */
+static inline void dirac_final_tri(const CHSSystem *s, const CHSKinematics *k,
+                                   const sunrealtype *minv, const sunrealtype *w,
+                                   const sunrealtype *z, sunrealtype *ydot) {
   const sunrealtype *G = s->G, *Gd = s->Gd;
-  const double *e = s->gram->tri_e;
-  sunrealtype prev = 0;
-  for (sunindextype i = 0; i < s->m; i++) {
-    sunrealtype acc1 = 0, acc2 = 0;
-    for (int32_t j = s->rp32[i]; j < s->rp32[i + 1]; j++) {
-      int32_t c = s->ci32[j];
-      acc1 += Gd[j] * a[c];
-      acc2 += G[j] * (minv ? minv[c] * b[c] : b[c]);
+  sunindextype m = s->m;
+  int32_t c0 = 0, n = (int32_t)s->n;
+  sunrealtype *yp = ydot + n;
+  for (sunindextype i0 = 0; i0 <= m; i0 += CHS_CSR_BLOCK) {
+    sunindextype i1 = m - i0 < CHS_CSR_BLOCK ? m : i0 + CHS_CSR_BLOCK;
+    for (int32_t c1 = i0 < m ? s->blk_end[i0 / CHS_CSR_BLOCK] : n; c0 < c1; c0++) {
+      ydot[c0] = k->v[c0];
+      yp[c0] = k->F[c0];
     }
-    sunrealtype sw = acc1 + -1 * acc2;
-    prev = Sw[i] = i > 0 ? sw - prev * e[i - 1] : sw;
+    for (sunindextype i = i0; i < i1; i++) {
+      sunrealtype wi = w[i], zi = z[i];
+      for (int32_t j = s->rp32[i]; j < s->rp32[i + 1]; j++) {
+        int32_t c = s->ci32[j];
+        ydot[c] -= (minv ? minv[c] * G[j] : G[j]) * wi;
+        yp[c] += Gd[j] * wi - G[j] * zi;
+      }
+    }
   }
 }
 
@@ -223,6 +230,24 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
     if (a != Gtw) {
       chs_mass_inv(s, Gtw, Minv_Gtw);
     }
+  } else if (s->jac_kind == CHS_JAC_CSR && s->gram->tri && s->gram->factored && k.w_done) {
+    /* tridiagonal Q: S w from S's entries (no products of length n), z = lambda - Q^{-1} S w,
+     * then all products with G and Gdot in one pass into ydot */
+    chs_gram_tri_sw_forward(s->gram, s, w, z);
+    chs_gram_tri_backward(s->gram, z, NULL);
+    for (sunindextype i = 0; i < m; i++) {
+      z[i] = k.lambda[i] - z[i];
+    }
+    if (s->minv) {
+      dirac_final_tri(s, &k, s->minv, w, z, ydot);
+    } else {
+      dirac_final_tri(s, &k, NULL, w, z, ydot);
+    }
+    if (wout) {
+      *wout = w;
+      *zout = z;
+    }
+    return 0;
   } else {
     if (s->jac_kind == CHS_JAC_CSR) {
       dirac_tmv_csr(s, w, Gtw, b);
@@ -232,19 +257,9 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
     if (a != Gtw) {
       chs_mass_inv(s, Gtw, Minv_Gtw);
     }
-    if (s->jac_kind == CHS_JAC_CSR && s->gram->tri && s->gram->factored) {
-      /* M = I or diagonal for a tridiagonal Q: two specialisations */
-      if (s->minv) {
-        dirac_sw_tri_forward(s, a, b, s->minv, Sw);
-      } else {
-        dirac_sw_tri_forward(s, a, b, NULL, Sw);
-      }
-      chs_gram_tri_backward(s->gram, z, NULL); /* z is Sw */
-    } else {
-      /* S w = Gdot a - G M^{-1} b in one pass */
-      chs_jac_mv2(s, s->Gd, a, s->G, chs_mass_inv_view(s, b, Minv_b), -1, Sw, NULL);
-      CHS_CALL(chs_gram_solve(s->gram, Sw, z));
-    }
+    /* S w = Gdot a - G M^{-1} b in one pass */
+    chs_jac_mv2(s, s->Gd, a, s->G, chs_mass_inv_view(s, b, Minv_b), -1, Sw, NULL);
+    CHS_CALL(chs_gram_solve(s->gram, Sw, z));
     if (s->jac_kind == CHS_JAC_CSR) {
       /* z = lambda - Q^{-1} S w formed row by row as G^T z is subtracted in place: no G^T z
        * temporary */

@@ -522,6 +522,42 @@ void chs_gram_tri_backward(const CHSGram *g, sunrealtype *x, sunrealtype *x2) {
   }
 }
 
+static inline void chs_gram_tri_sw_pass(const CHSGram *g, const CHSSystem *s,
+                                        const sunrealtype *minv, const sunrealtype *w,
+                                        sunrealtype *x) {
+  sunindextype m = s->m;
+  const sunrealtype *G = s->G, *Gd = s->Gd;
+  const int32_t *rp = s->rp32, *ci = s->ci32, *ps = g->tri_ps, *pk = g->tri_pk;
+  const int32_t *tpl = ps ? NULL : g->tri_tpl;
+  const double *e = g->tri_e;
+  sunrealtype sprev = 0, xprev = 0; /* S(j-1,j) and x_{j-1} */
+  for (sunindextype j = 0; j < m; j++) {
+    sunrealtype sj = 0; /* S(j,j+1) */
+    if (tpl && j + 1 < m) {
+      for (int t = 0; t < g->tri_np; t++) {
+        int32_t a = rp[j + 1] + tpl[2 * t], b = rp[j] + tpl[2 * t + 1]; /* rows j+1, j */
+        sj += (Gd[b] * G[a] - Gd[a] * G[b]) * (minv ? minv[ci[a]] : 1);
+      }
+    }
+    for (int32_t t = tpl ? 0 : ps[j]; !tpl && t < ps[j + 1]; t++) {
+      int32_t a = pk[2 * t], b = pk[2 * t + 1];
+      sj += (Gd[b] * G[a] - Gd[a] * G[b]) * (minv ? minv[ci[a]] : 1);
+    }
+    sunrealtype swj = (j + 1 < m ? sj * w[j + 1] : 0) - (j > 0 ? sprev * w[j - 1] : 0);
+    xprev = x[j] = j > 0 ? swj - xprev * e[j - 1] : swj;
+    sprev = sj;
+  }
+}
+
+void chs_gram_tri_sw_forward(const CHSGram *g, const CHSSystem *s, const sunrealtype *w,
+                             sunrealtype *x) {
+  if (s->minv) {
+    chs_gram_tri_sw_pass(g, s, s->minv, w, x);
+  } else {
+    chs_gram_tri_sw_pass(g, s, NULL, w, x);
+  }
+}
+
 int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {
   sunindextype m = s->m, n = s->n;
   if (g->tri) {

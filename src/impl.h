@@ -140,6 +140,15 @@ int chs_gram_tri_kinematics(CHSGram *gram, const struct CHSSystem *s, const sunr
                             const sunrealtype *mf, sunrealtype *psi, sunrealtype *r,
                             sunrealtype *rf, sunrealtype *pf);
 void chs_gram_tri_backward(const CHSGram *gram, sunrealtype *x, sunrealtype *x2 /* or NULL */);
+/* Tridiagonal Q (factored): x = L^{-1} S w, the forward substitution of Q^{-1} S w (completed by
+ * chs_gram_tri_backward), where S = K - K^T, K = Gdot M^{-1} G^T (Gdot in s->Gd) is the Dirac
+ * field's antisymmetric matrix: tridiagonal like Q, its entries
+ *   S(j,j+1) = -S(j+1,j) = sum over the columns c rows j and j+1 share of
+ *              (Gdot_jc G_j+1,c - Gdot_j+1,c G_jc) minv_c
+ * from Q's column pairs: no pass over n (S w = Gdot a - G M^{-1} b up to rounding, with its
+ * diagonal zero exactly). */
+void chs_gram_tri_sw_forward(const CHSGram *gram, const struct CHSSystem *s, const sunrealtype *w,
+                             sunrealtype *x);
 /* The layout of the Gram solver (src/gram.c), visible here so that the solve with a single
  * constraint (a division) inlines into the formulations' fields. */
 struct CHSGram {
