@@ -233,7 +233,7 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
   } else if (s->jac_kind == CHS_JAC_CSR && s->gram->tri && s->gram->factored && k.w_done) {
     /* tridiagonal Q: S w from S's entries (no products of length n), z = lambda - Q^{-1} S w,
      * then all products with G and Gdot in one pass into ydot */
-    chs_gram_tri_sw_forward(s->gram, s, w, z);
+    chs_gram_tri_sw_forward(s->gram, w, z);
     chs_gram_tri_backward(s->gram, z, NULL);
     for (sunindextype i = 0; i < m; i++) {
       z[i] = k.lambda[i] - z[i];
