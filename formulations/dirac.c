@@ -133,11 +133,13 @@ static int dirac_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
   sunindextype n = s->n, m = s->m;
   const sunrealtype *q = y;
   CHSKinematics k;
-  CHS_CALL(chs_system_kinematics_f(s, y, y + n, s->wn[1], NULL, 0, &k));
   sunrealtype *w = s->wm[4], *Sw = s->wm[5], *z = s->wm[6], *tm = s->xm[0];
   sunrealtype *Gtw = s->wn[3], *a = s->wn[4], *b = s->wn[5], *Gtz = s->wn[6], *t1 = s->xn[0],
               *t2 = s->xn[1];
-  CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
+  CHS_CALL(chs_system_kinematics_f(s, y, y + n, s->wn[1], w, 0, &k)); /* with w = Q^{-1} psi */
+  if (!k.w_done) {
+    CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
+  }
   if (m == 1) {
     /* S = K - K^T (K = J_psi M^{-1} G^T) is antisymmetric: zero for a single constraint, so
      * z = lambda, and b = J_psi^T w and a need no M'(q; a) v, no M^{-1} b and no second solve */

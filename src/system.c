@@ -667,7 +667,7 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
  * acceleration a = M^{-1} (F + F_M - M'(q; v) v), psi = G v + g_t,
  * r = Gdot(q, v) v + G a + 2 G_t v + g_tt. */
 static int chs_kinematics_general(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
-                                  sunrealtype *F, CHSKinematics *k) {
+                                  sunrealtype *F, sunrealtype *w, CHSKinematics *k) {
   sunindextype n = s->n, m = s->m;
   k->w_done = 0;
   k->v = s->wn[0];
@@ -703,13 +703,17 @@ static int chs_kinematics_general(CHSSystem *s, const sunrealtype *q, const sunr
       k->r[i] += 2 * gtv[i] + s->gtt[i];
     }
   }
+  if (w && m > 1) {
+    k->w_done = 1;
+    return chs_gram_solve2(s->gram, k->r, k->lambda, k->psi, w);
+  }
   return chs_gram_solve(s->gram, k->r, k->lambda);
 }
 
 int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
                             sunrealtype *F, sunrealtype *w, int lean, CHSKinematics *k) {
   if (s->general) {
-    return chs_kinematics_general(s, q, p, F, k);
+    return chs_kinematics_general(s, q, p, F, w, k);
   }
   k->w_done = 0;
   k->v = s->wn[0];
@@ -764,6 +768,10 @@ int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtyp
     for (sunindextype i = 0; i < s->m; i++) {
       k->r[i] += tmp[i];
     }
+  }
+  if (w && s->m > 1) { /* w = Q^{-1} psi with lambda (a dense Q: in the same loops) */
+    k->w_done = 1;
+    return chs_gram_solve2(s->gram, k->r, k->lambda, k->psi, w);
   }
   return chs_gram_solve(s->gram, k->r, k->lambda);
 }
