@@ -44,10 +44,9 @@ static void dirac_tmv_csr(const CHSSystem *s, const sunrealtype *w, sunrealtype 
   }
 }
 
-/* ydot = (v - a, F + b - G^T z) with z <- lambda - z formed row by row (CSR); a may be ydot
- * itself and F its momentum half. */
+/* ydot = (v - a, F + b - G^T z) (CSR); a may be ydot itself and F its momentum half. */
 static void dirac_final_csr(const CHSSystem *s, const CHSKinematics *k, const sunrealtype *a,
-                            const sunrealtype *b, sunrealtype *z, sunrealtype *ydot) {
+                            const sunrealtype *b, const sunrealtype *z, sunrealtype *ydot) {
   const sunrealtype *G = s->G;
   sunindextype m = s->m;
   int32_t c0 = 0, n = (int32_t)s->n;
@@ -59,8 +58,7 @@ static void dirac_final_csr(const CHSSystem *s, const CHSKinematics *k, const su
       yp[c0] = k->F[c0] + b[c0];
     }
     for (sunindextype i = i0; i < i1; i++) {
-      sunrealtype zi = k->lambda[i] - z[i];
-      z[i] = zi;
+      sunrealtype zi = z[i];
       for (int32_t j = s->rp32[i]; j < s->rp32[i + 1]; j++) {
         yp[s->ci32[j]] -= G[j] * zi;
       }
@@ -97,19 +95,33 @@ static inline void dirac_final_tri(const CHSSystem *s, const CHSKinematics *k,
   }
 }
 
-/* The end shared by both paths: with form_z, z <- lambda - z (z holds Q^{-1} S w) and
- * Gtz = G^T z (otherwise Gtz holds it already); then
- *   ydot = (v - a, F - G^T z + b)
- * and w, z handed to the caller (fj). */
-static void dirac_complete(const CHSSystem *s, const CHSKinematics *k, const sunrealtype *a,
-                           const sunrealtype *b, int form_z, sunrealtype *w, sunrealtype *z,
-                           sunrealtype *Gtz, sunrealtype *ydot, sunrealtype **wout,
-                           sunrealtype **zout) {
-  sunindextype n = s->n;
-  if (form_z) {
+/* z = lambda - Q^{-1} S w (S w in Sw, overwritten; z may be Sw), formed as Q^{-1} (r - S w) when
+ * the kinematics left lambda = Q^{-1} r unsolved (CHS_KIN_NO_LAMBDA): one solve with Q instead
+ * of two. */
+static int dirac_z(CHSSystem *s, const CHSKinematics *k, sunrealtype *Sw, sunrealtype *z) {
+  if (k->lambda) {
+    CHS_CALL(chs_gram_solve(s->gram, Sw, z));
     for (sunindextype i = 0; i < s->m; i++) {
       z[i] = k->lambda[i] - z[i];
     }
+    return 0;
+  }
+  for (sunindextype i = 0; i < s->m; i++) {
+    Sw[i] = k->r[i] - Sw[i];
+  }
+  return chs_gram_solve(s->gram, Sw, z);
+}
+
+/* The end shared by both paths: Gtz = G^T z when z != NULL (otherwise Gtz holds it already);
+ * then
+ *   ydot = (v - a, F - G^T z + b)
+ * and w, z handed to the caller (fj). */
+static void dirac_complete(const CHSSystem *s, const CHSKinematics *k, const sunrealtype *a,
+                           const sunrealtype *b, int form_gtz, sunrealtype *w, sunrealtype *z,
+                           sunrealtype *Gtz, sunrealtype *ydot, sunrealtype **wout,
+                           sunrealtype **zout) {
+  sunindextype n = s->n;
+  if (form_gtz) {
     chs_jac_tmv(s, s->G, z, Gtz);
   }
   for (sunindextype i = 0; i < n; i++) {
@@ -136,7 +148,8 @@ static int dirac_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
   sunrealtype *w = s->wm[4], *Sw = s->wm[5], *z = s->wm[6], *tm = s->xm[0];
   sunrealtype *Gtw = s->wn[3], *a = s->wn[4], *b = s->wn[5], *Gtz = s->wn[6], *t1 = s->xn[0],
               *t2 = s->xn[1];
-  CHS_CALL(chs_system_kinematics_f(s, y, y + n, s->wn[1], w, 0, &k)); /* with w = Q^{-1} psi */
+  /* with w = Q^{-1} psi and, for m > 1, without lambda (dirac_z) */
+  CHS_CALL(chs_system_kinematics_f(s, y, y + n, s->wn[1], w, CHS_KIN_NO_LAMBDA, &k));
   if (!k.w_done) {
     CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
   }
@@ -193,7 +206,7 @@ static int dirac_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
       Sw[i] += tm[i];
     }
   }
-  CHS_CALL(chs_gram_solve(s->gram, Sw, z));
+  CHS_CALL(dirac_z(s, &k, Sw, z));
   dirac_complete(s, &k, a, b, 1, w, z, Gtz, ydot, wout, zout);
   return 0;
 }
@@ -209,16 +222,15 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
   /* Unless ydot is y itself: F straight into p' and, for a CSR G and M = I with m > 1, G^T w
    * into q' (both completed in place below): two arrays of length n less in the working set. */
   int inplace = ydot != y && s->jac_kind == CHS_JAC_CSR; /* large systems: their working set */
-  CHS_CALL(chs_system_kinematics_f(s, y, y + n, inplace ? ydot + n : s->wn[1], s->wm[4], 1, &k));
+  CHS_CALL(chs_system_kinematics_f(s, y, y + n, inplace ? ydot + n : s->wn[1], s->wm[4],
+                                   CHS_KIN_LEAN | CHS_KIN_NO_LAMBDA, &k));
   inplace = inplace && m > 1 && s->jac_kind == CHS_JAC_CSR && s->mass_kind == CHS_MASS_IDENTITY;
   sunrealtype *Gtw = inplace ? ydot : s->wn[3], *Minv_Gtw = s->wn[4], *b = s->wn[5];
   sunrealtype *Gtz = s->wn[6];
   sunrealtype *Minv_b = s->wn[7];
-  /* w = Q^{-1} psi from the kinematics' pass (tridiagonal Q) or solved in place over psi (m > 1;
-   * for m = 1 the in-place solve measured 1-2 % slower on the pendulum); z over S w (not needed
-   * again) */
-  sunrealtype *w = k.w_done || m == 1 ? s->wm[4] : k.psi, *Sw = s->wm[5],
-              *z = m == 1 ? s->wm[7] : Sw;
+  /* w = Q^{-1} psi from the kinematics (m > 1) or solved here (m = 1: an inline division); z
+   * over S w (not needed again) */
+  sunrealtype *w = s->wm[4], *Sw = s->wm[5], *z = m == 1 ? s->wm[7] : Sw;
   const sunrealtype *a = s->mass_kind == CHS_MASS_IDENTITY ? Gtw : Minv_Gtw;
 
   if (!k.w_done) {
@@ -232,7 +244,7 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
     if (a != Gtw) {
       chs_mass_inv(s, Gtw, Minv_Gtw);
     }
-  } else if (s->jac_kind == CHS_JAC_CSR && s->gram->tri && s->gram->factored && k.w_done) {
+  } else if (s->jac_kind == CHS_JAC_CSR && s->gram->tri && s->gram->factored) {
     /* tridiagonal Q: S w from S's entries (no products of length n), z = lambda - Q^{-1} S w,
      * then all products with G and Gdot in one pass into ydot */
     chs_gram_tri_sw_forward(s->gram, w, z);
@@ -261,10 +273,9 @@ int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, s
     }
     /* S w = Gdot a - G M^{-1} b in one pass */
     chs_jac_mv2(s, s->Gd, a, s->G, chs_mass_inv_view(s, b, Minv_b), -1, Sw, NULL);
-    CHS_CALL(chs_gram_solve(s->gram, Sw, z));
+    CHS_CALL(dirac_z(s, &k, Sw, z));
     if (s->jac_kind == CHS_JAC_CSR) {
-      /* z = lambda - Q^{-1} S w formed row by row as G^T z is subtracted in place: no G^T z
-       * temporary */
+      /* G^T z subtracted in place: no G^T z temporary */
       dirac_final_csr(s, &k, a, b, z, ydot);
       if (wout) {
         *wout = w;

@@ -662,57 +662,24 @@ static int chs_gram_dense_potrf(sunrealtype **a, sunindextype m) {
 }
 
 /* x <- L^{-T} L^{-1} x: forward substitution (L(m-1,m-1) divides x_{m-1} once here and once more
- * at the start of the backward one, as in POTRS), backward substitution. With x2 != NULL the same
- * for x2 in the same loops (each right-hand side's operations unchanged). */
-static inline void chs_gram_dense_potrs(sunrealtype *const *a, sunindextype m, sunrealtype *x,
-                                        sunrealtype *x2) {
+ * at the start of the backward one, as in POTRS), backward substitution. */
+static void chs_gram_dense_potrs(sunrealtype *const *a, sunindextype m, sunrealtype *x) {
   for (sunindextype i = 0; i < m; i++) {
-    sunrealtype acc = x[i], acc2 = x2 ? x2[i] : 0;
+    sunrealtype acc = x[i];
     for (sunindextype j = 0; j < i; j++) {
       acc -= x[j] * a[j][i];
-      if (x2) {
-        acc2 -= x2[j] * a[j][i];
-      }
     }
     x[i] = acc / a[i][i];
-    if (x2) {
-      x2[i] = acc2 / a[i][i];
-    }
   }
   x[m - 1] /= a[m - 1][m - 1];
-  if (x2) {
-    x2[m - 1] /= a[m - 1][m - 1];
-  }
   for (sunindextype i = m - 1; i-- > 0;) {
     const sunrealtype *ai = a[i];
-    sunrealtype acc = x[i], acc2 = x2 ? x2[i] : 0;
+    sunrealtype acc = x[i];
     for (sunindextype j = i + 1; j < m; j++) {
       acc -= ai[j] * x[j];
-      if (x2) {
-        acc2 -= ai[j] * x2[j];
-      }
     }
     x[i] = acc / ai[i];
-    if (x2) {
-      x2[i] = acc2 / ai[i];
-    }
   }
-}
-
-int chs_gram_solve2(CHSGram *g, const sunrealtype *b, sunrealtype *x, const sunrealtype *b2,
-                    sunrealtype *x2) {
-  if (g->kind != CHS_GRAM_DENSE || g->m == 1 || !g->factored) {
-    CHS_CALL(chs_gram_solve_general(g, b, x));
-    return chs_gram_solve_general(g, b2, x2);
-  }
-  if (x != b) {
-    memcpy(x, b, (size_t)g->m * sizeof *x);
-  }
-  if (x2 != b2) {
-    memcpy(x2, b2, (size_t)g->m * sizeof *x2);
-  }
-  chs_gram_dense_potrs(g->cols, g->m, x, x2);
-  return CHS_SUCCESS;
 }
 
 int chs_gram_factor(CHSGram *g) {
@@ -777,7 +744,7 @@ int chs_gram_solve_general(CHSGram *g, const sunrealtype *b, sunrealtype *x) {
     if (x != b) {
       memcpy(x, b, (size_t)g->m * sizeof *x);
     }
-    chs_gram_dense_potrs(g->cols, g->m, x, NULL);
+    chs_gram_dense_potrs(g->cols, g->m, x);
     return CHS_SUCCESS; /* a non-finite solution shows in the right-hand side, which is checked */
   }
   if (g->tri) {

@@ -131,9 +131,6 @@ int chs_gram_assemble(CHSGram *gram, const struct CHSSystem *s);
 /* Factor the assembled Q: 0, or CHS_RECOVERABLE when Q is numerically singular. */
 int chs_gram_factor(CHSGram *gram);
 int chs_gram_solve_general(CHSGram *gram, const sunrealtype *b, sunrealtype *x);
-/* x = Q^{-1} b and x2 = Q^{-1} b2 (dense Q: in the same loops, each as chs_gram_solve forms it). */
-int chs_gram_solve2(CHSGram *gram, const sunrealtype *b, sunrealtype *x, const sunrealtype *b2,
-                    sunrealtype *x2);
 /* Tridiagonal Q (gram->tri, CSR G): assemble and factor Q = L D L^T from s->G and, in the same
  * pass, psi = G v and r = Gdot v + G mf (Gdot in s->Gd), and the forward substitutions
  * rf = L^{-1} r and (pf != NULL) pf = L^{-1} psi and S's entries (chs_gram_tri_sw_forward);
@@ -335,12 +332,13 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
                           CHSKinematics *k);
 /* The same with F written to F (length n, e.g. the momentum half of the field being formed, so
  * that the field is completed in place: one array of length n less in the working set) and,
- * when w != NULL and m > 1, w = Q^{-1} psi (k->w_done; tridiagonal Q: in the kinematics' pass,
- * dense Q: in the loops of lambda's solve).
- * lean: the caller needs neither psi nor r; with a tridiagonal Q they are then not stored
- * (k->psi = k->r = NULL). */
+ * when w != NULL and m > 1, w = Q^{-1} psi (k->w_done; tridiagonal Q: in the kinematics' pass).
+ * flags: CHS_KIN_LEAN: the caller needs neither psi nor r; with a tridiagonal Q they are then not
+ * stored (k->psi = k->r = NULL). CHS_KIN_NO_LAMBDA: with w and a Q that is not tridiagonal, lambda
+ * is not solved for (k->lambda = NULL): the caller folds r into a solve of its own. */
+enum { CHS_KIN_LEAN = 1, CHS_KIN_NO_LAMBDA = 2 };
 int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
-                            sunrealtype *F, sunrealtype *w, int lean, CHSKinematics *k);
+                            sunrealtype *F, sunrealtype *w, int flags, CHSKinematics *k);
 
 /* The common shape of the natural formulations' fields:
  *   ydot = (v + cq dq, F - G^T mult + dp)     (dq, dp may be NULL: zero).

@@ -663,11 +663,25 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
   return chs_system_kinematics_f(s, q, p, s->wn[1], NULL, 0, k);
 }
 
+/* The kinematics' solves with Q (not tridiagonal): lambda = Q^{-1} r, w = Q^{-1} psi when asked
+ * for (m > 1), and with CHS_KIN_NO_LAMBDA w alone. */
+static int chs_kinematics_solves(CHSSystem *s, sunrealtype *w, int flags, CHSKinematics *k) {
+  if (w && s->m > 1) {
+    k->w_done = 1;
+    CHS_CALL(chs_gram_solve(s->gram, k->psi, w));
+    if (flags & CHS_KIN_NO_LAMBDA) {
+      k->lambda = NULL;
+      return 0;
+    }
+  }
+  return chs_gram_solve(s->gram, k->r, k->lambda);
+}
+
 /* M(q) and time dependence (docs/mechanics.md "Kinematics"): F <- F + F_M, Minv_F <- the free
  * acceleration a = M^{-1} (F + F_M - M'(q; v) v), psi = G v + g_t,
  * r = Gdot(q, v) v + G a + 2 G_t v + g_tt. */
 static int chs_kinematics_general(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
-                                  sunrealtype *F, sunrealtype *w, CHSKinematics *k) {
+                                  sunrealtype *F, sunrealtype *w, int flags, CHSKinematics *k) {
   sunindextype n = s->n, m = s->m;
   k->w_done = 0;
   k->v = s->wn[0];
@@ -703,17 +717,13 @@ static int chs_kinematics_general(CHSSystem *s, const sunrealtype *q, const sunr
       k->r[i] += 2 * gtv[i] + s->gtt[i];
     }
   }
-  if (w && m > 1) {
-    k->w_done = 1;
-    return chs_gram_solve2(s->gram, k->r, k->lambda, k->psi, w);
-  }
-  return chs_gram_solve(s->gram, k->r, k->lambda);
+  return chs_kinematics_solves(s, w, flags, k);
 }
 
 int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
-                            sunrealtype *F, sunrealtype *w, int lean, CHSKinematics *k) {
+                            sunrealtype *F, sunrealtype *w, int flags, CHSKinematics *k) {
   if (s->general) {
-    return chs_kinematics_general(s, q, p, F, w, k);
+    return chs_kinematics_general(s, q, p, F, w, flags, k);
   }
   k->w_done = 0;
   k->v = s->wn[0];
@@ -739,7 +749,7 @@ int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtyp
     CHS_CALL(CHS_SYS_CB(s, jacobian, s->data, q, s->G));
     CHS_CALL(CHS_SYS_CB(s, jacobian_dot, s->data, q, k->v, s->Gd));
     s->n_gram_factor++;
-    if (lean) { /* psi and r are not stored: two arrays of length m less */
+    if (flags & CHS_KIN_LEAN) { /* psi and r are not stored: two arrays of length m less */
       k->psi = k->r = NULL;
     }
     CHS_CALL(chs_gram_tri_kinematics(s->gram, s, k->v, k->Minv_F, k->psi, k->r, k->lambda, w));
@@ -769,11 +779,7 @@ int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtyp
       k->r[i] += tmp[i];
     }
   }
-  if (w && s->m > 1) { /* w = Q^{-1} psi with lambda (a dense Q: in the same loops) */
-    k->w_done = 1;
-    return chs_gram_solve2(s->gram, k->r, k->lambda, k->psi, w);
-  }
-  return chs_gram_solve(s->gram, k->r, k->lambda);
+  return chs_kinematics_solves(s, w, flags, k);
 }
 
 void chs_system_field(CHSSystem *s, const CHSKinematics *k, const sunrealtype *mult, sunrealtype cq,
