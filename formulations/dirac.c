@@ -153,10 +153,18 @@ static int dirac_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
   if (!k.w_done) {
     CHS_CALL(chs_gram_solve(s->gram, k.psi, w));
   }
-  if (m == 1) {
-    /* S = K - K^T (K = J_psi M^{-1} G^T) is antisymmetric: zero for a single constraint, so
-     * z = lambda, and b = J_psi^T w and a need no M'(q; a) v, no M^{-1} b and no second solve */
-    z[0] = k.lambda[0];
+  if (m == 1 || (m <= 4 && s->jac_kind == CHS_JAC_DENSE &&
+                 (s->mass_kind == CHS_MASS_IDENTITY || s->mass_kind == CHS_MASS_DIAGONAL))) {
+    /* z before any product of length n, then those products in one pass, and b = J_psi^T w and
+     * a without M'(q; a) v or M^{-1} b: S = K - K^T (K = J_psi M^{-1} G^T) is antisymmetric, zero
+     * for a single constraint (z = lambda); for a few constraints of a dense G and a constant M
+     * (J_psi = Gdot + G_t) S w from S's entries */
+    if (m == 1) {
+      z[0] = k.lambda[0];
+    } else {
+      chs_dirac_sw_entries(s, w, Sw);
+      CHS_CALL(dirac_z(s, &k, Sw, z));
+    }
     chs_jac_tmv_fused(s, w, z, Gtw, b, Gtz); /* G^T w, Gdot^T w and G^T z in one pass */
     chs_mass_inv_Gt(s, w, Gtw, a);
     if (s->mass_kind == CHS_MASS_CONFIG && CHS_SYS_CB(s, mass_grad, s->data, q, a, k.v, t2) != 0) {

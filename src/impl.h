@@ -297,6 +297,12 @@ void chs_system_psi(const CHSSystem *s, const sunrealtype *v, sunrealtype *psi);
 void chs_jac_mv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *u, sunrealtype *out);
 void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w, sunrealtype *out);
 const sunrealtype *chs_mass_inv_view(const CHSSystem *s, const sunrealtype *u, sunrealtype *out);
+/* Sw = S w for the Dirac field's antisymmetric S = K - K^T, K = J M^{-1} G^T, J = Gdot + G_t
+ * (s->Gt, or Gdot alone without one), from S's entries
+ *   S(i,l) = -S(l,i) = sum_c (J_ic G_lc - J_lc G_ic) minv_c      (i < l; zero diagonal)
+ * for a dense G and M = I or diagonal: m (m - 1) n products, fewer than the passes of
+ * S w = J a - G M^{-1} b (a = M^{-1} G^T w, b = J^T w) and G^T z for m <= 4. */
+void chs_dirac_sw_entries(const CHSSystem *s, const sunrealtype *w, sunrealtype *Sw);
 /* a = M^{-1} G^T w given Gtw = G^T w: with a dense mass matrix (also M(q)) as the combination of
  * the columns M^{-1} g_j that the Gram assembly at this point left in MinvGt (no solve with M;
  * equal to M^{-1} Gtw up to rounding), otherwise M^{-1} Gtw. */

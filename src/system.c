@@ -457,6 +457,27 @@ const sunrealtype *chs_mass_inv_view(const CHSSystem *s, const sunrealtype *u, s
   return out;
 }
 
+void chs_dirac_sw_entries(const CHSSystem *s, const sunrealtype *w, sunrealtype *Sw) {
+  sunindextype n = s->n, m = s->m;
+  const sunrealtype *G = s->G, *Gd = s->Gd, *Gt = s->Gt, *minv = s->minv;
+  for (sunindextype i = 0; i < m; i++) {
+    Sw[i] = 0;
+  }
+  for (sunindextype i = 0; i < m; i++) {
+    const sunrealtype *gi = G + i * n, *di = Gd + i * n, *ti = Gt ? Gt + i * n : NULL;
+    for (sunindextype l = i + 1; l < m; l++) {
+      const sunrealtype *gl = G + l * n, *dl = Gd + l * n, *tl = Gt ? Gt + l * n : NULL;
+      sunrealtype sil = 0; /* S(i,l) */
+      for (sunindextype c = 0; c < n; c++) {
+        sunrealtype ji = ti ? di[c] + ti[c] : di[c], jl = tl ? dl[c] + tl[c] : dl[c];
+        sil += (ji * gl[c] - jl * gi[c]) * (minv ? minv[c] : 1);
+      }
+      Sw[i] += sil * w[l];
+      Sw[l] -= sil * w[i];
+    }
+  }
+}
+
 void chs_mass_inv_Gt(const CHSSystem *s, const sunrealtype *w, const sunrealtype *Gtw,
                      sunrealtype *a) {
   sunindextype n = s->n;
