@@ -686,7 +686,7 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
 
 /* The kinematics' solves with Q (not tridiagonal): lambda = Q^{-1} r, w = Q^{-1} psi when asked
  * for (m > 1), and with CHS_KIN_NO_LAMBDA w alone. */
-static int chs_kinematics_solves(CHSSystem *s, sunrealtype *w, int flags, CHSKinematics *k) {
+static inline int chs_kinematics_solves(CHSSystem *s, sunrealtype *w, int flags, CHSKinematics *k) {
   if (w && s->m > 1) {
     k->w_done = 1;
     CHS_CALL(chs_gram_solve(s->gram, k->psi, w));

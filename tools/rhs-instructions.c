@@ -48,8 +48,11 @@ int main(int argc, char **argv) {
       N_Vector y = NULL, yd = NULL;
       char label[256];
       snprintf(label, sizeof label, "%s/%s", probs[i], forms[j]);
-      if (CHSFormulation_Create(forms[j], prob, ctx, &f, NULL) != 0 ||
-          CHSFormulation_NewInitialState(f, &y, NULL) != 0 || !(yd = N_VClone(y))) {
+      int crc = CHSFormulation_Create(forms[j], prob, ctx, &f, NULL);
+      if (crc == CHS_ERR_UNSUPPORTED) {
+        fprintf(stderr, "%s: the formulation refuses the problem\n", label);
+      } else if (crc != 0 || CHSFormulation_NewInitialState(f, &y, NULL) != 0 ||
+                 !(yd = N_VClone(y))) {
         fprintf(stderr, "cannot set up %s\n", label);
         status = 1;
       } else {
