@@ -95,6 +95,26 @@ static inline void dirac_final_tri(const CHSSystem *s, const CHSKinematics *k,
   }
 }
 
+/* Dense G, M = I or diagonal, z known before any product of length n:
+ *   ydot = (v - M^{-1} G^T w, F + J^T w - G^T z),  J = Gdot + G_t (Gdot without G_t),
+ * column by column with the sums over the rows in registers: a and b not stored. */
+static void dirac_final_dense(const CHSSystem *s, const CHSKinematics *k, const sunrealtype *w,
+                              const sunrealtype *z, sunrealtype *ydot) {
+  sunindextype n = s->n, m = s->m;
+  const sunrealtype *G = s->G, *Gd = s->Gd, *Gt = s->Gt, *minv = s->minv;
+  for (sunindextype j = 0; j < n; j++) {
+    sunrealtype gw = 0, jw = 0, gz = 0;
+    for (sunindextype i = 0; i < m; i++) {
+      sunrealtype g = G[i * n + j];
+      gw += g * w[i];
+      jw += (Gt ? Gd[i * n + j] + Gt[i * n + j] : Gd[i * n + j]) * w[i];
+      gz += g * z[i];
+    }
+    ydot[j] = k->v[j] - (minv ? minv[j] * gw : gw);
+    ydot[n + j] = k->F[j] + jw - gz;
+  }
+}
+
 /* z = lambda - Q^{-1} S w (S w in Sw, overwritten; z may be Sw), formed as Q^{-1} (r - S w) when
  * the kinematics left lambda = Q^{-1} r unsolved (CHS_KIN_NO_LAMBDA): one solve with Q instead
  * of two. */
@@ -164,6 +184,15 @@ static int dirac_field_general(CHSFormulation f, const sunrealtype *y, sunrealty
     } else {
       chs_dirac_sw_entries(s, w, Sw);
       CHS_CALL(dirac_z(s, &k, Sw, z));
+    }
+    if (s->jac_kind == CHS_JAC_DENSE &&
+        (s->mass_kind == CHS_MASS_IDENTITY || s->mass_kind == CHS_MASS_DIAGONAL)) {
+      dirac_final_dense(s, &k, w, z, ydot);
+      if (wout) {
+        *wout = w;
+        *zout = z;
+      }
+      return 0;
     }
     chs_jac_tmv_fused(s, w, z, Gtw, b, Gtz); /* G^T w, Gdot^T w and G^T z in one pass */
     chs_mass_inv_Gt(s, w, Gtw, a);
