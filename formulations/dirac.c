@@ -9,8 +9,11 @@
  * notation of DESIGN.md. Both g and psi are first integrals of this flow for ANY initial value, not
  * only on the manifold ([Seiler, Dirac] Sec. 10): d/dt g = G q' = psi - Q w = 0 and d/dt psi =
  * Gdot(q,q') v + G M^{-1} p' = -Gdot(v) a + S w + G M^{-1} b = 0, using the symmetry Gdot(q,a) v =
- * Gdot(q,v) a of second derivatives. Cost over the standard ODE: two extra solves with the already
- * factored Q and three products with G or Gdot. */
+ * Gdot(q,v) a of second derivatives. chs_dirac_field_plain (at the end) forms these terms one by
+ * one; chs_dirac_field takes the faster paths below (tools/rhs-instructions counts them): the
+ * S-term skipped for one constraint, S from its entries where they are few (tridiagonal or small
+ * dense Q) so that all products of length n take one pass, w solved with Q's factors in the
+ * kinematics and z = Q^{-1} (r - S w) in one more solve. */
 #include <string.h>
 #include "../src/impl.h"
 
