@@ -24,6 +24,9 @@ int chs_total_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, i
  * (may be NULL) receive w = Q^{-1} psi and z = lambda - Q^{-1} S w (scratch of the system). */
 int chs_dirac_field(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot, sunrealtype **w,
                     sunrealtype **z);
+/* The Dirac field as its equations read (formulations/dirac.c), without chs_dirac_field's faster
+ * paths: the reference the tests hold them to. */
+int chs_dirac_field_plain(CHSFormulation f, const sunrealtype *y, sunrealtype *ydot);
 
 /* ------------------------------------------------------------------ formulation */
 struct CHSFormulation_ {

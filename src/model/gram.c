@@ -232,7 +232,7 @@ static int chs_gram_tri_init(CHSGram *g, const CHSSystem *s) {
   if (np > INT32_MAX / 2) {
     return 1;
   }
-  g->tri_dd = malloc((size_t)(2 * m) * sizeof *g->tri_dd);
+  g->tri_dd = malloc((size_t)(3 * m) * sizeof *g->tri_dd);
   g->tri_ps = malloc(((size_t)m + 1 + 2 * np) * sizeof *g->tri_ps);
   if (!g->tri_dd || !g->tri_ps) {
     free(g->tri_dd);
@@ -242,6 +242,7 @@ static int chs_gram_tri_init(CHSGram *g, const CHSSystem *s) {
     return 1;
   }
   g->tri_e = g->tri_dd + m;
+  g->tri_s = g->tri_dd + 2 * m;
   g->tri_pk = g->tri_ps + m + 1;
   int32_t t = 0;
   for (sunindextype j = 0; j < m; j++) {
@@ -421,7 +422,8 @@ static sunrealtype *chs_gram_storage(CHSGram *g) {
  * L^{-1} psi into pf, dpttrs' first half (chs_gram_tri_backward completes them). */
 static inline int chs_gram_tri_pass(CHSGram *g, const CHSSystem *s, const sunrealtype *minv,
                                     const sunrealtype *v, const sunrealtype *mf, sunrealtype *psi,
-                                    sunrealtype *r, sunrealtype *rf, sunrealtype *pf) {
+                                    sunrealtype *r, sunrealtype *rf, sunrealtype *pf,
+                                    sunrealtype *sd) {
   sunindextype m = s->m;
   const sunrealtype *G = s->G, *Gd = s->Gd;
   const int32_t *rp = s->rp32, *ci = s->ci32, *ps = g->tri_ps, *pk = g->tri_pk;
@@ -442,14 +444,33 @@ static inline int chs_gram_tri_pass(CHSGram *g, const CHSSystem *s, const sunrea
         rj += Gd[k] * v[c] + G[k] * mf[c];
       }
     }
-    if (tpl && j + 1 < m) {
-      for (int t = 0; t < np; t++) {
-        int32_t a = rp[j + 1] + tpl[2 * t], b = rp[j] + tpl[2 * t + 1];
-        qsub += G[a] * G[b] * (minv ? minv[ci[a]] : 1);
+    if (!sd) {
+      if (tpl && j + 1 < m) {
+        for (int t = 0; t < np; t++) {
+          int32_t a = rp[j + 1] + tpl[2 * t], b = rp[j] + tpl[2 * t + 1];
+          qsub += G[a] * G[b] * (minv ? minv[ci[a]] : 1);
+        }
       }
-    }
-    for (int32_t t = tpl ? 0 : ps[j]; !tpl && t < ps[j + 1]; t++) {
-      qsub += G[pk[2 * t]] * G[pk[2 * t + 1]] * (minv ? minv[ci[pk[2 * t]]] : 1);
+      for (int32_t t = tpl ? 0 : ps[j]; !tpl && t < ps[j + 1]; t++) {
+        qsub += G[pk[2 * t]] * G[pk[2 * t + 1]] * (minv ? minv[ci[pk[2 * t]]] : 1);
+      }
+    } else if (j + 1 < m) { /* the same pairs (rows j+1, j), and S(j,j+1) from them */
+      sunrealtype sj = 0;
+      if (tpl) {
+        for (int t = 0; t < np; t++) {
+          int32_t a = rp[j + 1] + tpl[2 * t], b = rp[j] + tpl[2 * t + 1];
+          sunrealtype mc = minv ? minv[ci[a]] : 1;
+          qsub += G[a] * G[b] * mc;
+          sj += (Gd[b] * G[a] - Gd[a] * G[b]) * mc;
+        }
+      }
+      for (int32_t t = tpl ? 0 : ps[j]; !tpl && t < ps[j + 1]; t++) {
+        int32_t a = pk[2 * t], b = pk[2 * t + 1];
+        sunrealtype mc = minv ? minv[ci[a]] : 1;
+        qsub += G[a] * G[b] * mc;
+        sj += (Gd[b] * G[a] - Gd[a] * G[b]) * mc;
+      }
+      sd[j] = sj;
     }
     if (psi) {
       psi[j] = pj;
@@ -494,15 +515,16 @@ static inline int chs_gram_tri_pass(CHSGram *g, const CHSSystem *s, const sunrea
 
 /* The two specialisations the chains need most (M = I), the rest generic. */
 static int chs_gram_tri_assemble_factor(CHSGram *g, const CHSSystem *s) {
-  return s->minv ? chs_gram_tri_pass(g, s, s->minv, NULL, NULL, NULL, NULL, NULL, NULL)
-                 : chs_gram_tri_pass(g, s, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+  return s->minv ? chs_gram_tri_pass(g, s, s->minv, NULL, NULL, NULL, NULL, NULL, NULL, NULL)
+                 : chs_gram_tri_pass(g, s, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 }
 
 int chs_gram_tri_kinematics(CHSGram *g, const CHSSystem *s, const sunrealtype *v,
                             const sunrealtype *mf, sunrealtype *psi, sunrealtype *r,
                             sunrealtype *rf, sunrealtype *pf) {
-  return s->minv ? chs_gram_tri_pass(g, s, s->minv, v, mf, psi, r, rf, pf)
-                 : chs_gram_tri_pass(g, s, NULL, v, mf, psi, r, rf, pf);
+  sunrealtype *sd = pf ? g->tri_s : NULL; /* the Dirac field's: S's entries too */
+  return s->minv ? chs_gram_tri_pass(g, s, s->minv, v, mf, psi, r, rf, pf, sd)
+                 : chs_gram_tri_pass(g, s, NULL, v, mf, psi, r, rf, pf, sd);
 }
 
 void chs_gram_tri_backward(const CHSGram *g, sunrealtype *x, sunrealtype *x2) {
@@ -520,6 +542,16 @@ void chs_gram_tri_backward(const CHSGram *g, sunrealtype *x, sunrealtype *x2) {
   for (sunindextype j = m - 1; j-- > 0;) {
     x[j] = x[j] / d[j] - x[j + 1] * e[j];
   }
+}
+
+void chs_gram_tri_sw_forward(const CHSGram *g, const sunrealtype *w, sunrealtype *x) {
+  const double *e = g->tri_e, *sd = g->tri_s;
+  sunindextype m = g->m;
+  x[0] = sd[0] * w[1];
+  for (sunindextype j = 1; j + 1 < m; j++) {
+    x[j] = (sd[j] * w[j + 1] - sd[j - 1] * w[j - 1]) - x[j - 1] * e[j - 1];
+  }
+  x[m - 1] = -sd[m - 2] * w[m - 2] - x[m - 2] * e[m - 2];
 }
 
 int chs_gram_assemble(CHSGram *g, const CHSSystem *s) {

@@ -27,13 +27,23 @@ int chs_gram_factor(CHSGram *gram);
 int chs_gram_solve_general(CHSGram *gram, const sunrealtype *b, sunrealtype *x);
 /* Tridiagonal Q (gram->tri, CSR G): assemble and factor Q = L D L^T from s->G and, in the same
  * pass, psi = G v and r = Gdot v + G mf (Gdot in s->Gd), and the forward substitutions
- * rf = L^{-1} r and (pf != NULL) pf = L^{-1} psi; the factorisation's status. The solves are then
+ * rf = L^{-1} r and (pf != NULL) pf = L^{-1} psi and S's entries (chs_gram_tri_sw_forward);
+ * the factorisation's status. The solves are then
  * completed by chs_gram_tri_backward: x <- D^{-1} x - L^T x from the last row up (dpttrs'
  * operations in dpttrs' order), for x and x2 at once. */
 int chs_gram_tri_kinematics(CHSGram *gram, const struct CHSSystem *s, const sunrealtype *v,
                             const sunrealtype *mf, sunrealtype *psi, sunrealtype *r,
                             sunrealtype *rf, sunrealtype *pf);
 void chs_gram_tri_backward(const CHSGram *gram, sunrealtype *x, sunrealtype *x2 /* or NULL */);
+/* Tridiagonal Q, after chs_gram_tri_kinematics with pf at the same point (m >= 2):
+ * x = L^{-1} S w, the forward substitution of Q^{-1} S w (completed by chs_gram_tri_backward),
+ * where S = K - K^T, K = Gdot M^{-1} G^T, is the Dirac field's antisymmetric matrix: tridiagonal
+ * like Q, with the entries (tri_s)
+ *   S(j,j+1) = -S(j+1,j) = sum over the columns c rows j and j+1 share of
+ *              (Gdot_jc G_j+1,c - Gdot_j+1,c G_jc) minv_c
+ * formed by the kinematics' pass over Q's column pairs: no pass over n (S w = Gdot a - G M^{-1} b
+ * up to rounding, with its zero diagonal exact). */
+void chs_gram_tri_sw_forward(const CHSGram *gram, const sunrealtype *w, sunrealtype *x);
 /* The layout of the Gram solver (src/model/gram.c), visible here so that the solve with a single
  * constraint (a division) inlines into the formulations' fields. */
 struct CHSGram {
@@ -52,6 +62,7 @@ struct CHSGram {
   int32_t tri_tpl[16];       /* relative to rows j+1 and j: tri_pk[2t] = rp32[j+1] + tri_tpl[2t],
                                 tri_pk[2t+1] = rp32[j] + tri_tpl[2t+1] (chains: no lists) */
   double *tri_dd, *tri_e;    /* tri: D and the subdiagonal of L (LAPACK's d, e), contiguous */
+  double *tri_s;             /* tri: S(j,j+1) (chs_gram_tri_sw_forward), after d and e */
   SUNLinearSolver ls;        /* klu */
   N_Vector b, x;             /* klu */
   /* CSR G: Q's entries e = 0 .. nq-1 at data offset off[e], each the sum over

@@ -39,26 +39,22 @@ CHS_ALWAYS_INLINE void chs_jac_tmv_fused(const CHSSystem *s, const sunrealtype *
                                          sunrealtype *Gtz) {
   sunindextype n = s->n, m = s->m;
   const sunrealtype *G = s->G, *Gd = s->Gd;
-  if (s->jac_kind == CHS_JAC_DENSE) { /* row i at G + i n: columns in order, no index array */
+  if (s->jac_kind == CHS_JAC_DENSE) {
+    /* row i at G + i n; column by column, the sums over i in registers (the outputs are not
+     * reloaded and stored for every row) */
     for (sunindextype j = 0; j < n; j++) {
-      Gtw[j] = G[j] * w[0];
-      Gdtw[j] = Gd[j] * w[0];
-    }
-    if (z) {
-      for (sunindextype j = 0; j < n; j++) {
-        Gtz[j] = G[j] * z[0];
-      }
-    }
-    for (sunindextype i = 1; i < m; i++) {
-      const sunrealtype *row = G + i * n, *rowd = Gd + i * n;
-      for (sunindextype j = 0; j < n; j++) {
-        Gtw[j] += row[j] * w[i];
-        Gdtw[j] += rowd[j] * w[i];
-      }
-      if (z) {
-        for (sunindextype j = 0; j < n; j++) {
-          Gtz[j] += row[j] * z[i];
+      sunrealtype gw = G[j] * w[0], dw = Gd[j] * w[0], gz = z ? G[j] * z[0] : 0;
+      for (sunindextype i = 1; i < m; i++) {
+        gw += G[i * n + j] * w[i];
+        dw += Gd[i * n + j] * w[i];
+        if (z) {
+          gz += G[i * n + j] * z[i];
         }
+      }
+      Gtw[j] = gw;
+      Gdtw[j] = dw;
+      if (z) {
+        Gtz[j] = gz;
       }
     }
     return;

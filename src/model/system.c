@@ -457,6 +457,45 @@ const sunrealtype *chs_mass_inv_view(const CHSSystem *s, const sunrealtype *u, s
   return out;
 }
 
+void chs_dirac_sw_entries(const CHSSystem *s, const sunrealtype *w, sunrealtype *Sw) {
+  sunindextype n = s->n, m = s->m;
+  const sunrealtype *G = s->G, *Gd = s->Gd, *Gt = s->Gt, *minv = s->minv;
+  for (sunindextype i = 0; i < m; i++) {
+    Sw[i] = 0;
+  }
+  for (sunindextype i = 0; i < m; i++) {
+    const sunrealtype *gi = G + i * n, *di = Gd + i * n, *ti = Gt ? Gt + i * n : NULL;
+    for (sunindextype l = i + 1; l < m; l++) {
+      const sunrealtype *gl = G + l * n, *dl = Gd + l * n, *tl = Gt ? Gt + l * n : NULL;
+      sunrealtype sil = 0; /* S(i,l) */
+      for (sunindextype c = 0; c < n; c++) {
+        sunrealtype ji = ti ? di[c] + ti[c] : di[c], jl = tl ? dl[c] + tl[c] : dl[c];
+        sil += (ji * gl[c] - jl * gi[c]) * (minv ? minv[c] : 1);
+      }
+      Sw[i] += sil * w[l];
+      Sw[l] -= sil * w[i];
+    }
+  }
+}
+
+void chs_mass_inv_Gt(const CHSSystem *s, const sunrealtype *w, const sunrealtype *Gtw,
+                     sunrealtype *a) {
+  sunindextype n = s->n;
+  if (!s->MinvGt) {
+    chs_mass_inv(s, Gtw, a);
+    return;
+  }
+  for (sunindextype i = 0; i < n; i++) {
+    a[i] = s->MinvGt[i] * w[0];
+  }
+  for (sunindextype j = 1; j < s->m; j++) {
+    const sunrealtype *col = s->MinvGt + j * n;
+    for (sunindextype i = 0; i < n; i++) {
+      a[i] += col[i] * w[j];
+    }
+  }
+}
+
 void chs_jac_mv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *u1,
                  const sunrealtype *J2, const sunrealtype *u2, sunrealtype c2, sunrealtype *out1,
                  sunrealtype *out2) {
@@ -645,11 +684,25 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
   return chs_system_kinematics_f(s, q, p, s->wn[CHS_WN_F], NULL, 0, k);
 }
 
+/* The kinematics' solves with Q (not tridiagonal): lambda = Q^{-1} r, w = Q^{-1} psi when asked
+ * for (m > 1), and with CHS_KIN_NO_LAMBDA w alone. */
+static inline int chs_kinematics_solves(CHSSystem *s, sunrealtype *w, int flags, CHSKinematics *k) {
+  if (w && s->m > 1) {
+    k->w_done = 1;
+    CHS_CALL(chs_gram_solve(s->gram, k->psi, w));
+    if (flags & CHS_KIN_NO_LAMBDA) {
+      k->lambda = NULL;
+      return 0;
+    }
+  }
+  return chs_gram_solve(s->gram, k->r, k->lambda);
+}
+
 /* M(q) and time dependence (docs/mechanics.md "Kinematics"): F <- F + F_M, Minv_F <- the free
  * acceleration a = M^{-1} (F + F_M - M'(q; v) v), psi = G v + g_t,
  * r = Gdot(q, v) v + G a + 2 G_t v + g_tt. */
 static int chs_kinematics_general(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
-                                  sunrealtype *F, CHSKinematics *k) {
+                                  sunrealtype *F, sunrealtype *w, int flags, CHSKinematics *k) {
   sunindextype n = s->n, m = s->m;
   k->w_done = 0;
   k->v = s->wn[CHS_WN_V];
@@ -685,13 +738,13 @@ static int chs_kinematics_general(CHSSystem *s, const sunrealtype *q, const sunr
       k->r[i] += 2 * gtv[i] + s->gtt[i];
     }
   }
-  return chs_gram_solve(s->gram, k->r, k->lambda);
+  return chs_kinematics_solves(s, w, flags, k);
 }
 
 int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
-                            sunrealtype *F, sunrealtype *w, int lean, CHSKinematics *k) {
+                            sunrealtype *F, sunrealtype *w, int flags, CHSKinematics *k) {
   if (s->general) {
-    return chs_kinematics_general(s, q, p, F, k);
+    return chs_kinematics_general(s, q, p, F, w, flags, k);
   }
   k->w_done = 0;
   k->v = s->wn[CHS_WN_V];
@@ -717,7 +770,7 @@ int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtyp
     CHS_CALL(CHS_SYS_CB(s, jacobian, s->data, q, s->G));
     CHS_CALL(CHS_SYS_CB(s, jacobian_dot, s->data, q, k->v, s->Gd));
     s->n_gram_factor++;
-    if (lean) { /* psi and r are not stored: two arrays of length m less */
+    if (flags & CHS_KIN_LEAN) { /* psi and r are not stored: two arrays of length m less */
       k->psi = k->r = NULL;
     }
     CHS_CALL(chs_gram_tri_kinematics(s->gram, s, k->v, k->Minv_F, k->psi, k->r, k->lambda, w));
@@ -747,7 +800,7 @@ int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtyp
       k->r[i] += tmp[i];
     }
   }
-  return chs_gram_solve(s->gram, k->r, k->lambda);
+  return chs_kinematics_solves(s, w, flags, k);
 }
 
 void chs_system_field(CHSSystem *s, const CHSKinematics *k, const sunrealtype *mult, sunrealtype cq,

@@ -152,6 +152,17 @@ void chs_system_psi(const CHSSystem *s, const sunrealtype *v, sunrealtype *psi);
 void chs_jac_mv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *u, sunrealtype *out);
 void chs_jac_tmv(const CHSSystem *s, const sunrealtype *J, const sunrealtype *w, sunrealtype *out);
 const sunrealtype *chs_mass_inv_view(const CHSSystem *s, const sunrealtype *u, sunrealtype *out);
+/* Sw = S w for the Dirac field's antisymmetric S = K - K^T, K = J M^{-1} G^T, J = Gdot + G_t
+ * (s->Gt, or Gdot alone without one), from S's entries
+ *   S(i,l) = -S(l,i) = sum_c (J_ic G_lc - J_lc G_ic) minv_c      (i < l; zero diagonal)
+ * for a dense G and M = I or diagonal: m (m - 1) n products, fewer than the passes of
+ * S w = J a - G M^{-1} b (a = M^{-1} G^T w, b = J^T w) and G^T z for m <= 4. */
+void chs_dirac_sw_entries(const CHSSystem *s, const sunrealtype *w, sunrealtype *Sw);
+/* a = M^{-1} G^T w given Gtw = G^T w: with a dense mass matrix (also M(q)) as the combination of
+ * the columns M^{-1} g_j that the Gram assembly at this point left in MinvGt (no solve with M;
+ * equal to M^{-1} Gtw up to rounding), otherwise M^{-1} Gtw. */
+void chs_mass_inv_Gt(const CHSSystem *s, const sunrealtype *w, const sunrealtype *Gtw,
+                     sunrealtype *a);
 /* Fused pass (J1, J2 stored like G): out1 = J1 u1 and out2 = J2 u2, or, when out2 is NULL,
  * out1 = J1 u1 + c2 J2 u2. */
 void chs_jac_mv2(const CHSSystem *s, const sunrealtype *J1, const sunrealtype *u1,
@@ -187,11 +198,13 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
                           CHSKinematics *k);
 /* The same with F written to F (length n, e.g. the momentum half of the field being formed, so
  * that the field is completed in place: one array of length n less in the working set) and,
- * when w != NULL and it comes at no extra pass (tridiagonal Q), w = Q^{-1} psi (k->w_done).
- * lean: the caller needs neither psi nor r; with a tridiagonal Q they are then not stored
- * (k->psi = k->r = NULL). */
+ * when w != NULL and m > 1, w = Q^{-1} psi (k->w_done; tridiagonal Q: in the kinematics' pass).
+ * flags: CHS_KIN_LEAN: the caller needs neither psi nor r; with a tridiagonal Q they are then not
+ * stored (k->psi = k->r = NULL). CHS_KIN_NO_LAMBDA: with w and a Q that is not tridiagonal, lambda
+ * is not solved for (k->lambda = NULL): the caller folds r into a solve of its own. */
+enum { CHS_KIN_LEAN = 1, CHS_KIN_NO_LAMBDA = 2 };
 int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
-                            sunrealtype *F, sunrealtype *w, int lean, CHSKinematics *k);
+                            sunrealtype *F, sunrealtype *w, int flags, CHSKinematics *k);
 
 /* The common shape of the natural formulations' fields:
  *   ydot = (v + cq dq, F - G^T mult + dp)     (dq, dp may be NULL: zero).
