@@ -16,6 +16,9 @@ static int standard_rhs(CHSFormulation f, sunrealtype t, const sunrealtype *y, s
   (void)t;
   CHSSystem *s = &f->sys;
   sunindextype n = s->n;
+  if (chs_system_field1_applies(s)) { /* one constraint: Q a number (src/system.c) */
+    return chs_system_standard_field1(s, y, y + n, ydot);
+  }
   CHSKinematics k;
   /* F straight into p' (completed in place by the field) unless ydot is y itself */
   CHS_CALL(chs_system_kinematics_f(s, y, y + n, ydot != y ? ydot + n : s->wn[1], NULL, 1, &k));

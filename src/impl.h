@@ -322,6 +322,13 @@ int chs_system_kinematics(CHSSystem *s, const sunrealtype *q, const sunrealtype 
 int chs_system_kinematics_f(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
                             sunrealtype *F, sunrealtype *w, int lean, CHSKinematics *k);
 
+/* The standard field q' = v, p' = F - G^T lambda for one constraint (dense G, constant unit or
+ * diagonal mass, no time dependence: chs_system_field1_applies), Q a number. Uses scratch
+ * s->wn[0..1]; ydot may be the state itself. */
+int chs_system_field1_applies(const CHSSystem *s);
+int chs_system_standard_field1(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
+                               sunrealtype *ydot);
+
 /* The common shape of the natural formulations' fields:
  *   ydot = (v + cq dq, F - G^T mult + dp)     (dq, dp may be NULL: zero).
  * Uses scratch s->wn[6]. */

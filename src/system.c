@@ -782,3 +782,43 @@ void chs_system_field(CHSSystem *s, const CHSKinematics *k, const sunrealtype *m
     }
   }
 }
+
+/* One constraint with a dense row G, a constant unit or diagonal mass and no time dependence: the
+ * kinematics and the field of chs_system_kinematics_f and chs_system_field with Q a number (one
+ * pass for Q, psi's and r's products), without the Gram workspace's assembly, factorisation and
+ * solve, whose dispatch costs a system this small several times its arithmetic
+ * (docs/benchmarks.md, "chs against SUNDIALS' cvPendulum_dns"). The Gram workspace is left as it
+ * was: the field reads G from s->G and Q here only. */
+int chs_system_field1_applies(const CHSSystem *s) {
+  return !s->general && s->m == 1 && s->jac_kind == CHS_JAC_DENSE &&
+         (s->mass_kind == CHS_MASS_IDENTITY || s->mass_kind == CHS_MASS_DIAGONAL);
+}
+
+int chs_system_standard_field1(CHSSystem *s, const sunrealtype *q, const sunrealtype *p,
+                               sunrealtype *ydot) {
+  sunindextype n = s->n;
+  const sunrealtype *minv = s->minv, *G = s->G, *Gd = s->Gd;
+  sunrealtype *v = s->wn[0], *F = s->wn[1];
+  for (sunindextype i = 0; i < n; i++) {
+    v[i] = minv ? minv[i] * p[i] : p[i];
+  }
+  CHS_CALL(chs_system_force(s, q, v, F));
+  CHS_CALL(CHS_SYS_CB(s, jacobian, s->data, q, s->G));
+  CHS_CALL(CHS_SYS_CB(s, jacobian_dot, s->data, q, v, s->Gd));
+  s->n_gram_factor++;
+  sunrealtype Q = 0, r = 0;
+  for (sunindextype i = 0; i < n; i++) {
+    sunrealtype mi = minv ? minv[i] : 1;
+    Q += G[i] * mi * G[i];
+    r += Gd[i] * v[i] + G[i] * mi * F[i];
+  }
+  if (!isfinite(Q) || !(Q > 0)) { /* as the Gram factorisation refuses it */
+    return CHS_RECOVERABLE;
+  }
+  sunrealtype lambda = r / Q;
+  for (sunindextype i = 0; i < n; i++) {
+    ydot[i] = v[i];
+    ydot[n + i] = F[i] - G[i] * lambda;
+  }
+  return 0;
+}
