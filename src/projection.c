@@ -204,7 +204,8 @@ static int chs_proj1_position(CHSProjector pr, sunrealtype *q, sunrealtype g) {
     for (sunindextype i = 0; i < n; i++) {
       sunrealtype dq = (minv ? minv[i] : 1) * G[i] * mu;
       q[i] -= dq;
-      step = fmax(step, fabs(dq));
+      sunrealtype a = fabs(dq);
+      step = a > step || isnan(a) ? a : step; /* fmax without the call, keeping a NaN */
     }
     pr->n_newton++;
     if (!isfinite(step)) {
@@ -285,7 +286,10 @@ static int chs_proj1_error(CHSProjector pr, const sunrealtype *y, sunrealtype *e
   return 0;
 }
 
-int CHSProjector_Apply(CHSProjector pr, sunrealtype t, N_Vector y) {
+static int chs_projector_now_z(CHSProjector pr, sunrealtype *z);
+
+/* CHSProjector_Apply on the state's values z = (q, p). */
+static int chs_projector_apply_z(CHSProjector pr, sunrealtype t, sunrealtype *z) {
   if (!pr->f) {
     return CHS_ERR_ARG; /* its formulation was destroyed */
   }
@@ -295,7 +299,11 @@ int CHSProjector_Apply(CHSProjector pr, sunrealtype t, N_Vector y) {
   if (++pr->calls % pr->every != 0) {
     return 0;
   }
-  return chs_projector_now(pr, y);
+  return chs_projector_now_z(pr, z);
+}
+
+int CHSProjector_Apply(CHSProjector pr, sunrealtype t, N_Vector y) {
+  return chs_projector_apply_z(pr, t, N_VGetArrayPointer(y));
 }
 
 long chs_projector_every(CHSProjector pr) {
@@ -307,6 +315,10 @@ void chs_projector_suspend(CHSProjector pr, int on) {
 }
 
 int chs_projector_now(CHSProjector pr, N_Vector y) {
+  return chs_projector_now_z(pr, N_VGetArrayPointer(y));
+}
+
+static int chs_projector_now_z(CHSProjector pr, sunrealtype *z) {
   if (!pr->f) {
     return CHS_ERR_ARG; /* its formulation was destroyed */
   }
@@ -316,7 +328,7 @@ int chs_projector_now(CHSProjector pr, N_Vector y) {
   }
   CHSSystem *s = &pr->sys;
   sunindextype n = s->n, m = s->m;
-  sunrealtype *z = N_VGetArrayPointer(y), *q = z, *p = z + n;
+  sunrealtype *q = z, *p = z + n;
   if (chs_proj1_applies(s)) {
     return chs_proj1_now(pr, q, p);
   }
@@ -404,7 +416,7 @@ int CHSProjector_CVodeProject(CHSProjector pr, sunrealtype t, N_Vector ycur, N_V
   sunrealtype *c = N_VGetArrayPointer(corr);
   memcpy(c, y, (size_t)N * sizeof *c);
   pr->gram_final = 0;
-  int rc = CHSProjector_Apply(pr, t, corr);
+  int rc = chs_projector_apply_z(pr, t, c);
   if (rc != 0) {
     return rc > 0 ? CHS_RECOVERABLE : rc;
   }
