@@ -248,6 +248,67 @@ static void test_cvode_projection(void **state_) {
   CHSProblem_Destroy(&prob);
 }
 
+/* One constraint (the pendulum, mass 3, length 1.5: Q a number, src/system.c and src/projection.c
+ * compute without the Gram workspace) against the closed forms, at random states off the
+ * manifold (|q| != L, q.v != 0): the standard field p' = F - q (m |v|^2 + q.F) / |q|^2; the
+ * position projection L q / |q| (radial: the mass is a multiple of I); the momentum projection
+ * p - q (q.p) / |q|^2 at the projected q; CVODE's error estimate with its normal components
+ * q (q.e) / |q|^2 at the projected q removed, for e_q and e_p alike. */
+static void test_one_constraint(void **state_) {
+  (void)state_;
+  const double L = 1.5, m = 3, grav = 2;
+  CHSProblem prob = new_problem("pendulum:length=1.5,mass=3,gravity=2");
+  CHSFormulation f = new_formulation("standard", prob, test_context());
+  CHSProjector pr;
+  CHSError err;
+  assert_int_equal(CHSProjector_Create(f, CHS_PROJECT_BOTH, 0, &pr, &err), 0);
+  N_Vector y = N_VNew_Serial(4, test_context()), yd = N_VClone(y), corr = N_VClone(y),
+           e = N_VClone(y);
+  double *z = N_VGetArrayPointer(y), *d = N_VGetArrayPointer(yd), *c = N_VGetArrayPointer(corr),
+         *ea = N_VGetArrayPointer(e);
+  double worst_f = 0, worst_p = 0, worst_e = 0;
+  for (int trial = 0; trial < 20; trial++) {
+    double th = rng_uniform(-3, 3), r = L * (1 + rng_uniform(-1e-3, 1e-3));
+    double q[2] = {r * sin(th), -r * cos(th)}, p[2] = {rng_uniform(-3, 3), rng_uniform(-3, 3)};
+    double e0[4];
+    for (int i = 0; i < 4; i++) {
+      e0[i] = rng_uniform(-1, 1);
+    }
+    memcpy(z, q, sizeof q);
+    memcpy(z + 2, p, sizeof p);
+    assert_int_equal(CHSFormulation_Rhs(0, y, yd, f), 0);
+    double q2 = q[0] * q[0] + q[1] * q[1], v[2] = {p[0] / m, p[1] / m}, F[2] = {0, -m * grav};
+    double lam = (m * (v[0] * v[0] + v[1] * v[1]) + q[0] * F[0] + q[1] * F[1]) / q2;
+    for (int i = 0; i < 2; i++) {
+      worst_f = fmax(worst_f, fabs(d[i] - v[i]) + fabs(d[2 + i] - (F[i] - q[i] * lam)));
+    }
+    memcpy(ea, e0, sizeof e0);
+    assert_int_equal(CHSProjector_CVodeProject(pr, 0, y, corr, e), 0);
+    double rn = sqrt(q2), qp[2] = {L * q[0] / rn, L * q[1] / rn}, u[2] = {qp[0] / L, qp[1] / L};
+    double un = u[0] * p[0] + u[1] * p[1], eq = u[0] * e0[0] + u[1] * e0[1];
+    double ep = u[0] * e0[2] + u[1] * e0[3];
+    for (int i = 0; i < 2; i++) {
+      worst_p =
+          fmax(worst_p, fabs(z[i] + c[i] - qp[i]) + fabs(z[2 + i] + c[2 + i] - (p[i] - u[i] * un)));
+      worst_e = fmax(worst_e,
+                     fabs(ea[i] - (e0[i] - u[i] * eq)) + fabs(ea[2 + i] - (e0[2 + i] - u[i] * ep)));
+    }
+  }
+  print_message("one constraint: field %.2e, projection %.2e, error projection %.2e from the "
+                "closed forms\n",
+                worst_f, worst_p, worst_e);
+  CHECK_LE(worst_f, 1e-13);
+  CHECK_LE(worst_p, 1e-14);
+  CHECK_LE(worst_e, 1e-14);
+  N_VDestroy(y);
+  N_VDestroy(yd);
+  N_VDestroy(corr);
+  N_VDestroy(e);
+  CHSProjector_Destroy(&pr);
+  CHSFormulation_Destroy(&f);
+  CHSProblem_Destroy(&prob);
+}
+
 int main(void) {
   rng_seed(4242);
   const struct CMUnitTest tests[] = {
@@ -256,6 +317,7 @@ int main(void) {
       cmocka_unit_test(test_energy_second_order),
       cmocka_unit_test(test_counts_and_refusal),
       cmocka_unit_test(test_cvode_projection),
+      cmocka_unit_test(test_one_constraint),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

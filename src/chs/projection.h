@@ -8,7 +8,9 @@
  *             (one solve with the factored Q; canonical, changes H only at second order in psi);
  *   position: q <- q + dq with dq M-minimal and g(q + dq) = 0, by simplified Newton with the
  *             Jacobian frozen at the unprojected q ([Seiler, Dirac] (67)): dq_{k+1} = dq_k -
- *             M^{-1} G^T Q^{-1} g(q + dq_k), until |g| is at round-off (at most 50 iterations);
+ *             M^{-1} G^T Q^{-1} g(q + dq_k), until |g| is at round-off, or the correction is,
+ *             or the contraction of the last two corrections bounds the rest below it (at most 50
+ *             iterations);
  *   both:     position first, then momentum at the corrected q ([Seiler, Dirac] Sec. 11).
  * Each kind is applied only when its residual |g|_2 or |psi|_2 exceeds the tolerance (0: always)
  * and, optionally, only every k-th call ([Leimkuhler & Reich] Fig. 4.5); applications are counted.

@@ -136,6 +136,11 @@ static int cvode_create(const char *options, CHSFormulation f, N_Vector y0, sunr
   }
   c->ls = lso.ls;
   c->ls_auto = lso.chosen_by_auto;
+  if (c->LS && c->A && SUNLinSolGetID(c->LS) == SUNLINEARSOLVER_DENSE &&
+      SUNMatGetID(c->A) == SUNMATRIX_DENSE) { /* SUNDIALS' LU, optimised (src/integrate/ida.c) */
+    c->LS->ops->setup = chs_dense_ls_setup;
+    c->LS->ops->solve = chs_dense_ls_solve;
+  }
   chs_setup su = {0};
   CHS_SETUP_CREATED(&su, c->cvode, CVodeCreate);
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)

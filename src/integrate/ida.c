@@ -146,7 +146,7 @@ static int ida_prec_solve(sunrealtype t, N_Vector yy, N_Vector yp, N_Vector rr, 
   return 0;
 }
 
-/* IDA's dense Newton solves (ls=dense, ls=auto's choice up to N = 100): SUNDIALS' LU
+/* IDA's and CVODE's dense Newton solves (ls=dense, ls=auto's choice up to N = 100): SUNDIALS' LU
  * factorisation and solve (SUNDlsMat_denseGETRF/GETRS: partial pivoting by the first largest
  * |a_ik|, multipliers scaled by 1 / pivot, column-oriented updates skipping zero a_kj; the
  * permuted forward and backward substitutions by columns), operation for operation in the same
@@ -218,15 +218,14 @@ void chs_ida_dense_getrs(sunrealtype *const *a, sunindextype n, const sunindexty
   b[0] /= a[0][0];
 }
 
-static int ida_dense_setup(SUNLinearSolver S, SUNMatrix A) {
+int chs_dense_ls_setup(SUNLinearSolver S, SUNMatrix A) {
   SUNLinearSolverContent_Dense c = S->content;
   c->last_flag = chs_ida_dense_getrf(SUNDenseMatrix_Cols(A), SUNDenseMatrix_Rows(A),
                                      SUNDenseMatrix_Columns(A), c->pivots);
   return c->last_flag > 0 ? SUNLS_LUFACT_FAIL : CHS_LS_SUCCESS;
 }
 
-static int ida_dense_solve(SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector b,
-                           sunrealtype tol) {
+int chs_dense_ls_solve(SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector b, sunrealtype tol) {
   (void)tol;
   SUNLinearSolverContent_Dense c = S->content;
   N_VScale(1, b, x);
@@ -345,8 +344,8 @@ static int ida_create(const char *options, CHSFormulation f, N_Vector y0, sunrea
     d->ls_auto = lso.chosen_by_auto;
     if (d->LS && d->A && SUNLinSolGetID(d->LS) == SUNLINEARSOLVER_DENSE &&
         SUNMatGetID(d->A) == SUNMATRIX_DENSE) {
-      d->LS->ops->setup = ida_dense_setup;
-      d->LS->ops->solve = ida_dense_solve;
+      d->LS->ops->setup = chs_dense_ls_setup;
+      d->LS->ops->solve = chs_dense_ls_solve;
     }
   }
 #if !CHS_SUNDIALS_AT_LEAST(7, 0)

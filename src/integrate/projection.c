@@ -14,7 +14,8 @@ struct CHSProjector_ {
   long every, calls;
   int suspended; /* chs_projector_suspend: projections are skipped */
   long n_position, n_momentum, n_newton;
-  N_Vector work; /* CVODE adapter: the projected state */
+  int gram_final;   /* the workspace's G and Q factor are at the state chs_projector_now left */
+  sunrealtype qinv; /* one constraint (chs_proj1_*): 1 / Q at the last G */
 };
 
 int CHSProjector_KindFromName(const char *name) {
@@ -75,9 +76,6 @@ void CHSProjector_Destroy(CHSProjector *proj) {
     (*proj)->f->projector = NULL;
   }
   chs_system_free(&(*proj)->sys);
-  if ((*proj)->work) {
-    N_VDestroy((*proj)->work);
-  }
   free(*proj);
   *proj = NULL;
 }
@@ -99,19 +97,24 @@ int CHSProjector_SetEvery(CHSProjector proj, long k) {
 }
 
 /* Position: simplified Newton with G, M(q) and Q frozen at the unprojected q (the factor of M
- * stays the one chs_system_gram_at made at the start: the loop evaluates g(q, t) only). */
-static int chs_project_position(CHSProjector pr, sunrealtype *q) {
+ * stays the one chs_system_gram_at made at the start: the loop evaluates g(q, t) only). g holds
+ * g(q) on entry. The iteration stops when |g| is at round-off, when the correction is, or when the
+ * contraction of the last two corrections (rho = |dq_k| / |dq_{k-1}|) bounds what is left,
+ * rho / (1 - rho) |dq_k|, below round-off: after the full Newton step the frozen iteration
+ * contracts like |g|, so the second correction usually ends it without a third g. */
+static int chs_project_position(CHSProjector pr, sunrealtype *q, sunrealtype *g) {
   CHSSystem *s = &pr->sys;
   sunindextype n = s->n, m = s->m;
-  sunrealtype *g = s->wm[CHS_WM_PSI], *mu = s->wm[CHS_WM_R], *Gtmu = s->wn[CHS_WN_V],
-              *dq = s->wn[CHS_WN_F];
+  sunrealtype *mu = s->wm[CHS_WM_R], *Gtmu = s->wn[CHS_WN_V], *dq = s->wn[CHS_WN_F];
   CHS_CALL(chs_system_gram_at(s, q));
-  sunrealtype qn = chs_norm2(q, n);
+  sunrealtype qn = chs_norm2(q, n), last = 0;
+  sunrealtype gtol = fmax(pr->newton_tol, 8 * SUN_UNIT_ROUNDOFF * fmax(1, qn * qn));
+  sunrealtype qtol = 4 * SUN_UNIT_ROUNDOFF * fmax(1, qn);
   for (int it = 0; it < CHS_PROJ_NEWTON_MAX; it++) {
-    if (s->ops->constraint(s->data, q, g) != 0 || !chs_all_finite(g, m)) {
+    if ((it > 0 && s->ops->constraint(s->data, q, g) != 0) || !chs_all_finite(g, m)) {
       return CHS_RECOVERABLE;
     }
-    if (chs_norm2(g, m) <= fmax(pr->newton_tol, 8 * SUN_UNIT_ROUNDOFF * fmax(1, qn * qn))) {
+    if (chs_norm2(g, m) <= gtol) {
       return 0;
     }
     CHS_CALL(chs_gram_solve(s->gram, g, mu));
@@ -126,22 +129,26 @@ static int chs_project_position(CHSProjector pr, sunrealtype *q) {
     if (!isfinite(step)) {
       return CHS_RECOVERABLE;
     }
-    if (step <= 4 * SUN_UNIT_ROUNDOFF * fmax(1, qn)) {
+    if (step <= qtol) {
       return 0;
     }
+    /* the newton_tol stops at |g|, so it needs the g of the new q */
+    if (it > 0 && pr->newton_tol == 0 && step < last) {
+      sunrealtype rho = step / last;
+      if (rho / (1 - rho) * step <= qtol) {
+        return 0;
+      }
+    }
+    last = step;
   }
   return CHS_RECOVERABLE;
 }
 
 /* Momentum: p <- p - G^T Q^{-1} (G M^{-1} p + g_t) at (q, t) (M(q), Q and g_t evaluated at q by
- * the caller): the M(q)^{-1}-orthogonal projection onto psi = 0. */
-static int chs_project_momentum(CHSProjector pr, const sunrealtype *q, sunrealtype *p) {
+ * the caller, and psi = G M^{-1} p + g_t): the M(q)^{-1}-orthogonal projection onto psi = 0. */
+static int chs_project_momentum(CHSProjector pr, const sunrealtype *psi, sunrealtype *p) {
   CHSSystem *s = &pr->sys;
-  sunrealtype *v = s->wn[CHS_WN_V], *Gtl = s->wn[CHS_WN_F], *psi = s->wm[CHS_WM_PSI],
-              *lam = s->wm[CHS_WM_R];
-  (void)q;
-  chs_mass_inv(s, p, v);
-  chs_system_psi(s, v, psi);
+  sunrealtype *Gtl = s->wn[CHS_WN_F], *lam = s->wm[CHS_WM_R];
   CHS_CALL(chs_gram_solve(s->gram, psi, lam));
   chs_jac_tmv(s, s->G, lam, Gtl);
   for (sunindextype i = 0; i < s->n; i++) {
@@ -150,7 +157,139 @@ static int chs_project_momentum(CHSProjector pr, const sunrealtype *q, sunrealty
   return 0;
 }
 
-int CHSProjector_Apply(CHSProjector pr, sunrealtype t, N_Vector y) {
+/* One constraint with a dense row G, a constant unit or diagonal mass and no time dependence: Q =
+ * G M^{-1} G^T is a number, and the three projections (position, momentum, error) are the general
+ * ones above with each Gram solve a division by it. A system this small spends several times its
+ * arithmetic in the general path's dispatch (the Gram workspace's assembly, factorisation and
+ * solves, the kernels' calls): docs/benchmarks.md, "chs against SUNDIALS' cvPendulum_dns". */
+static int chs_proj1_applies(const CHSSystem *s) {
+  return s->m == 1 && s->jac_kind == CHS_JAC_DENSE && !s->time_bits &&
+         (s->mass_kind == CHS_MASS_IDENTITY || s->mass_kind == CHS_MASS_DIAGONAL);
+}
+
+/* G at q into s->G and 1/Q; recoverable where the general factorisation is (Q not finite and
+ * positive). */
+static int chs_proj1_gram(CHSProjector pr, const sunrealtype *q) {
+  CHSSystem *s = &pr->sys;
+  const sunrealtype *G = s->G, *minv = s->minv;
+  CHS_CALL(CHS_SYS_CB(s, jacobian, s->data, q, s->G));
+  sunrealtype Q = 0;
+  for (sunindextype k = 0; k < s->n; k++) {
+    Q += G[k] * G[k] * (minv ? minv[k] : 1);
+  }
+  if (!isfinite(Q) || !(Q > 0)) {
+    return CHS_RECOVERABLE;
+  }
+  pr->qinv = 1 / Q;
+  return 0;
+}
+
+/* chs_project_position with m = 1 (the same iteration and stopping rules); g: g(q) on entry. */
+static int chs_proj1_position(CHSProjector pr, sunrealtype *q, sunrealtype g) {
+  CHSSystem *s = &pr->sys;
+  sunindextype n = s->n;
+  const sunrealtype *G = s->G, *minv = s->minv;
+  CHS_CALL(chs_proj1_gram(pr, q));
+  sunrealtype qn = chs_norm2(q, n), last = 0;
+  sunrealtype gtol = fmax(pr->newton_tol, 8 * SUN_UNIT_ROUNDOFF * fmax(1, qn * qn));
+  sunrealtype qtol = 4 * SUN_UNIT_ROUNDOFF * fmax(1, qn);
+  for (int it = 0; it < CHS_PROJ_NEWTON_MAX; it++) {
+    if ((it > 0 && s->ops->constraint(s->data, q, &g) != 0) || !isfinite(g)) {
+      return CHS_RECOVERABLE;
+    }
+    if (fabs(g) <= gtol) {
+      return 0;
+    }
+    sunrealtype mu = g * pr->qinv, step = 0;
+    for (sunindextype i = 0; i < n; i++) {
+      sunrealtype dq = (minv ? minv[i] : 1) * G[i] * mu;
+      q[i] -= dq;
+      sunrealtype a = fabs(dq);
+      step = a > step || isnan(a) ? a : step; /* fmax without the call, keeping a NaN */
+    }
+    pr->n_newton++;
+    if (!isfinite(step)) {
+      return CHS_RECOVERABLE;
+    }
+    if (step <= qtol) {
+      return 0;
+    }
+    if (it > 0 && pr->newton_tol == 0 && step < last) {
+      sunrealtype rho = step / last;
+      if (rho / (1 - rho) * step <= qtol) {
+        return 0;
+      }
+    }
+    last = step;
+  }
+  return CHS_RECOVERABLE;
+}
+
+/* chs_projector_now with m = 1. */
+static int chs_proj1_now(CHSProjector pr, sunrealtype *q, sunrealtype *p) {
+  CHSSystem *s = &pr->sys;
+  sunindextype n = s->n;
+  const sunrealtype *G = s->G, *minv = s->minv;
+  sunrealtype *q0 = s->wn[CHS_WN_A];
+  if (pr->kind & CHS_PROJECT_POSITION) {
+    sunrealtype g = 0;
+    if (s->ops->constraint(s->data, q, &g) != 0) {
+      return CHS_RECOVERABLE;
+    }
+    if (pr->tol == 0 || fabs(g) > pr->tol) { /* tolerance 0: every step */
+      memcpy(q0, q, (size_t)n * sizeof *q);
+      int rc = chs_proj1_position(pr, q, g);
+      if (rc != 0) {
+        memcpy(q, q0, (size_t)n * sizeof *q);
+        return rc;
+      }
+      pr->n_position++;
+    }
+  }
+  if (pr->kind & CHS_PROJECT_MOMENTUM) {
+    CHS_CALL(chs_proj1_gram(pr, q));
+    pr->gram_final = 1;
+    sunrealtype psi = 0;
+    for (sunindextype i = 0; i < n; i++) {
+      psi += G[i] * (minv ? minv[i] : 1) * p[i];
+    }
+    if (pr->tol == 0 || fabs(psi) > pr->tol) {
+      sunrealtype lam = psi * pr->qinv;
+      for (sunindextype i = 0; i < n; i++) {
+        p[i] -= G[i] * lam;
+      }
+      pr->n_momentum++;
+    }
+  }
+  return 0;
+}
+
+/* chs_project_error with m = 1. */
+static int chs_proj1_error(CHSProjector pr, const sunrealtype *y, sunrealtype *e) {
+  CHSSystem *s = &pr->sys;
+  sunindextype n = s->n;
+  const sunrealtype *G = s->G, *minv = s->minv;
+  if (!pr->gram_final) {
+    CHS_CALL(chs_proj1_gram(pr, y));
+  }
+  sunrealtype a = 0, b = 0;
+  for (sunindextype i = 0; i < n; i++) {
+    a += G[i] * e[i];
+    b += G[i] * (minv ? minv[i] : 1) * e[n + i];
+  }
+  a *= pr->qinv;
+  b *= pr->qinv;
+  for (sunindextype i = 0; i < n; i++) {
+    e[i] -= (minv ? minv[i] : 1) * G[i] * a;
+    e[n + i] -= G[i] * b;
+  }
+  return 0;
+}
+
+static int chs_projector_now_z(CHSProjector pr, sunrealtype *z);
+
+/* CHSProjector_Apply on the state's values z = (q, p). */
+static int chs_projector_apply_z(CHSProjector pr, sunrealtype t, sunrealtype *z) {
   if (!pr->f) {
     return CHS_ERR_ARG; /* its formulation was destroyed */
   }
@@ -160,7 +299,11 @@ int CHSProjector_Apply(CHSProjector pr, sunrealtype t, N_Vector y) {
   if (++pr->calls % pr->every != 0) {
     return 0;
   }
-  return chs_projector_now(pr, y);
+  return chs_projector_now_z(pr, z);
+}
+
+int CHSProjector_Apply(CHSProjector pr, sunrealtype t, N_Vector y) {
+  return chs_projector_apply_z(pr, t, N_VGetArrayPointer(y));
 }
 
 long chs_projector_every(CHSProjector pr) {
@@ -172,15 +315,23 @@ void chs_projector_suspend(CHSProjector pr, int on) {
 }
 
 int chs_projector_now(CHSProjector pr, N_Vector y) {
+  return chs_projector_now_z(pr, N_VGetArrayPointer(y));
+}
+
+static int chs_projector_now_z(CHSProjector pr, sunrealtype *z) {
   if (!pr->f) {
     return CHS_ERR_ARG; /* its formulation was destroyed */
   }
+  pr->gram_final = 0;
   if (pr->suspended) {
     return 0;
   }
   CHSSystem *s = &pr->sys;
   sunindextype n = s->n, m = s->m;
-  sunrealtype *z = N_VGetArrayPointer(y), *q = z, *p = z + n;
+  sunrealtype *q = z, *p = z + n;
+  if (chs_proj1_applies(s)) {
+    return chs_proj1_now(pr, q, p);
+  }
   sunrealtype *g = s->wm[CHS_WM_LAMBDA], *psi = s->wm[CHS_WM_TMP], *v = s->wn[CHS_WN_MINV_F],
               *q0 = s->wn[CHS_WN_A];
   if (pr->kind & CHS_PROJECT_POSITION) {
@@ -189,7 +340,7 @@ int chs_projector_now(CHSProjector pr, N_Vector y) {
     }
     if (pr->tol == 0 || chs_norm2(g, m) > pr->tol) { /* tolerance 0: every step */
       memcpy(q0, q, (size_t)n * sizeof *q);
-      int rc = chs_project_position(pr, q);
+      int rc = chs_project_position(pr, q, g);
       if (rc != 0) {
         memcpy(q, q0, (size_t)n * sizeof *q);
         return rc;
@@ -200,10 +351,11 @@ int chs_projector_now(CHSProjector pr, N_Vector y) {
   if (pr->kind & CHS_PROJECT_MOMENTUM) {
     CHS_CALL(chs_system_gram_at(s, q));
     CHS_CALL(chs_system_time_terms(s, q));
+    pr->gram_final = 1; /* G, M(q) and Q's factor are those of the projected q */
     chs_mass_inv(s, p, v);
     chs_system_psi(s, v, psi);
     if (pr->tol == 0 || chs_norm2(psi, m) > pr->tol) {
-      CHS_CALL(chs_project_momentum(pr, q, p));
+      CHS_CALL(chs_project_momentum(pr, psi, p));
       pr->n_momentum++;
     }
   }
@@ -228,10 +380,15 @@ int CHSProjector_ARKPostprocess(sunrealtype t, N_Vector y, void *user_data) {
  * dq -= M^{-1} G^T Q^{-1} G dq,  dp -= G^T Q^{-1} G M^{-1} dp (first order, G frozen). */
 static int chs_project_error(CHSProjector pr, const sunrealtype *y, sunrealtype *e) {
   CHSSystem *s = &pr->sys;
+  if (chs_proj1_applies(s)) {
+    return chs_proj1_error(pr, y, e);
+  }
   sunindextype n = s->n;
   sunrealtype *a = s->wm[CHS_WM_PSI], *b = s->wm[CHS_WM_R], *t1 = s->wn[CHS_WN_V],
               *t2 = s->wn[CHS_WN_F];
-  CHS_CALL(chs_system_gram_at(s, y));
+  if (!pr->gram_final) { /* the momentum projection factored Q at this y already */
+    CHS_CALL(chs_system_gram_at(s, y));
+  }
   chs_jac_mv(s, s->G, e, a);
   CHS_CALL(chs_gram_solve(s->gram, a, b));
   chs_jac_tmv(s, s->G, b, t1);
@@ -254,17 +411,22 @@ int CHSProjector_CVodeProject(CHSProjector pr, sunrealtype t, N_Vector ycur, N_V
   if (!pr || !ycur || !corr) {
     return CHS_ERR_ARG;
   }
-  if (!pr->work && !(pr->work = N_VClone(ycur))) {
-    return CHS_ERR_MEM;
-  }
-  N_VScale(1, ycur, pr->work);
-  int rc = CHSProjector_Apply(pr, t, pr->work);
+  /* projected in corr, then corr = P(ycur) - ycur: the state is (q, p), 2 n local values, as
+   * chs_projector_now reads it */
+  sunindextype N = 2 * pr->sys.n;
+  const sunrealtype *y = N_VGetArrayPointer(ycur);
+  sunrealtype *c = N_VGetArrayPointer(corr);
+  memcpy(c, y, (size_t)N * sizeof *c);
+  pr->gram_final = 0;
+  int rc = chs_projector_apply_z(pr, t, c);
   if (rc != 0) {
     return rc > 0 ? CHS_RECOVERABLE : rc;
   }
-  N_VLinearSum(1, pr->work, -1, ycur, corr);
   if (err) {
-    CHS_CALL(chs_project_error(pr, N_VGetArrayPointer(pr->work), N_VGetArrayPointer(err)));
+    CHS_CALL(chs_project_error(pr, c, N_VGetArrayPointer(err)));
+  }
+  for (sunindextype i = 0; i < N; i++) {
+    c[i] -= y[i];
   }
   return 0;
 }

@@ -120,6 +120,10 @@ int chs_ida_error_weights(CHSFormulation f, const sunrealtype *id, sunrealtype r
 sunindextype chs_ida_dense_getrf(sunrealtype **a, sunindextype m, sunindextype n, sunindextype *p);
 void chs_ida_dense_getrs(sunrealtype *const *a, sunindextype n, const sunindextype *p,
                          sunrealtype *b);
+/* The setup and solve operations of SUNDIALS' dense solver object with the two above (IDA and
+ * CVODE install them in the object's own operations table) */
+int chs_dense_ls_setup(SUNLinearSolver S, SUNMatrix A);
+int chs_dense_ls_solve(SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector b, sunrealtype tol);
 
 /* Linear solvers of CVODE and IDA from "ls=...,jac=..." (src/linalg/linsol.c). chs_ls_parse reads
  * the parameters (jac = -1 when not given); chs_ls_create makes the matrix (NULL for spgmr) and the
