@@ -299,3 +299,39 @@ int rep_about(double ours, double paper, int ndigits) {
   double unit = pow(10, floor(log10(fabs(paper))) - (ndigits - 1));
   return fabs(ours - paper) <= 0.5 * unit * (1 + 1e-12);
 }
+
+int rep_pendulum_residual_matrix(CHSFormulation f, N_Vector y, N_Vector fy, const double *z,
+                                 double c, double A[4]) {
+  const double eps = 1e-5;
+  double *a = N_VGetArrayPointer(y), *fa = N_VGetArrayPointer(fy), M[4], N[4];
+  int rc = 0;
+  for (int j = 0; j < 2 && rc == 0; j++) {
+    double gp[2][2], rt[2][2];
+    for (int side = 0; side < 2 && rc == 0; side++) {
+      double e = side ? -eps : eps;
+      memcpy(a, z, 4 * sizeof *a);
+      a[2 * j] += e * z[0]; /* j = 0: q += e q; j = 1: p += e q */
+      a[2 * j + 1] += e * z[1];
+      rc = CHSFormulation_Rhs(0, y, fy, f);
+      gp[side][0] = c * (a[0] * a[0] + a[1] * a[1] - 1);
+      gp[side][1] = 2 * c * (a[0] * a[2] + a[1] * a[3]);
+      rt[side][0] = 2 * c * (a[0] * fa[0] + a[1] * fa[1]);
+      rt[side][1] = 2 * c * (a[2] * fa[0] + a[3] * fa[1] + a[0] * fa[2] + a[1] * fa[3]);
+    }
+    for (int i = 0; i < 2; i++) {
+      M[2 * i + j] = (gp[0][i] - gp[1][i]) / (2 * eps);
+      N[2 * i + j] = (rt[0][i] - rt[1][i]) / (2 * eps);
+    }
+  }
+  double det = M[0] * M[3] - M[1] * M[2];
+  if (rc != 0 || !(fabs(det) > 0)) {
+    return rc ? rc : CHS_ERR_SINGULAR;
+  }
+  double Mi[4] = {M[3] / det, -M[1] / det, -M[2] / det, M[0] / det};
+  for (int i = 0; i < 2; i++) {
+    for (int k = 0; k < 2; k++) {
+      A[2 * i + k] = N[2 * i] * Mi[k] + N[2 * i + 1] * Mi[2 + k];
+    }
+  }
+  return 0;
+}

@@ -73,6 +73,14 @@ double rep_fit_slope(const rep_fit *f);
 double rep_growth_exponent(const rep_series *s, const double *e, double lo, double hi);
 /* The largest e[i], at least 0, over the i < n with lo <= t[i] <= hi. */
 double rep_max_over(const double *t, const double *e, long n, double lo, double hi);
+/* The Cartesian pendulum's residual dynamics: A (row-major 2 x 2) of d/dt (g, psi) = A (g, psi)
+ * to first order at the state z = (x, y, px, py) (unit mass) on the manifold, for
+ * g = c (|q|^2 - 1) and psi = 2 c q^T p (A does not depend on c; c makes the residuals the
+ * caller's). g, psi and their rates along f's field at z +- eps d for the normal directions
+ * d1 = (q, 0) (moves g) and d2 = (0, q) (moves psi); A = N M^-1 from their central differences.
+ * y, fy: vectors of f's state of length 4. 0, f's failure, or CHS_ERR_SINGULAR. */
+int rep_pendulum_residual_matrix(CHSFormulation f, N_Vector y, N_Vector fy, const double *z,
+                                 double c, double A[4]);
 /* First output time with e > level, or NAN. */
 double rep_first_exceeding(const rep_series *s, const double *e, double level);
 

@@ -19,64 +19,18 @@ static const char *const forms[NFORM] = {"extended", "total", "dirac", "standard
 static const char *const labels[NFORM] = {"Dirac H_T (extended)", "simplified eta=0 (total)",
                                           "weakly Hamiltonian (dirac)", "standard"};
 
-/* (g, psi) of the pendulum state y = (q1, q2, p1, p2) (unit mass) and their rates along the
- * formulation's field f at y: grad g . f_q, grad psi . (f_q, f_p). */
-static void residuals(const double *y, double *gp) {
-  gp[0] = y[0] * y[0] + y[1] * y[1] - 1;
-  gp[1] = 2 * (y[0] * y[2] + y[1] * y[3]);
-}
-
-static void rates(const double *y, const double *f, double *rate) {
-  rate[0] = 2 * (y[0] * f[0] + y[1] * f[1]);
-  rate[1] = 2 * (y[2] * f[0] + y[3] * f[1] + y[0] * f[2] + y[1] * f[3]);
-}
-
-/* A (row-major 2 x 2) with d/dt (g, psi) = A (g, psi) to first order at the state y0 (on the
- * manifold): the residuals and their rates at y0 +- eps d for the normal directions d1 = (q, 0)
- * (moves g) and d2 = (0, q) (moves psi), A = N M^-1 with M, N their central differences. */
+/* A at the state y0 (on the manifold), with chs's residuals g = q^T q - 1, psi = 2 q^T p. */
 static int linearisation(CHSFormulation f, N_Vector y0, double A[4]) {
   N_Vector y = N_VClone(y0), fy = N_VClone(y0);
-  if (!y || !fy) {
-    N_VDestroy(y);
-    N_VDestroy(fy);
-    return CHS_ERR_MEM;
-  }
-  const double *a0 = N_VGetArrayPointer(y0);
-  double *a = N_VGetArrayPointer(y), *fa = N_VGetArrayPointer(fy);
-  const double eps = 1e-5;
-  double M[4], N[4];
-  int rc = 0;
-  for (int j = 0; j < 2 && rc == 0; j++) {
-    double gp[2][2], rt[2][2];
-    for (int side = 0; side < 2 && rc == 0; side++) {
-      double e = side ? -eps : eps;
-      for (int i = 0; i < 4; i++) {
-        a[i] = a0[i];
-      }
-      a[2 * j] += e * a0[0]; /* j = 0: q += e q; j = 1: p += e q */
-      a[2 * j + 1] += e * a0[1];
-      rc = CHSFormulation_Rhs(0, y, fy, f);
-      residuals(a, gp[side]);
-      rates(a, fa, rt[side]);
-    }
-    for (int i = 0; i < 2; i++) {
-      M[2 * i + j] = (gp[0][i] - gp[1][i]) / (2 * eps);
-      N[2 * i + j] = (rt[0][i] - rt[1][i]) / (2 * eps);
-    }
+  double z[4];
+  int rc = y && fy ? 0 : CHS_ERR_MEM;
+  if (rc == 0) {
+    memcpy(z, N_VGetArrayPointer(y0), sizeof z);
+    rc = rep_pendulum_residual_matrix(f, y, fy, z, 1, A);
   }
   N_VDestroy(y);
   N_VDestroy(fy);
-  double det = M[0] * M[3] - M[1] * M[2];
-  if (rc != 0 || !(fabs(det) > 0)) {
-    return rc ? rc : CHS_ERR_SINGULAR;
-  }
-  double Mi[4] = {M[3] / det, -M[1] / det, -M[2] / det, M[0] / det};
-  for (int i = 0; i < 2; i++) {
-    for (int k = 0; k < 2; k++) {
-      A[2 * i + k] = N[2 * i] * Mi[k] + N[2 * i + 1] * Mi[2 + k];
-    }
-  }
-  return 0;
+  return rc;
 }
 
 /* The phase portrait of x' = A x, RK4 with n - 1 steps of length T / (n - 1), from 8 points

@@ -83,45 +83,6 @@ static void charpoly(const double J[16], double c[4]) {
   }
 }
 
-/* A (row-major 2 x 2) of d/dt (g, psi) = A (g, psi) to first order at the state z on the
- * manifold: g, psi and their rates along the field at z +- eps d for the normal directions
- * d1 = (q, 0) (moves g) and d2 = (0, q) (moves psi); A = N M^-1 from their central differences. */
-static int residual_matrix(CHSFormulation f, N_Vector y, N_Vector fy, const double *z,
-                           double A[4]) {
-  const double eps = 1e-5;
-  double M[4], N[4];
-  int rc = 0;
-  for (int j = 0; j < 2 && rc == 0; j++) {
-    double gp[2][2], rt[2][2];
-    for (int side = 0; side < 2 && rc == 0; side++) {
-      double a[4], fa[4], e = side ? -eps : eps;
-      memcpy(a, z, sizeof a);
-      a[2 * j] += e * z[0];
-      a[2 * j + 1] += e * z[1];
-      rc = field(f, y, fy, a, fa);
-      gp[side][0] = 0.5 * (a[0] * a[0] + a[1] * a[1] - 1);
-      gp[side][1] = a[0] * a[2] + a[1] * a[3];
-      rt[side][0] = a[0] * fa[0] + a[1] * fa[1];
-      rt[side][1] = a[2] * fa[0] + a[3] * fa[1] + a[0] * fa[2] + a[1] * fa[3];
-    }
-    for (int i = 0; i < 2; i++) {
-      M[2 * i + j] = (gp[0][i] - gp[1][i]) / (2 * eps);
-      N[2 * i + j] = (rt[0][i] - rt[1][i]) / (2 * eps);
-    }
-  }
-  double det = M[0] * M[3] - M[1] * M[2];
-  if (rc != 0 || !(fabs(det) > 0)) {
-    return rc ? rc : CHS_ERR_SINGULAR;
-  }
-  double Mi[4] = {M[3] / det, -M[1] / det, -M[2] / det, M[0] / det};
-  for (int i = 0; i < 2; i++) {
-    for (int k = 0; k < 2; k++) {
-      A[2 * i + k] = N[2 * i] * Mi[k] + N[2 * i + 1] * Mi[2 + k];
-    }
-  }
-  return 0;
-}
-
 /* (58) for the pendulum's map (60): dS/dt per unit zeta' = f_zeta^T p, with p solving
  * f_xi^T p = pi, phi_q p = rho at q = f(xi, zeta) = sqrt(2 zeta + 1) (sin xi, cos xi); f_zeta by
  * central differences. */
@@ -226,7 +187,7 @@ static int seiler_linearisations(rep_report *r, CHSError *err) {
     }
     for (int k = 0; k < NPT && rc == 0 && f != DIR; k++) {
       if (f == EXT || f == TOT) {
-        rc = residual_matrix(form, y, fy, z[k], A[f][k]);
+        rc = rep_pendulum_residual_matrix(form, y, fy, z[k], 0.5, A[f][k]);
       } else {
         double J[16];
         rc = jacobian(form, y, fy, z[k], J);

@@ -96,6 +96,29 @@ int CHSProjector_SetEvery(CHSProjector proj, long k) {
   return CHS_SUCCESS;
 }
 
+/* The position Newton iteration's stop after its correction `it` of max-norm step (last: the
+ * previous correction's): converged when the correction is at round-off (qtol) or, without a
+ * newton_tol (which stops at |g|, so it needs the g of the new q), when the contraction of the
+ * last two, rho = step / last, bounds what is left, rho / (1 - rho) step, below it; failed for a
+ * non-finite correction. */
+enum { CHS_NEWTON_GO_ON, CHS_NEWTON_CONVERGED, CHS_NEWTON_FAILED };
+static int chs_newton_stop(const struct CHSProjector_ *pr, int it, sunrealtype step,
+                           sunrealtype last, sunrealtype qtol) {
+  if (!isfinite(step)) {
+    return CHS_NEWTON_FAILED;
+  }
+  if (step <= qtol) {
+    return CHS_NEWTON_CONVERGED;
+  }
+  if (it > 0 && pr->newton_tol == 0 && step < last) {
+    sunrealtype rho = step / last;
+    if (rho / (1 - rho) * step <= qtol) {
+      return CHS_NEWTON_CONVERGED;
+    }
+  }
+  return CHS_NEWTON_GO_ON;
+}
+
 /* Position: simplified Newton with G, M(q) and Q frozen at the unprojected q (the factor of M
  * stays the one chs_system_gram_at made at the start: the loop evaluates g(q, t) only). g holds
  * g(q) on entry. The iteration stops when |g| is at round-off, when the correction is, or when the
@@ -126,18 +149,9 @@ static int chs_project_position(CHSProjector pr, sunrealtype *q, sunrealtype *g)
       step = fmax(step, fabs(dq[i]));
     }
     pr->n_newton++;
-    if (!isfinite(step)) {
-      return CHS_RECOVERABLE;
-    }
-    if (step <= qtol) {
-      return 0;
-    }
-    /* the newton_tol stops at |g|, so it needs the g of the new q */
-    if (it > 0 && pr->newton_tol == 0 && step < last) {
-      sunrealtype rho = step / last;
-      if (rho / (1 - rho) * step <= qtol) {
-        return 0;
-      }
+    int stop = chs_newton_stop(pr, it, step, last, qtol);
+    if (stop != CHS_NEWTON_GO_ON) {
+      return stop == CHS_NEWTON_CONVERGED ? 0 : CHS_RECOVERABLE;
     }
     last = step;
   }
@@ -208,17 +222,9 @@ static int chs_proj1_position(CHSProjector pr, sunrealtype *q, sunrealtype g) {
       step = a > step || isnan(a) ? a : step; /* fmax without the call, keeping a NaN */
     }
     pr->n_newton++;
-    if (!isfinite(step)) {
-      return CHS_RECOVERABLE;
-    }
-    if (step <= qtol) {
-      return 0;
-    }
-    if (it > 0 && pr->newton_tol == 0 && step < last) {
-      sunrealtype rho = step / last;
-      if (rho / (1 - rho) * step <= qtol) {
-        return 0;
-      }
+    int stop = chs_newton_stop(pr, it, step, last, qtol);
+    if (stop != CHS_NEWTON_GO_ON) {
+      return stop == CHS_NEWTON_CONVERGED ? 0 : CHS_RECOVERABLE;
     }
     last = step;
   }
