@@ -248,8 +248,8 @@ static void test_cvode_projection(void **state_) {
   CHSProblem_Destroy(&prob);
 }
 
-/* One constraint (the pendulum, mass 3, length 1.5: Q a number, src/system.c and src/projection.c
- * compute without the Gram workspace) against the closed forms, at random states off the
+/* One constraint (the pendulum, mass 3, length 1.5: the Gram workspace with Q a number) against
+ * the closed forms, at random states off the
  * manifold (|q| != L, q.v != 0): the standard field p' = F - q (m |v|^2 + q.F) / |q|^2; the
  * position projection L q / |q| (radial: the mass is a multiple of I); the momentum projection
  * p - q (q.p) / |q|^2 at the projected q; CVODE's error estimate with its normal components

@@ -14,8 +14,7 @@ struct CHSProjector_ {
   long every, calls;
   int suspended; /* chs_projector_suspend: projections are skipped */
   long n_position, n_momentum, n_newton;
-  int gram_final;   /* the workspace's G and Q factor are at the state chs_projector_now left */
-  sunrealtype qinv; /* one constraint (chs_proj1_*): 1 / Q at the last G */
+  int gram_final; /* the workspace's G and Q factor are at the state chs_projector_now left */
 };
 
 int CHSProjector_KindFromName(const char *name) {
@@ -171,127 +170,6 @@ static int chs_project_momentum(CHSProjector pr, const sunrealtype *psi, sunreal
   return 0;
 }
 
-/* One constraint with a dense row G, a constant unit or diagonal mass and no time dependence: Q =
- * G M^{-1} G^T is a number, and the three projections (position, momentum, error) are the general
- * ones above with each Gram solve a division by it. A system this small spends several times its
- * arithmetic in the general path's dispatch (the Gram workspace's assembly, factorisation and
- * solves, the kernels' calls): docs/benchmarks.md, "chs against SUNDIALS' cvPendulum_dns". */
-static int chs_proj1_applies(const CHSSystem *s) {
-  return s->m == 1 && s->jac_kind == CHS_JAC_DENSE && !s->time_bits &&
-         (s->mass_kind == CHS_MASS_IDENTITY || s->mass_kind == CHS_MASS_DIAGONAL);
-}
-
-/* G at q into s->G and 1/Q; recoverable where the general factorisation is (Q not finite and
- * positive). */
-static int chs_proj1_gram(CHSProjector pr, const sunrealtype *q) {
-  CHSSystem *s = &pr->sys;
-  const sunrealtype *G = s->G, *minv = s->minv;
-  CHS_CALL(CHS_SYS_CB(s, jacobian, s->data, q, s->G));
-  sunrealtype Q = 0;
-  for (sunindextype k = 0; k < s->n; k++) {
-    Q += G[k] * G[k] * (minv ? minv[k] : 1);
-  }
-  if (!isfinite(Q) || !(Q > 0)) {
-    return CHS_RECOVERABLE;
-  }
-  pr->qinv = 1 / Q;
-  return 0;
-}
-
-/* chs_project_position with m = 1 (the same iteration and stopping rules); g: g(q) on entry. */
-static int chs_proj1_position(CHSProjector pr, sunrealtype *q, sunrealtype g) {
-  CHSSystem *s = &pr->sys;
-  sunindextype n = s->n;
-  const sunrealtype *G = s->G, *minv = s->minv;
-  CHS_CALL(chs_proj1_gram(pr, q));
-  sunrealtype qn = chs_norm2(q, n), last = 0;
-  sunrealtype gtol = fmax(pr->newton_tol, 8 * SUN_UNIT_ROUNDOFF * fmax(1, qn * qn));
-  sunrealtype qtol = 4 * SUN_UNIT_ROUNDOFF * fmax(1, qn);
-  for (int it = 0; it < CHS_PROJ_NEWTON_MAX; it++) {
-    if ((it > 0 && s->ops->constraint(s->data, q, &g) != 0) || !isfinite(g)) {
-      return CHS_RECOVERABLE;
-    }
-    if (fabs(g) <= gtol) {
-      return 0;
-    }
-    sunrealtype mu = g * pr->qinv, step = 0;
-    for (sunindextype i = 0; i < n; i++) {
-      sunrealtype dq = (minv ? minv[i] : 1) * G[i] * mu;
-      q[i] -= dq;
-      sunrealtype a = fabs(dq);
-      step = a > step || isnan(a) ? a : step; /* fmax without the call, keeping a NaN */
-    }
-    pr->n_newton++;
-    int stop = chs_newton_stop(pr, it, step, last, qtol);
-    if (stop != CHS_NEWTON_GO_ON) {
-      return stop == CHS_NEWTON_CONVERGED ? 0 : CHS_RECOVERABLE;
-    }
-    last = step;
-  }
-  return CHS_RECOVERABLE;
-}
-
-/* chs_projector_now with m = 1. */
-static int chs_proj1_now(CHSProjector pr, sunrealtype *q, sunrealtype *p) {
-  CHSSystem *s = &pr->sys;
-  sunindextype n = s->n;
-  const sunrealtype *G = s->G, *minv = s->minv;
-  sunrealtype *q0 = s->wn[CHS_WN_A];
-  if (pr->kind & CHS_PROJECT_POSITION) {
-    sunrealtype g = 0;
-    if (s->ops->constraint(s->data, q, &g) != 0) {
-      return CHS_RECOVERABLE;
-    }
-    if (pr->tol == 0 || fabs(g) > pr->tol) { /* tolerance 0: every step */
-      memcpy(q0, q, (size_t)n * sizeof *q);
-      int rc = chs_proj1_position(pr, q, g);
-      if (rc != 0) {
-        memcpy(q, q0, (size_t)n * sizeof *q);
-        return rc;
-      }
-      pr->n_position++;
-    }
-  }
-  if (pr->kind & CHS_PROJECT_MOMENTUM) {
-    CHS_CALL(chs_proj1_gram(pr, q));
-    pr->gram_final = 1;
-    sunrealtype psi = 0;
-    for (sunindextype i = 0; i < n; i++) {
-      psi += G[i] * (minv ? minv[i] : 1) * p[i];
-    }
-    if (pr->tol == 0 || fabs(psi) > pr->tol) {
-      sunrealtype lam = psi * pr->qinv;
-      for (sunindextype i = 0; i < n; i++) {
-        p[i] -= G[i] * lam;
-      }
-      pr->n_momentum++;
-    }
-  }
-  return 0;
-}
-
-/* chs_project_error with m = 1. */
-static int chs_proj1_error(CHSProjector pr, const sunrealtype *y, sunrealtype *e) {
-  CHSSystem *s = &pr->sys;
-  sunindextype n = s->n;
-  const sunrealtype *G = s->G, *minv = s->minv;
-  if (!pr->gram_final) {
-    CHS_CALL(chs_proj1_gram(pr, y));
-  }
-  sunrealtype a = 0, b = 0;
-  for (sunindextype i = 0; i < n; i++) {
-    a += G[i] * e[i];
-    b += G[i] * (minv ? minv[i] : 1) * e[n + i];
-  }
-  a *= pr->qinv;
-  b *= pr->qinv;
-  for (sunindextype i = 0; i < n; i++) {
-    e[i] -= (minv ? minv[i] : 1) * G[i] * a;
-    e[n + i] -= G[i] * b;
-  }
-  return 0;
-}
-
 static int chs_projector_now_z(CHSProjector pr, sunrealtype *z);
 
 /* CHSProjector_Apply on the state's values z = (q, p). */
@@ -335,9 +213,6 @@ static int chs_projector_now_z(CHSProjector pr, sunrealtype *z) {
   CHSSystem *s = &pr->sys;
   sunindextype n = s->n, m = s->m;
   sunrealtype *q = z, *p = z + n;
-  if (chs_proj1_applies(s)) {
-    return chs_proj1_now(pr, q, p);
-  }
   sunrealtype *g = s->wm[CHS_WM_LAMBDA], *psi = s->wm[CHS_WM_TMP], *v = s->wn[CHS_WN_MINV_F],
               *q0 = s->wn[CHS_WN_A];
   if (pr->kind & CHS_PROJECT_POSITION) {
@@ -386,9 +261,6 @@ int CHSProjector_ARKPostprocess(sunrealtype t, N_Vector y, void *user_data) {
  * dq -= M^{-1} G^T Q^{-1} G dq,  dp -= G^T Q^{-1} G M^{-1} dp (first order, G frozen). */
 static int chs_project_error(CHSProjector pr, const sunrealtype *y, sunrealtype *e) {
   CHSSystem *s = &pr->sys;
-  if (chs_proj1_applies(s)) {
-    return chs_proj1_error(pr, y, e);
-  }
   sunindextype n = s->n;
   sunrealtype *a = s->wm[CHS_WM_PSI], *b = s->wm[CHS_WM_R], *t1 = s->wn[CHS_WN_V],
               *t2 = s->wn[CHS_WN_F];
