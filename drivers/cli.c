@@ -241,6 +241,22 @@ int cli_parse_tol_sweep(const char *opt, const char *text, int max_count, double
   return 0;
 }
 
+double cli_tol_grid(double hi, double lo, int count, int i) {
+  if (count == 1 || i == 0) {
+    return hi;
+  }
+  if (i == count - 1) {
+    return lo;
+  }
+  /* rounded to 12 significant digits (pow leaves the last two or three wrong): a grid point
+   * that prints as a round decimal (1e-07) is the double `--rtol 1e-7` gives, so that a row can
+   * be re-run from its printed tolerance (an adaptive run can change its steps with the
+   * tolerance's last bit) */
+  char buf[40];
+  snprintf(buf, sizeof buf, "%.12g", hi * pow(lo / hi, (double)i / (double)(count - 1)));
+  return strtod(buf, NULL);
+}
+
 int cli_problem_help(const char *spec) {
   size_t len = strlen(spec);
   const char *suffix = ":help";

@@ -91,6 +91,7 @@ typedef struct {
   int scale, have_time_limit;
   const char *sizes, *scale_problems, *targets, *csv;
   double time_limit;
+  long jitter; /* bench auto --jitter K (drivers/sweep.c) */
   /* bench mpi (drivers/cmd_bench_mpi.c) */
   const char *ranks, *mpirun;
   long n_strong, n_per_rank, steps;
@@ -147,6 +148,9 @@ int cli_parse_long_min(const char *opt, const char *s, long lo, long *x);
 int cli_parse_long_range(const char *opt, const char *s, long lo, long hi, long *x);
 int cli_parse_list(const char *opt, const char *text, int max, int real, double lo, double hi,
                    double *vals, int *count);
+/* Point i (0 .. count-1) of the logarithmic grid from hi to lo that a HI:LO:COUNT sweep names:
+ * hi and lo exactly at its ends, rounded to 12 significant digits between. */
+double cli_tol_grid(double hi, double lo, int count, int i);
 /* A tolerance sweep "HI:LO:COUNT": HI >= LO > 0 finite, COUNT in [1, max_count]. */
 int cli_parse_tol_sweep(const char *opt, const char *text, int max_count, double *hi, double *lo,
                         int *count);

@@ -199,6 +199,8 @@ static const cli_option options[] = {
    .help = "tolerances (rtol = atol) from HI down to LO, HI < 1 (calibrate: N >= 2; auto: N = 1 with HI = LO allowed)"},
   {"time-limit", CLI_REAL, "S", M(CLI_BENCH_CALIBRATE) | M(CLI_BENCH_AUTO), 0, F(time_limit), F(have_time_limit), .lo = 0.1,
    .help = "seconds per run, at most 86400 (default 60: a run over it is killed, a FAILED point)"},
+  {"jitter", CLI_LONG, "K", M(CLI_BENCH_AUTO), 0, F(jitter), 0, .lo = 1, .hi = 9, .def = "1",
+   .help = "K odd, 1 to 9: every point is the median of K runs at tol x 10^(j/40), j = -(K-1)/2 .. (K-1)/2 (median error, median evaluations: a final error that a change of the tolerance in its last bits moves does not decide the ratio)"},
   {"csv", CLI_STR, "FILE", M(CLI_BENCH_CALIBRATE) | M(CLI_BENCH_AUTO), 0, F(csv), 0, .complete = CLI_C_FILE,
    .help = "as CSV (round-trip precision): every point (calibrate), every problem and tolerance (auto)"},
   {"json", CLI_FLAG, NULL, M(CLI_BENCH_CALIBRATE) | M(CLI_BENCH_AUTO), 0, F(json), 0,

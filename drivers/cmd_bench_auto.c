@@ -51,12 +51,16 @@ static void auto_best(const sweep_config *cfg, int nc, int nt, auto_row *r) {
 }
 
 static void print_text(const auto_row *rows, int nr, const sweep_config *cfg, int nc,
-                       const double *tols) {
+                       const double *tols, int jitter) {
   printf("auto against the cheapest swept configuration with a final error at most auto's "
          "(rtol = atol = tol; error |(q,p)(tf) - reference|_2; cost: right-hand side "
-         "evaluations)\n\n%-10s %6s  %-24s %9s %7s  %-40s %6s %9s %7s %6s\n",
-         "problem", "tol", "auto", "error", "evals", "cheapest at that error", "tol", "error",
-         "evals", "ratio");
+         "evaluations)\n");
+  if (jitter > 1) {
+    printf("every point: the medians of %d runs at tol x 10^(j/40), j = %d .. %d\n", jitter,
+           -(jitter - 1) / 2, (jitter - 1) / 2);
+  }
+  printf("\n%-10s %6s  %-24s %9s %7s  %-40s %6s %9s %7s %6s\n", "problem", "tol", "auto", "error",
+         "evals", "cheapest at that error", "tol", "error", "evals", "ratio");
   double worst = -1;
   for (int i = 0; i < nr; i++) {
     const auto_row *r = &rows[i];
@@ -100,9 +104,10 @@ static void print_text(const auto_row *rows, int nr, const sweep_config *cfg, in
 }
 
 static void print_json(const auto_row *rows, int nr, const sweep_config *cfg, int nc,
-                       const double *tols, int nt, double limit) {
+                       const double *tols, int nt, double limit, int jitter) {
   printf("{\n  \"benchmark\": \"auto\",\n  \"time_limit_s\": ");
   json_real(stdout, limit, 1);
+  printf(",\n  \"jitter\": %d", jitter);
   printf(",\n  \"tols\": [");
   for (int t = 0; t < nt; t++) {
     printf("%s%.17g", t ? ", " : "", tols[t]);
@@ -218,7 +223,7 @@ int cmd_bench_auto(int argc, char **argv) {
       snprintf(item, sizeof item, "%s auto %s %.0e", pb->name, r->config, r->tol);
       progress_detail(&prog, item);
       sweep_job j = {pb->spec, ch.formulation, ch.method, pb->tf, r->tol};
-      sweep_run(&j, s->limit, &r->pt);
+      sweep_run_jittered(&j, s->limit, s->jitter, &r->pt);
       if (r->pt.rc == 0 && !r->pt.has_ref) { /* cannot happen for sweep_problems */
         r->pt.rc = -1;
         snprintf(r->pt.msg, sizeof r->pt.msg, "no reference at t = %g", pb->tf);
@@ -242,9 +247,9 @@ int cmd_bench_auto(int argc, char **argv) {
     }
   }
   if (o.json) {
-    print_json(rows, nr, cfg, nc, s->tols, nt, s->limit);
+    print_json(rows, nr, cfg, nc, s->tols, nt, s->limit, s->jitter);
   } else {
-    print_text(rows, nr, cfg, nc, s->tols);
+    print_text(rows, nr, cfg, nc, s->tols, s->jitter);
   }
   int status = 0;
   if (o.csv) {

@@ -216,7 +216,7 @@ static int compare_sweep(const cli_options *o, char names[][128], int count, CHS
   for (int f = 0; f < count; f++) {
     for (int k = 0; k < nproj; k++) {
       for (int t = 0; t < nt; t++) {
-        double tol = nt == 1 ? hi : hi * pow(lo / hi, (double)t / (nt - 1));
+        double tol = cli_tol_grid(hi, lo, nt, t);
         char item[200];
         snprintf(item, sizeof item, "%.60s%s tol %.0e", names[f], k ? " projected" : "", tol);
         progress_detail(&prog, item);

@@ -89,7 +89,7 @@ static int parse_tols(const char *text, double *tols, int *count) {
     return rc;
   }
   for (int i = 0; i < k; i++) {
-    tols[i] = k == 1 ? hi : hi * pow(lo / hi, (double)i / (double)(k - 1));
+    tols[i] = cli_tol_grid(hi, lo, k, i);
   }
   *count = k;
   return 0;

@@ -80,6 +80,34 @@ void sweep_run(const sweep_job *j, double limit, sweep_point *r) {
   }
 }
 
+void sweep_run_jittered(const sweep_job *j, double limit, int jitter, sweep_point *r) {
+  if (jitter <= 1) {
+    sweep_run(j, limit, r);
+    return;
+  }
+  double err[9], evals[9], steps[9], wall[9];
+  int warnings = 0;
+  for (int k = 0; k < jitter; k++) {
+    sweep_job jk = *j;
+    int d = k - (jitter - 1) / 2;
+    jk.tol = d == 0 ? j->tol : j->tol * pow(10, d / 40.0);
+    sweep_run(&jk, limit, r);
+    if (r->rc != 0 || !r->has_ref) {
+      return;
+    }
+    err[k] = r->err;
+    evals[k] = (double)r->evals;
+    steps[k] = (double)r->steps;
+    wall[k] = r->wall;
+    warnings += r->warnings;
+  }
+  r->err = cli_median(err, jitter);
+  r->evals = lround(cli_median(evals, jitter));
+  r->steps = lround(cli_median(steps, jitter));
+  r->wall = cli_median(wall, jitter);
+  r->warnings = warnings;
+}
+
 static int split_list(const char *opt, const char *text, char *buf, size_t len, const char **item,
                       int max, int *count) {
   if (strlen(text) >= len) {
@@ -226,9 +254,14 @@ int sweep_parse(const cli_options *o, const char *two_tols, sweep_spec *s) {
     return cli_usage_error("bad value for --tols: '%.200s' (tolerances below 1)", o->tols);
   }
   for (int i = 0; i < s->nt; i++) {
-    s->tols[i] = s->nt == 1 ? hi : hi * pow(lo / hi, (double)i / (double)(s->nt - 1));
+    s->tols[i] = cli_tol_grid(hi, lo, s->nt, i);
   }
   s->limit = o->have_time_limit ? o->time_limit : 60;
+  s->jitter = o->jitter > 1 ? (int)o->jitter : 1;
+  if (s->jitter % 2 == 0) {
+    return cli_usage_error("bad value for --jitter: %d (odd: the tolerance itself in the middle)",
+                           s->jitter);
+  }
   if (s->limit > 86400) {
     return cli_usage_error("bad value for --time-limit: %g (at most 86400 s)", s->limit);
   }
@@ -277,7 +310,7 @@ sweep_config *sweep_all(const sweep_spec *s, progress *prog, double *done) {
           snprintf(item, sizeof item, "%s %s/%s %.0e", pb->name, k->form, k->method, s->tols[t]);
           progress_detail(prog, item);
           sweep_job j = {pb->spec, k->form, k->method, pb->tf, s->tols[t]};
-          sweep_run(&j, s->limit, &k->pt[t]);
+          sweep_run_jittered(&j, s->limit, s->jitter, &k->pt[t]);
           *done += 1;
           progress_update(prog, *done);
           if (k->pt[t].rc != 0 && k->pt[t].input && t == 0) {

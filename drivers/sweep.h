@@ -40,6 +40,11 @@ typedef struct {
 /* Runs job j in a forked child killed after limit seconds; a failure (the run's, or the child's:
  * killed, crashed) is r->rc != 0 with r->msg saying why. */
 void sweep_run(const sweep_job *j, double limit, sweep_point *r);
+/* sweep_run of job j at the K = jitter tolerances j->tol x 10^(d/40), d = -(K-1)/2 .. (K-1)/2
+ * (K odd): the median final error, evaluations, steps and wall time of the K runs (each the
+ * value of one run, not necessarily the same run), warnings summed; the first failure, if any
+ * run fails. K = 1: sweep_run. */
+void sweep_run_jittered(const sweep_job *j, double limit, int jitter, sweep_point *r);
 
 /* One configuration of the sweep on one problem, at every tolerance. */
 typedef struct {
@@ -56,6 +61,7 @@ typedef struct {
   int nf, nm, nt;
   const char *fitem[SWEEP_MAX_FORMS], *mitem[SWEEP_MAX_METHODS];
   double tols[SWEEP_MAX_TOLS], limit;
+  int jitter; /* K runs per point, their medians (bench auto --jitter; 1 elsewhere) */
   char pbuf[512], fbuf[1024], mbuf[CLI_MAX_VALUE_LEN], all_store[SWEEP_MAX_METHODS][96];
 } sweep_spec;
 

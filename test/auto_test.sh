@@ -104,6 +104,37 @@ for r, w in zip(res, rows):
         assert float(w[k]) == r[k], (k, w, r)
 assert others == 4, others
 assert a["worst_ratio"] == max(r["ratio"] for r in res), a["worst_ratio"]
+# the grid's inner point is the double of its printed decimal (what --rtol 1e-7 gives)
+assert sorted({r["tol"] for r in res}) == [1e-8, 1e-7, 1e-6], res
+assert a["jitter"] == 1, a
+EOF
+
+# --jitter 3: each point is the medians of the runs at tol x 10^(d/40), d = -1, 0, 1 (error and
+# evaluations medians separately), for auto's run and for every swept point alike
+if "$chs" bench auto --problems andrews --formulations dirac,ssf --methods cvode:adams \
+  --tols 1e-7:1e-7:1 --jitter 3 --json --quiet >"$tmp/bj.json" 2>"$tmp/bj.err"; then ok; else
+  bad "bench auto --jitter 3: $(head -c 300 "$tmp/bj.err")"
+fi
+for f in dirac ssf; do
+  for d in -1 0 1; do
+    tol=$(python3 -c "print(repr(1e-7 * 10 ** ($d / 40)) if $d else '1e-07')")
+    "$chs" run --problem andrews --tf 0.03 --formulation $f --method cvode:adams --rtol "$tol" \
+      --atol "$tol" --every 1000000000 --json 2>/dev/null |
+      jq -c --arg f $f '{f: $f, err: .int_err_final, evals: .rhs_evals}'
+  done
+done >"$tmp/jruns.jsonl"
+if python3 - "$tmp/bj.json" "$tmp/jruns.jsonl" <<'EOF'; then ok; else bad "bench auto --jitter: medians"; fi
+import json, statistics, sys
+a = json.load(open(sys.argv[1]))
+runs = [json.loads(l) for l in open(sys.argv[2])]
+assert a["jitter"] == 3 and len(a["results"]) == 1 and len(runs) == 6, (a, runs)
+r = a["results"][0]
+med = {f: (statistics.median(x["err"] for x in runs if x["f"] == f),
+           statistics.median(x["evals"] for x in runs if x["f"] == f)) for f in ("dirac", "ssf")}
+assert (r["auto_err"], r["auto_evals"]) == med["dirac"], (r, med)
+best = min((e, f) for f, (err, e) in med.items() if err <= r["auto_err"])
+assert r["best_evals"] == best[0] and r["best_config"] == best[1] + "/cvode:adams", (r, med)
+assert r["best_err"] == med[best[1]][0], (r, med)
 EOF
 
 echo "auto: $pass passed, $fail failed"

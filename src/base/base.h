@@ -25,6 +25,11 @@ int chs_error_vset(CHSError *err, int code, const char *fmt, va_list ap);
     }                                                                                              \
   } while (0)
 
+/* Installs chs's optimised element-wise operations and norms (src/base/nvector.c: bitwise what
+ * SUNDIALS' serial vector computes) in v's ops table when v is a serial vector; its clones
+ * inherit them. */
+void chs_nvector_fast_ops(N_Vector v);
+
 int chs_all_finite(const sunrealtype *x, sunindextype n);
 sunrealtype chs_norm2(const sunrealtype *x, sunindextype n);
 /* Richardson extrapolation of central differences in place: rows l = 0 .. levels-1 of R (length

@@ -253,6 +253,7 @@ int CHSFormulation_FromPhysical(CHSFormulation f, const sunrealtype *q, const su
 
 int CHSFormulation_NewInitialState(CHSFormulation f, N_Vector *y0, CHSError *err) {
   *y0 = N_VNew_Serial(f->size, f->sunctx);
+  chs_nvector_fast_ops(*y0);
   sunrealtype *q = malloc(2 * (size_t)f->sys.n * sizeof *q);
   if (!*y0 || !q) {
     free(q);

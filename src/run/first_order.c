@@ -243,6 +243,7 @@ int CHSFirstOrder_Energy(CHSFirstOrder fo, N_Vector z, sunrealtype *V, CHSError 
 
 int CHSFirstOrder_NewInitialState(CHSFirstOrder fo, N_Vector *z0, CHSError *err) {
   *z0 = N_VNew_Serial(fo->d, fo->ctx);
+  chs_nvector_fast_ops(*z0);
   if (!*z0) {
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
