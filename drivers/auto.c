@@ -4,8 +4,8 @@
  * The decision, from `chs bench calibrate`'s measurements (tools/calibration-table --versus) on the
  * built-in problems with references (every formulation x adaptive method, tol 1e-4 .. 1e-10):
  *  - formulation: the Hamilton-Dirac field (its constraints are first integrals, so no
- *    projection is needed); dirac with CVODE Adams was within 1.35 x of the cheapest
- *    configuration at equal final error at every point measured;
+ *    projection is needed); with CVODE Adams, within 1.5 x of the cheapest configuration at
+ *    equal final error at every point of docs/auto.md (medians of jittered runs);
  *  - a fixed step (--h): RATTLE (symplectic, keeps g = 0 and psi = 0 to the Newton tolerance),
  *    explicit RK4 where RATTLE does not apply;
  *  - adaptive: CVODE Adams (variable order 1 .. 12, Newton iteration). No pilot: at every
