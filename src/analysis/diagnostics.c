@@ -9,6 +9,10 @@ struct CHSDiagnostics_ {
   CHSFormulation f;
   CHSSystem sys; /* own scratch: never disturbs the formulation's */
   sunrealtype *q, *p, *qr, *pr, *diff;
+  /* the state (q, p) of the newest point (qt, qP)[qn-1]: a record at that time and state reuses
+   * its power (P is a function of t, q and p, and after every step CHSDiagnostics_Step has just
+   * computed it; with moving constraints its Gram solve is the larger part of a record) */
+  sunrealtype *qs, *ps;
   sunrealtype inv[CHS_MAX_INVARIANTS];
   /* Energy balance: the work W = integral of the power P over the integrator's own steps
    * (CHSDiagnostics_Step), by piecewise cubic interpolation of P through the last four step
@@ -89,6 +93,9 @@ static sunrealtype chs_poly_integral(const sunrealtype *t, const sunrealtype *P,
  * times shorter or longer than the one before (a step cut at an output or stop time) restarts the
  * interpolation from that step, so that no interpolant spans scales that far apart. */
 static void chs_work_add(CHSDiagnostics d, sunrealtype t, sunrealtype P) {
+  /* P's state: d->q, d->p in both callers */
+  memcpy(d->qs, d->q, (size_t)d->sys.n * sizeof *d->q);
+  memcpy(d->ps, d->p, (size_t)d->sys.n * sizeof *d->p);
   if (d->qn == 0) {
     d->qt[0] = t;
     d->qP[0] = P;
@@ -141,7 +148,7 @@ int CHSDiagnostics_Create(CHSFormulation f, CHSDiagnostics *out, CHSError *err) 
   }
   size_t n = (size_t)d->sys.n;
   d->f = f;
-  d->q = calloc(5 * n, sizeof *d->q);
+  d->q = calloc(7 * n, sizeof *d->q);
   if (!d->q) {
     CHSDiagnostics_Destroy(&d);
     return chs_error_set(err, CHS_ERR_MEM, "out of memory");
@@ -150,6 +157,8 @@ int CHSDiagnostics_Create(CHSFormulation f, CHSDiagnostics *out, CHSError *err) 
   d->qr = d->p + n;
   d->pr = d->qr + n;
   d->diff = d->pr + n;
+  d->qs = d->diff + n;
+  d->ps = d->qs + n;
   d->s.has_reference = f->prob->ops->reference != NULL;
   d->s.energy_is_balance = d->sys.time_bits != 0;
   d->s.energy_invariant = CHSProblem_IsConservative(f->prob) && !d->s.energy_is_balance;
@@ -212,7 +221,15 @@ int CHSDiagnostics_Record(CHSDiagnostics d, sunrealtype t, N_Vector y, CHSRecord
     rec->mom_scale = Gf * vmax + ((s->time_bits & CHS_TIME_CONSTRAINTS) ? chs_norm2(s->gt, m) : 0);
   }
   if (d->s.balance_tracked) {
-    int brc = chs_power(s, d->q, d->p, &rec->power);
+    size_t bytes = (size_t)n * sizeof *d->q;
+    int same = d->qn > 0 && t == d->qt[d->qn - 1] && memcmp(d->q, d->qs, bytes) == 0 &&
+               memcmp(d->p, d->ps, bytes) == 0;
+    int brc = 0;
+    if (same) {
+      rec->power = d->qP[d->qn - 1];
+    } else {
+      brc = chs_power(s, d->q, d->p, &rec->power);
+    }
     if (brc != 0) {
       return chs_error_set(err, CHS_ERR_NONFINITE,
                            "%s: the power of the energy balance cannot be evaluated at t = %g%s",
