@@ -14,87 +14,16 @@
  * aliasing x or y) equal a x + b y exactly, signed zeros included. The fused and array operations
  * are SUNDIALS' generic fallbacks over these (the serial vector's own fused operations are off
  * unless N_VEnableFusedOps_Serial turns them on, which chs does not: the fallbacks are what the
- * integrators compute). The constraint
- * masks, and the two array operations only sensitivity analysis calls, stay SUNDIALS'. */
+ * integrators compute). The constraint masks, and the two array operations only sensitivity
+ * analysis calls, stay SUNDIALS'. The element-wise and fused operations live in nvector_ops.inc,
+ * which src/mpi/mpi_nvector.c compiles for the parallel vector too. */
 #include <math.h>
 #include <nvector/nvector_serial.h>
 #include "base.h"
 
-static void v_linearsum(sunrealtype a, N_Vector x, sunrealtype b, N_Vector y, N_Vector z) {
-  const sunrealtype *xd = NV_DATA_S(x), *yd = NV_DATA_S(y);
-  sunrealtype *zd = NV_DATA_S(z);
-  sunindextype n = NV_LENGTH_S(x);
-  int unit = a == 1 || a == -1; /* SUNDIALS' +-1 cases come first: a x + b y exactly */
-  if (a == b && !unit) {
-    for (sunindextype i = 0; i < n; i++) {
-      zd[i] = a * (xd[i] + yd[i]);
-    }
-  } else if (a == -b && !unit) {
-    for (sunindextype i = 0; i < n; i++) {
-      zd[i] = a * (xd[i] - yd[i]);
-    }
-  } else {
-    for (sunindextype i = 0; i < n; i++) {
-      zd[i] = a * xd[i] + b * yd[i];
-    }
-  }
-}
-
-static void v_const(sunrealtype c, N_Vector z) {
-  sunrealtype *zd = NV_DATA_S(z);
-  for (sunindextype i = 0, n = NV_LENGTH_S(z); i < n; i++) {
-    zd[i] = c;
-  }
-}
-
-static void v_prod(N_Vector x, N_Vector y, N_Vector z) {
-  const sunrealtype *xd = NV_DATA_S(x), *yd = NV_DATA_S(y);
-  sunrealtype *zd = NV_DATA_S(z);
-  for (sunindextype i = 0, n = NV_LENGTH_S(x); i < n; i++) {
-    zd[i] = xd[i] * yd[i];
-  }
-}
-
-static void v_div(N_Vector x, N_Vector y, N_Vector z) {
-  const sunrealtype *xd = NV_DATA_S(x), *yd = NV_DATA_S(y);
-  sunrealtype *zd = NV_DATA_S(z);
-  for (sunindextype i = 0, n = NV_LENGTH_S(x); i < n; i++) {
-    zd[i] = xd[i] / yd[i];
-  }
-}
-
-/* c = 1 (a copy) and c = -1 (a negation) are c x exactly */
-static void v_scale(sunrealtype c, N_Vector x, N_Vector z) {
-  const sunrealtype *xd = NV_DATA_S(x);
-  sunrealtype *zd = NV_DATA_S(z);
-  for (sunindextype i = 0, n = NV_LENGTH_S(x); i < n; i++) {
-    zd[i] = c * xd[i];
-  }
-}
-
-static void v_abs(N_Vector x, N_Vector z) {
-  const sunrealtype *xd = NV_DATA_S(x);
-  sunrealtype *zd = NV_DATA_S(z);
-  for (sunindextype i = 0, n = NV_LENGTH_S(x); i < n; i++) {
-    zd[i] = fabs(xd[i]);
-  }
-}
-
-static void v_inv(N_Vector x, N_Vector z) {
-  const sunrealtype *xd = NV_DATA_S(x);
-  sunrealtype *zd = NV_DATA_S(z);
-  for (sunindextype i = 0, n = NV_LENGTH_S(x); i < n; i++) {
-    zd[i] = 1 / xd[i];
-  }
-}
-
-static void v_addconst(N_Vector x, sunrealtype b, N_Vector z) {
-  const sunrealtype *xd = NV_DATA_S(x);
-  sunrealtype *zd = NV_DATA_S(z);
-  for (sunindextype i = 0, n = NV_LENGTH_S(x); i < n; i++) {
-    zd[i] = xd[i] + b;
-  }
-}
+#define CHS_NV_DATA NV_DATA_S
+#define CHS_NV_LEN NV_LENGTH_S
+#include "nvector_ops.inc"
 
 static sunrealtype v_dotprod(N_Vector x, N_Vector y) {
   const sunrealtype *xd = NV_DATA_S(x), *yd = NV_DATA_S(y);
@@ -175,14 +104,6 @@ static sunrealtype v_l1norm(N_Vector x) {
   return sum;
 }
 
-static void v_compare(sunrealtype c, N_Vector x, N_Vector z) {
-  const sunrealtype *xd = NV_DATA_S(x);
-  sunrealtype *zd = NV_DATA_S(z);
-  for (sunindextype i = 0, n = NV_LENGTH_S(x); i < n; i++) {
-    zd[i] = fabs(xd[i]) >= c ? 1 : 0;
-  }
-}
-
 static sunbooleantype v_invtest(N_Vector x, N_Vector z) {
   const sunrealtype *xd = NV_DATA_S(x);
   sunrealtype *zd = NV_DATA_S(z);
@@ -197,65 +118,9 @@ static sunbooleantype v_invtest(N_Vector x, N_Vector z) {
   return nonzero;
 }
 
-/* The fused and array operations: what SUNDIALS' generic fallbacks (nvector.c) do when a vector
- * has none, one vector after the other with the operations above (so aliasing between the
- * vectors means what it means there), without the unoptimised dispatch per vector. The linear
- * combination runs element by element when z is none of X[1..], where that is the same. */
-static int v_linearcombination(int nvec, sunrealtype *c, N_Vector *X, N_Vector z) {
-  int alias = 0;
-  for (int i = 1; i < nvec; i++) {
-    alias |= X[i] == z;
-  }
-  if (alias) {
-    v_scale(c[0], X[0], z);
-    for (int i = 1; i < nvec; i++) {
-      v_linearsum(c[i], X[i], 1, z, z);
-    }
-    return 0;
-  }
-  sunrealtype *zd = NV_DATA_S(z);
-  for (sunindextype j = 0, n = NV_LENGTH_S(z); j < n; j++) {
-    sunrealtype s = c[0] * NV_DATA_S(X[0])[j];
-    for (int i = 1; i < nvec; i++) { /* v_linearsum(c[i], X[i], 1, z, z): c[i] x + z */
-      s = c[i] * NV_DATA_S(X[i])[j] + s;
-    }
-    zd[j] = s;
-  }
-  return 0;
-}
-
-static int v_scaleaddmulti(int nvec, sunrealtype *a, N_Vector x, N_Vector *Y, N_Vector *Z) {
-  for (int i = 0; i < nvec; i++) {
-    v_linearsum(a[i], x, 1, Y[i], Z[i]);
-  }
-  return 0;
-}
-
 static int v_dotprodmulti(int nvec, N_Vector x, N_Vector *Y, sunrealtype *d) {
   for (int i = 0; i < nvec; i++) {
     d[i] = v_dotprod(x, Y[i]);
-  }
-  return 0;
-}
-
-static int v_linearsumarray(int nvec, sunrealtype a, N_Vector *X, sunrealtype b, N_Vector *Y,
-                            N_Vector *Z) {
-  for (int i = 0; i < nvec; i++) {
-    v_linearsum(a, X[i], b, Y[i], Z[i]);
-  }
-  return 0;
-}
-
-static int v_scalearray(int nvec, sunrealtype *c, N_Vector *X, N_Vector *Z) {
-  for (int i = 0; i < nvec; i++) {
-    v_scale(c[i], X[i], Z[i]);
-  }
-  return 0;
-}
-
-static int v_constarray(int nvec, sunrealtype c, N_Vector *Z) {
-  for (int i = 0; i < nvec; i++) {
-    v_const(c, Z[i]);
   }
   return 0;
 }
@@ -279,14 +144,7 @@ void chs_nvector_fast_ops(N_Vector v) {
     return;
   }
   N_Vector_Ops o = v->ops;
-  o->nvlinearsum = v_linearsum;
-  o->nvconst = v_const;
-  o->nvprod = v_prod;
-  o->nvdiv = v_div;
-  o->nvscale = v_scale;
-  o->nvabs = v_abs;
-  o->nvinv = v_inv;
-  o->nvaddconst = v_addconst;
+  chs_nv_install_local(o);
   o->nvdotprod = v_dotprod;
   o->nvmaxnorm = v_maxnorm;
   o->nvwrmsnorm = v_wrmsnorm;
@@ -294,14 +152,8 @@ void chs_nvector_fast_ops(N_Vector v) {
   o->nvmin = v_min;
   o->nvwl2norm = v_wl2norm;
   o->nvl1norm = v_l1norm;
-  o->nvcompare = v_compare;
   o->nvinvtest = v_invtest;
-  o->nvlinearcombination = v_linearcombination;
-  o->nvscaleaddmulti = v_scaleaddmulti;
   o->nvdotprodmulti = v_dotprodmulti;
-  o->nvlinearsumvectorarray = v_linearsumarray;
-  o->nvscalevectorarray = v_scalearray;
-  o->nvconstvectorarray = v_constarray;
   o->nvwrmsnormvectorarray = v_wrmsnormarray;
   o->nvwrmsnormmaskvectorarray = v_wrmsnormmaskarray;
   /* the local reductions of a serial vector are its global ones */

@@ -337,6 +337,7 @@ static int chs_mpi_run(MPI_Comm comm, CHSProblem prob, const char *formulation,
   if (rc == 0) {
     chs_context_silence(ctx);
     y = N_VNew_Parallel(comm, 4 * M.na, 2 * n, ctx);
+    chs_mpi_nvector_fast_ops(y);
     if (!y) {
       rc = chs_error_set(err, CHS_ERR_MEM, "MPI: cannot create the parallel N_Vector");
     }

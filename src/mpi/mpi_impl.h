@@ -44,6 +44,9 @@ static inline int chs_mpi_bond_exists(const chs_mpi *M, sunindextype h) {
 }
 
 /* One atom (unit 2) or one row (unit 1) from each neighbour into the ghosts of X. */
+/* chs's optimised element-wise operations in a parallel vector's ops table (mpi_nvector.c); its
+ * clones inherit them. */
+void chs_mpi_nvector_fast_ops(N_Vector v);
 void chs_mpi_halo(chs_mpi *M, sunrealtype *X, sunindextype nloc, int unit);
 /* (J^T x)_h for atom h, J stored as bond vectors (d: G, e: Gdot), x a ghosted row array. */
 void chs_mpi_tmv(const chs_mpi *M, const sunrealtype *J, const sunrealtype *x, sunindextype h,
