@@ -1,5 +1,5 @@
 /* Calibration: whether an adaptive configuration's final error follows its tolerance
- * (`chs bench calibrate`, docs/calibration.md), and the run-time warning drawn from it. */
+ * (`chs bench calibrate`, docs/calibration.md). */
 #ifndef CHS_CALIBRATION_H
 #define CHS_CALIBRATION_H
 
@@ -12,12 +12,5 @@ int cal_point_calibrated(int ok, double err, double tol);
  * point it is at most that tolerance, or at most a tenth of the error at the loosest successful
  * one. Fewer than two successful points: 0. */
 int cal_falls(int n, const int *ok, const double *err, const double *tol);
-
-/* The run-time side: NULL, or a message (a string constant) when the configuration (formulation
- * and method specs as given to `chs run`, adaptive tolerances rtol and atol) is known not to
- * deliver its tolerance: a (formulation, method) pair that `chs bench calibrate` measured failing
- * calibration on a built-in problem, or a tolerance below what double precision can deliver. */
-const char *chs_calibration_warning(const char *formulation, const char *method, double rtol,
-                                    double atol);
 
 #endif

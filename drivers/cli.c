@@ -11,7 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <sundials/sundials_context.h>
-#include "calibration.h"
 #include "cli.h"
 #include "../src/compat.h"
 
@@ -396,18 +395,6 @@ int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn mo
     CHSRunOptions ro;
     cli_run_options(o, &ro);
     res->rc = CHSRun(f, &ro, monitor, ctx, &res->sum, &res->err);
-    /* a configuration the calibration found uncalibrated (docs/calibration.md) joins the run's
-     * warnings */
-    const char *cal =
-        o->have_h ? NULL : chs_calibration_warning(formulation, o->method, o->rtol, o->atol);
-    if (cal) {
-      char sf[256], sm[256];
-      if (res->sum.n_warnings < CHS_RUN_MAX_WARNINGS) {
-        snprintf(res->sum.warnings[res->sum.n_warnings], sizeof res->sum.warnings[0], "%s/%s: %s",
-                 cli_safe(sf, sizeof sf, formulation), cli_safe(sm, sizeof sm, o->method), cal);
-      }
-      res->sum.n_warnings++;
-    }
   }
   CHSFormulation_Destroy(&f);
   SUNContext_Free(&ctx_sun);

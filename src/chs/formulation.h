@@ -113,6 +113,10 @@ typedef struct CHSFormulationOps {
    * dF/dy + cj dF/dy' at (t, y, yp). 0, > 0 recoverable, < 0 fatal. */
   int (*jacobian)(CHSFormulation f, sunrealtype t, const sunrealtype *y, const sunrealtype *yp,
                   sunrealtype cj, sunrealtype *J);
+  /** Optional: why adaptive runs of this formulation do not deliver their tolerance, as measured
+   * (`chs bench calibrate`, docs/calibration.md). CHSRun then gives it as a warning with every
+   * adaptive run (chs/run.h "Warnings"). NULL: no such measurement. */
+  const char *uncalibrated;
 } CHSFormulationOps;
 
 /** Create from "name[:k=v,...]" in the registry, for a problem that outlives the formulation. */

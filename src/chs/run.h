@@ -68,7 +68,7 @@ typedef struct CHSRunOptions {
 
 /** @name Warnings (CHSRunSummary.warnings)
  * A run that completes may still be wrong; the run says so in warnings (the library never prints:
- * the caller shows them). Two sources:
+ * the caller shows them). Four sources:
  *  - the derivative probe before the run (CHSRunOptions.check): CHSProblem_Check (chs/check.h) at
  *    the initial state only, along one random direction per derivative (a few hundred callback
  *    evaluations, with its round-off-aware tolerance); each failed row (a callback disagreeing
@@ -86,7 +86,11 @@ typedef struct CHSRunOptions {
  *    CHS_RUN_REFERENCE_FACTOR * max(rtol, atol) in |(q,p) - (q,p)_ref|_2 gives a warning naming
  *    the error and the factor. The tolerances bound each step's local error; the global error is
  *    their sum carried through the flow, so on problems that amplify errors (or over many steps)
- *    it can exceed the tolerance by orders of magnitude while still falling with it.
+ *    it can exceed the tolerance by orders of magnitude while still falling with it;
+ *  - the configuration, on any problem and at any final time of an adaptive run: a formulation and
+ *    method `chs bench calibrate` measured failing calibration on the built-in problems
+ *    (dae-index3 with ida, total with any method; docs/calibration.md), or a tolerance below
+ *    1e-13, where the final error is round-off accumulated over the steps.
  * At most CHS_RUN_MAX_WARNINGS are kept (n_warnings counts them all).
  * @{ */
 #define CHS_RUN_MAX_WARNINGS 8   /**< warnings kept in CHSRunSummary.warnings */

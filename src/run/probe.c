@@ -1,4 +1,5 @@
-/* The derivative probe before a run and the run's warnings (chs/run.h "Warnings"). */
+/* The derivative probe before a run, the run's warnings (chs/run.h "Warnings") and the
+ * configurations known not to deliver their tolerance. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -47,4 +48,32 @@ int chs_probe_derivatives(CHSProblem prob, const CHSRunOptions *opt, CHSRunSumma
                  CHSProblem_GetName(prob), r->name, r->detail);
   }
   return CHS_SUCCESS;
+}
+
+/* Below this tolerance the final error of a double-precision run is round-off accumulated over
+ * the steps, which grow in number as the tolerance falls: the error stops following it. */
+#define CHS_CAL_TOL_FLOOR 1e-13
+
+void chs_calibration_warn(const CHSFormulationOps *ops, const CHSRunOptions *opt,
+                          CHSRunSummary *sum) {
+  if (opt->ctl.h > 0 || !opt->method) {
+    return; /* a fixed step has no tolerance to vouch for */
+  }
+  const char *why = ops->uncalibrated;
+  if (!why && ((opt->ctl.rtol > 0 && opt->ctl.rtol < CHS_CAL_TOL_FLOOR) ||
+               (opt->ctl.atol > 0 && opt->ctl.atol < CHS_CAL_TOL_FLOOR))) {
+    why = "a tolerance below 1e-13: the final error of a double-precision run is then round-off "
+          "accumulated over the steps and does not follow the tolerance";
+  }
+  if (why) {
+    /* the method as given, terminal controls and other bytes outside printable ASCII as '?':
+     * callers print warnings as they are */
+    char method[128];
+    size_t k = 0;
+    for (const char *c = opt->method; *c && k + 1 < sizeof method; c++) {
+      method[k++] = *c >= 0x20 && *c < 0x7f ? *c : '?';
+    }
+    method[k] = '\0';
+    chs_run_warn(sum, "%s/%s: %s", ops->name, method, why);
+  }
 }

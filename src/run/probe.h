@@ -1,4 +1,5 @@
-/* Warnings of a run (chs/run.h "Warnings"): the derivative probe before it and the list. */
+/* Warnings of a run (chs/run.h "Warnings"): the derivative probe before it, the list, and the
+ * configurations known not to deliver their tolerance. */
 #ifndef CHS_PROBE_H
 #define CHS_PROBE_H
 
@@ -16,5 +17,11 @@ void chs_run_warn(CHSRunSummary *sum, const char *fmt, ...)
  * check cannot run. */
 int chs_probe_derivatives(CHSProblem prob, const CHSRunOptions *opt, CHSRunSummary *sum,
                           int *failed, char *first, size_t len, CHSError *err);
+
+/* The warning for a configuration known not to deliver its tolerance (chs/run.h "Warnings"): a
+ * formulation measured failing calibration (ops->uncalibrated), or an adaptive tolerance below
+ * what double precision can deliver. Nothing for a fixed step. */
+void chs_calibration_warn(const CHSFormulationOps *ops, const CHSRunOptions *opt,
+                          CHSRunSummary *sum);
 
 #endif

@@ -780,6 +780,7 @@ static int chs_run(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn moni
   if (rc == 0) {
     chs_reference_check(opt, sum);
   }
+  chs_calibration_warn(f->ops, opt, sum);
   if (proj) {
     sum->proj_position = CHSProjector_GetNumPosition(proj);
     sum->proj_momentum = CHSProjector_GetNumMomentum(proj);

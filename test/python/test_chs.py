@@ -6,6 +6,7 @@ CHS_LIBRARY=the build's libchs):
   - the pendulum (x, y; H = |p|^2/(2m) + m y, g = (x^2 + y^2 - 1)/2): the final state against
     the reference solution, energy_err and pos_res recomputed from q and p, v = p / m;
   - fixed steps: the record times t0 + k*every*h and the step count;
+  - the warnings of configurations known not to deliver their tolerance;
   - field selection and names;
   - bad input raises chs.Error with chs' message and code before any run; a numerical failure
     raises it with input_error False.
@@ -101,6 +102,36 @@ class Pendulum(unittest.TestCase):
         r = chs.run(problem="pendulum", formulation="standard", method="erk:rk4", h=0.1, tf=1)
         self.assertEqual(r.summary["proj_position"], -1)
         self.assertGreater(np.max(r.pos_res), 1e-6)  # 4e-5: RK4 drifts off g = 0
+
+
+class KnownUncalibrated(unittest.TestCase):
+    """The library names configurations that do not deliver their tolerance, also where no
+    reference can show it (the pendulum has one at t = 10 only)."""
+
+    def calibration_warnings(self, r):
+        return [w for w in r.warnings if "fails calibration" in w or "below 1e-13" in w]
+
+    def test_dae_index3_ida(self):
+        r = chs.run(problem="pendulum", formulation="dae-index3", method="ida", tf=7,
+                    rtol=1e-6, atol=1e-6)
+        self.assertEqual(len(self.calibration_warnings(r)), 1, r.warnings)
+        self.assertTrue(r.warnings[-1].startswith("dae-index3/ida: fails calibration"))
+        # what the warning stands for: at t = 10 the error is beyond 1000 x tol
+        r = chs.run(problem="pendulum", formulation="dae-index3", method="ida", tf=10,
+                    rtol=1e-6, atol=1e-6)
+        qr, pr = chs.reference("pendulum", 10)
+        e = math.sqrt(np.sum((r.q[-1] - qr) ** 2) + np.sum((r.p[-1] - pr) ** 2))
+        self.assertGreater(e, 1000 * 1e-6)
+        r = chs.run(problem="pendulum", formulation="dae-ggl", method="ida", tf=7, rtol=1e-6,
+                    atol=1e-6)
+        self.assertEqual(self.calibration_warnings(r), [])
+
+    def test_tolerance_floor_and_fixed_step(self):
+        r = chs.run(problem="pendulum", formulation="dirac", method="erk:dp5", tf=1, rtol=1e-14,
+                    atol=1e-10)
+        self.assertEqual(len(self.calibration_warnings(r)), 1, r.warnings)
+        r = chs.run(problem="pendulum", formulation="total", method="erk:rk4", tf=1, h=0.01)
+        self.assertEqual(self.calibration_warnings(r), [])
 
 
 class Outputs(unittest.TestCase):
