@@ -375,6 +375,12 @@ void cli_run_options(const cli_options *o, CHSRunOptions *ro) {
                                                                        : CHS_SUBNORMALS_FLUSH;
 }
 
+int cli_auto_choose(const cli_options *o, CHSProblem prob, CHSRunChoice *c, CHSError *err) {
+  CHSRunOptions ro;
+  cli_run_options(o, &ro);
+  return CHSRunProblem_Choose(prob, o->formulation, &ro, c, err);
+}
+
 int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor, void *ctx,
                   CHSProblem prob, cli_result *res) {
   memset(res, 0, sizeof *res);

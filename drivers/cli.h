@@ -199,12 +199,15 @@ typedef struct {
   int has_estimate;
   double est_error;
   char est_companion[160];
-  /* run with --formulation or --method auto (drivers/auto.h): why the configuration */
+  /* run with --formulation or --method auto (CHSRunProblem_Choose): why the configuration */
   int has_auto;
   char auto_why[600];
   /* run --output with --json: the records' selected columns (JSON key "records"); NULL: none */
   const struct out_table *records;
 } cli_result;
+/* The configuration a run with options o (formulation and method given or auto) makes on prob:
+ * CHSRunProblem_Choose with o's run options. 0, or its error (err set). */
+int cli_auto_choose(const cli_options *o, CHSProblem prob, CHSRunChoice *c, CHSError *err);
 int cli_integrate(const cli_options *o, const char *formulation, CHSMonitorFn monitor, void *ctx,
                   CHSProblem prob, cli_result *res);
 /* The check every subcommand makes before its work and --dry-run stops after: the run of o with

@@ -2,7 +2,7 @@
  *
  * On every built-in problem with a reference at its final time and at every tolerance of the
  * sweep (rtol = atol = tol), the run `chs run` makes without --formulation and --method (the
- * configuration cli_auto_choose picks for those options), its final error and right-hand side
+ * configuration CHSRunProblem_Choose picks for those options), its final error and right-hand side
  * evaluations; against it, the cheapest point of the exhaustive sweep of `chs bench calibrate`
  * (every formulation x adaptive method that applies, at every tolerance of the sweep) whose final
  * error is at most auto's. The ratio auto evaluations / cheapest evaluations is what auto costs
@@ -11,7 +11,6 @@
  * is at least 1. Every run is a forked child killed at --time-limit. */
 #include <stdlib.h>
 #include <string.h>
-#include "auto.h"
 #include "bench.h"
 #include "plot.h"
 #include "sweep.h"
@@ -216,8 +215,12 @@ int cmd_bench_auto(int argc, char **argv) {
       a.problem = pb->spec;
       a.rtol = a.atol = r->tol;
       a.tf = pb->tf;
-      cli_auto_choice ch;
-      cli_auto_choose(&a, prob, &ch);
+      CHSRunChoice ch;
+      CHSError cerr;
+      if (cli_auto_choose(&a, prob, &ch, &cerr) != 0) {
+        snprintf(ch.formulation, sizeof ch.formulation, "?");
+        snprintf(ch.method, sizeof ch.method, "?");
+      }
       snprintf(r->config, sizeof r->config, "%s/%s", ch.formulation, ch.method);
       char item[300];
       snprintf(item, sizeof item, "%s auto %s %.0e", pb->name, r->config, r->tol);

@@ -5,7 +5,6 @@
 #include <sys/resource.h>
 #include <time.h>
 #include "../src/compat.h"
-#include "auto.h"
 #include "cli.h"
 #include "estimate.h"
 #include "fix.h"
@@ -561,7 +560,7 @@ int cmd_run(int argc, char **argv) {
   if (rc != 0) {
     return rc == CLI_HELP_DONE ? CHS_EXIT_OK : rc;
   }
-  if (o.problem && !cli_is_first_order(o.problem)) { /* auto by default (drivers/auto.h) */
+  if (o.problem && !cli_is_first_order(o.problem)) { /* auto by default (CHSRunProblem_Choose) */
     o.formulation = o.formulation ? o.formulation : "auto";
     o.method = o.method ? o.method : "auto";
   }
@@ -630,7 +629,7 @@ int cmd_run(int argc, char **argv) {
   if (cli_mpi_size() > 0 && o.estimate_error) {
     return cli_usage_error("--estimate-error: not available under mpirun");
   }
-  if (cli_mpi_size() > 0 && (cli_auto_wanted(o.formulation) || cli_auto_wanted(o.method))) {
+  if (cli_mpi_size() > 0 && (CHSRunAuto_Wanted(o.formulation) || CHSRunAuto_Wanted(o.method))) {
     return cli_usage_error("under mpirun give --formulation and --method (auto chooses by pilot "
                            "runs, which are not distributed)");
   }
@@ -656,18 +655,21 @@ int cmd_run(int argc, char **argv) {
     rc = cli_fail(&err);
     goto done;
   }
-  cli_auto_choice choice;
-  int use_auto = cli_auto_wanted(o.formulation) || cli_auto_wanted(o.method);
+  CHSRunChoice choice;
+  int use_auto = CHSRunAuto_Wanted(o.formulation) || CHSRunAuto_Wanted(o.method);
   if (use_auto && o.wedge) {
     rc = cli_usage_error("--wedge: give --formulation and --method (not auto)");
     goto done;
   }
-  if (!cli_auto_wanted(o.formulation) && cli_check_formulation(o.formulation) != 0) {
+  if (!CHSRunAuto_Wanted(o.formulation) && cli_check_formulation(o.formulation) != 0) {
     rc = CHS_EXIT_USAGE;
     goto done;
   }
+  if (use_auto && cli_auto_choose(&o, prob, &choice, &err) != 0) {
+    rc = cli_fail(&err);
+    goto done;
+  }
   if (use_auto) {
-    cli_auto_choose(&o, prob, &choice);
     o.formulation = choice.formulation;
     o.method = choice.method;
   }

@@ -157,7 +157,7 @@ void json_run_object(FILE *out, const cli_result *r, const char *indent) {
     fprintf(out, ",\n%s  \"estimated_error_companion\": ", indent);
     json_string(out, r->est_companion);
   }
-  if (r->has_auto) { /* --formulation/--method auto (drivers/auto.c) */
+  if (r->has_auto) { /* --formulation/--method auto (CHSRunProblem_Choose) */
     fprintf(out, ",\n%s  \"auto_choice\": ", indent);
     json_string(out, r->auto_why);
   }

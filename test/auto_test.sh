@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # --formulation auto / --method auto (docs/auto.md): the defaults of `chs run`. The choice follows
-# drivers/auto.c's table (dirac; cvode:adams adaptive; rattle, else erk:rk4, at a fixed step; ida
+# src/run/auto.c's table (dirac; cvode:adams adaptive; rattle, else erk:rk4, at a fixed step; ida
 # for a DAE formulation), the text report and the JSON say so, and an auto run is the explicit
 # run of the chosen configuration: the same steps, evaluations and final error, bit for bit.
 # usage: auto_test.sh PATH_TO_CHS

@@ -5,6 +5,7 @@
  *    unknown method) with a message naming the value, leaving the options unchanged;
  *  - CHSRunProblem with options set by functions gives the same run as CHSRun with the struct
  *    filled by hand, and the summary getters read that run's counters;
+ *  - "auto": CHSRunProblem runs the configuration CHSRunProblem_Choose names;
  *  - CHSCollector: one row per record, t ascending to tf, the last q and p against the problem's
  *    reference solution (andrews at 0.03), v solving M(q) v = p with M(q) from the problem's own
  *    callback, field selection, refusals of unknown and unavailable fields, column names. */
@@ -182,6 +183,59 @@ static void test_run_problem_matches_run(void **state) {
   CHSProblem_Destroy(&prob);
 }
 
+/* "auto": CHSRunProblem runs CHSRunProblem_Choose's configuration (docs/auto.md's table: dirac,
+ * cvode:adams adaptive, rattle at a fixed step, ida for a DAE formulation), the same run bit for
+ * bit as that configuration given, and the summary names it; CHSRun, which has no formulation to
+ * choose, refuses "auto". */
+static void test_run_problem_auto(void **state) {
+  (void)state;
+  CHSProblem prob = new_problem("pendulum");
+  CHSRunOptions *o = CHSRunOptions_Create();
+  CHSRunSummary *s1 = CHSRunSummary_Create(), *s2 = CHSRunSummary_Create();
+  CHSError err;
+  assert_int_equal(CHSRunOptions_SetMethod(o, "auto", &err), 0);
+  assert_int_equal(CHSRunOptions_SetTolerances(o, 1e-8, 1e-8, &err), 0);
+  assert_int_equal(CHSRunOptions_SetTimes(o, 0, 3, &err), 0);
+  CHSRunChoice c;
+  assert_int_equal(CHSRunProblem_Choose(prob, NULL, o, &c, &err), 0);
+  assert_string_equal(c.formulation, "dirac");
+  assert_string_equal(c.method, "cvode:adams");
+  assert_true(c.formulation_chosen && c.method_chosen);
+  sunrealtype q1[2], p1[2], q2[2], p2[2];
+  final_record z1 = {2, q1, p1}, z2 = {2, q2, p2};
+  assert_int_equal(CHSRunProblem(prob, "auto", o, final_record_monitor, &z1, s1, &err), 0);
+  assert_string_equal(CHSRunSummary_GetFormulation(s1), "dirac");
+  assert_string_equal(CHSRunSummary_GetMethod(s1), "cvode:adams");
+  assert_string_equal(CHSRunSummary_GetChoice(s1), c.why);
+  assert_int_equal(CHSRunOptions_SetMethod(o, "cvode:adams", &err), 0);
+  assert_int_equal(CHSRunProblem(prob, "dirac", o, final_record_monitor, &z2, s2, &err), 0);
+  assert_string_equal(CHSRunSummary_GetChoice(s2), "");
+  assert_true(q1[0] == q2[0] && q1[1] == q2[1] && p1[0] == p2[0] && p1[1] == p2[1]);
+  assert_int_equal(CHSRunSummary_GetNumRhsEvals(s1), CHSRunSummary_GetNumRhsEvals(s2));
+
+  /* a fixed step: rattle; a DAE formulation: ida; an unknown formulation to choose for */
+  assert_int_equal(CHSRunOptions_SetMethod(o, "auto", &err), 0);
+  assert_int_equal(CHSRunOptions_SetFixedStep(o, 0.01, &err), 0);
+  assert_int_equal(CHSRunProblem_Choose(prob, "auto", o, &c, &err), 0);
+  assert_string_equal(c.method, "rattle");
+  assert_int_equal(CHSRunProblem_Choose(prob, "dae-ggl", o, &c, &err), 0);
+  assert_string_equal(c.formulation, "dae-ggl");
+  assert_string_equal(c.method, "ida");
+  assert_false(c.formulation_chosen);
+  ERR_ARG_NAMING(CHSRunProblem_Choose(prob, "nosuch", o, &c, &e_), CHS_ERR_NOTFOUND, "nosuch");
+
+  SUNContext ctx;
+  assert_int_equal(chs_context_create(&ctx), 0);
+  CHSFormulation f = new_formulation("dirac", prob, ctx);
+  ERR_ARG_NAMING(CHSRun(f, o, NULL, NULL, s2, &e_), CHS_ERR_ARG, "CHSRunProblem");
+  CHSFormulation_Destroy(&f);
+  SUNContext_Free(&ctx);
+  CHSRunSummary_Destroy(&s1);
+  CHSRunSummary_Destroy(&s2);
+  CHSRunOptions_Destroy(&o);
+  CHSProblem_Destroy(&prob);
+}
+
 /* Andrews' squeezer (M(q), n = 7): the collected trajectory against the test set's reference at
  * 0.03, and v against M(q) v = p with M(q) from the problem's callback. */
 static void test_collector_andrews(void **state) {
@@ -329,7 +383,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_set_functions_set_fields), cmocka_unit_test(test_set_functions_refuse),
       cmocka_unit_test(test_run_problem_matches_run),  cmocka_unit_test(test_collector_andrews),
-      cmocka_unit_test(test_collector_select),
+      cmocka_unit_test(test_collector_select),         cmocka_unit_test(test_run_problem_auto),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -141,11 +141,12 @@ def _set(fn, opt, *args):
     check(fn(opt, *args, ctypes.byref(err)), err)
 
 
-def run(problem, formulation="dirac", method="cvode:bdf", tf=None, rtol=None, atol=None,
+def run(problem, formulation="auto", method="auto", tf=None, rtol=None, atol=None,
         h=None, t0=0.0, every=1, project=None, project_tol=0.0, max_steps=0, stop_at=None,
         output=None):
     """Integrate ``problem`` (a spec string or a chs.Problem) from t0 to tf with ``formulation``
-    and ``method`` (`chs list formulations`, `chs list methods`), adaptively with rtol and atol
+    and ``method`` (`chs list formulations`, `chs list methods`; "auto", the default, lets chs
+    choose them as `chs run` does, docs/auto.md), adaptively with rtol and atol
     or with a fixed step h, recording every ``every`` steps; project: None, "momentum",
     "position" or "both" (with project_tol); stop_at: event names; output: the list of fields
     to collect (default: all the problem has; chs.fields() names them). Returns a chs.Result.
@@ -251,6 +252,9 @@ def _result(l, col, sump):
     s["t_final"] = l.CHSRunSummary_GetFinalTime(sump)
     s["wall_s"] = l.CHSRunSummary_GetWallTime(sump)
     s["completed"] = bool(l.CHSRunSummary_GetCompleted(sump))
+    s["formulation"] = l.CHSRunSummary_GetFormulation(sump).decode()
+    s["method"] = l.CHSRunSummary_GetMethod(sump).decode()
+    s["choice"] = l.CHSRunSummary_GetChoice(sump).decode()
     for i in range(l.CHSRunSummary_GetNumWarnings(sump)):
         w = l.CHSRunSummary_GetWarning(sump, i)
         if w is not None:

@@ -27,7 +27,7 @@ extern "C" {
 
 /** Options of CHSRun (CHSRunOptions_Default sets the defaults). */
 typedef struct CHSRunOptions {
-  const char *method; /**< "erk:rk4" */
+  const char *method; /**< "erk:rk4"; "auto" or NULL: chosen by CHSRunProblem */
   CHSStepControl ctl; /**< fixed step or tolerances, and the bound on the steps */
   /** @{ */
   /** Initial and final time. */
@@ -154,6 +154,11 @@ typedef struct CHSRunSummary {
   int stop_event; /**< then its index into the problem's event_names */
   int n_warnings; /**< warnings given (see "Warnings"); the first CHS_RUN_MAX_WARNINGS kept */
   char warnings[CHS_RUN_MAX_WARNINGS][CHS_RUN_WARNING_LEN]; /**< one line each, no newline */
+  /** The formulation that ran: its registered name (CHSRun), its spec (CHSRunProblem). */
+  char formulation[128];
+  char method[128]; /**< the method spec that ran */
+  /** Why CHSRunProblem chose the configuration (CHSRunChoice.why); "" when it was given. */
+  char choice[600];
 } CHSRunSummary;
 
 /** Fill opt with the defaults: method "erk:rk4", every 1, every other field 0 or NULL. */
@@ -182,7 +187,8 @@ CHS_EXPORT int CHSProblem_CheckStopAt(CHSProblem prob, const char *stop_at, CHSE
 CHS_EXPORT CHSRunOptions *CHSRunOptions_Create(void);
 /** Free options from CHSRunOptions_Create and set *opt to NULL; NULL and *opt NULL allowed. */
 CHS_EXPORT void CHSRunOptions_Destroy(CHSRunOptions **opt);
-/** The method "family:options" (`chs list methods`), copied; its family must exist. */
+/** The method "family:options" (`chs list methods`), copied; its family must exist, or "auto"
+ * (CHSRunProblem_Choose). */
 CHS_EXPORT int CHSRunOptions_SetMethod(CHSRunOptions *opt, const char *method, CHSError *err);
 /** Adaptive steps with these tolerances, both > 0 and finite (clears a fixed step). */
 CHS_EXPORT int CHSRunOptions_SetTolerances(CHSRunOptions *opt, sunrealtype rtol, sunrealtype atol,
@@ -253,14 +259,44 @@ CHS_EXPORT int CHSRunSummary_GetCompleted(const CHSRunSummary *sum);
 CHS_EXPORT int CHSRunSummary_GetNumWarnings(const CHSRunSummary *sum);
 /** The i-th kept warning, one line; NULL when i is out of range or not kept. */
 CHS_EXPORT const char *CHSRunSummary_GetWarning(const CHSRunSummary *sum, int i);
+/** The formulation and method that ran, and why they were chosen ("" when they were given):
+ * CHSRunSummary.formulation, .method, .choice (NULL for a NULL summary). */
+CHS_EXPORT const char *CHSRunSummary_GetFormulation(const CHSRunSummary *sum);
+CHS_EXPORT const char *CHSRunSummary_GetMethod(const CHSRunSummary *sum);
+CHS_EXPORT const char *CHSRunSummary_GetChoice(const CHSRunSummary *sum);
 /** @} */
 
 /** CHSRun of the formulation `formulation` (a spec, `chs list formulations`) of prob, created for
  * this run in a SUNContext of its own (whose SUNDIALS 7 error handlers are cleared: failures are
  * reported through err), and destroyed before it returns: the run of `chs run` without a
- * SUNContext in the caller's hands. prob stays the caller's. */
+ * SUNContext in the caller's hands. prob stays the caller's. A formulation NULL or "auto", or a
+ * method (opt->method) NULL or "auto", runs the configuration of CHSRunProblem_Choose. */
 CHS_EXPORT int CHSRunProblem(CHSProblem prob, const char *formulation, const CHSRunOptions *opt,
                              CHSMonitorFn monitor, void *ctx, CHSRunSummary *sum, CHSError *err);
+
+/** @name The configuration chs chooses (docs/auto.md)
+ * For a formulation or method given as "auto" (or NULL): the Hamilton-Dirac formulation (its
+ * constraints are first integrals); for an adaptive run CVODE Adams, the cheapest at equal final
+ * error on the built-in problems with references (within 1.5 x of the cheapest configuration at
+ * every point `chs bench auto` measures); for a fixed step RATTLE, or RK4 where RATTLE does not
+ * apply (a run of no step finds out); for a DAE formulation IDA.
+ * @{ */
+/** A configuration: what was given, or chosen, and why. */
+typedef struct {
+  char formulation[128];  /**< the formulation spec to run */
+  char method[128];       /**< the method spec to run */
+  int formulation_chosen; /**< 1: the formulation was chosen here */
+  int method_chosen;      /**< 1: the method was chosen here */
+  char why[600];          /**< one clause per choice ("" when nothing was chosen) */
+} CHSRunChoice;
+/** 1 when a formulation or method spec asks for the choice: NULL or "auto". */
+CHS_EXPORT int CHSRunAuto_Wanted(const char *spec);
+/** The configuration CHSRunProblem runs for prob with formulation and opt (its method, its fixed
+ * step or tolerances): the given formulation and method where they are not "auto", chosen ones
+ * where they are. CHS_ERR_NOTFOUND for an unknown formulation whose method is to be chosen. */
+CHS_EXPORT int CHSRunProblem_Choose(CHSProblem prob, const char *formulation,
+                                    const CHSRunOptions *opt, CHSRunChoice *choice, CHSError *err);
+/** @} */
 
 /** @name Collecting the records into arrays
  * A CHSCollector is a CHSMonitorFn (CHSCollector_Monitor, with the collector as ctx) that copies

@@ -59,8 +59,9 @@ int CHSRunOptions_SetMethod(CHSRunOptions *opt, const char *method, CHSError *er
   char family[64];
   const char *params = NULL;
   CHSError local;
-  if (CHSSpec_Split(method, family, sizeof family, &params, &local) != 0 ||
-      !CHSIntegratorRegistry_Find(family)) {
+  if (!CHSRunAuto_Wanted(method) &&
+      (CHSSpec_Split(method, family, sizeof family, &params, &local) != 0 ||
+       !CHSIntegratorRegistry_Find(family))) {
     return chs_error_set(err, CHS_ERR_NOTFOUND, "unknown method '%s' (see `chs list methods`)",
                          method);
   }
@@ -296,13 +297,34 @@ const char *CHSRunSummary_GetWarning(const CHSRunSummary *sum, int i) {
   return sum->warnings[i];
 }
 
+const char *CHSRunSummary_GetFormulation(const CHSRunSummary *sum) {
+  return sum ? sum->formulation : NULL;
+}
+
+const char *CHSRunSummary_GetMethod(const CHSRunSummary *sum) {
+  return sum ? sum->method : NULL;
+}
+
+const char *CHSRunSummary_GetChoice(const CHSRunSummary *sum) {
+  return sum ? sum->choice : NULL;
+}
+
 /* ------------------------------------------------------------------ a run in its own context */
 int CHSRunProblem(CHSProblem prob, const char *formulation, const CHSRunOptions *opt,
                   CHSMonitorFn monitor, void *ctx, CHSRunSummary *sum, CHSError *err) {
-  if (!prob || !formulation || !opt || !sum) {
+  if (!prob || !opt || !sum) {
     return chs_error_set(err, CHS_ERR_ARG,
-                         "CHSRunProblem: the problem, formulation, options and summary are "
-                         "required (one is NULL)");
+                         "CHSRunProblem: the problem, options and summary are required (one is "
+                         "NULL)");
+  }
+  if (CHSRunAuto_Wanted(formulation) || CHSRunAuto_Wanted(opt->method)) {
+    CHSRunChoice c;
+    CHS_CALL(CHSRunProblem_Choose(prob, formulation, opt, &c, err));
+    CHSRunOptions chosen = *opt;
+    chosen.method = c.method;
+    int rc = CHSRunProblem(prob, c.formulation, &chosen, monitor, ctx, sum, err);
+    snprintf(sum->choice, sizeof sum->choice, "%s", c.why);
+    return rc;
   }
   SUNContext sunctx = NULL;
   if (chs_context_create(&sunctx) != 0) {
@@ -313,6 +335,7 @@ int CHSRunProblem(CHSProblem prob, const char *formulation, const CHSRunOptions 
   int rc = CHSFormulation_Create(formulation, prob, sunctx, &f, err);
   if (rc == 0) {
     rc = CHSRun(f, opt, monitor, ctx, sum, err);
+    snprintf(sum->formulation, sizeof sum->formulation, "%s", formulation);
   }
   CHSFormulation_Destroy(&f);
   SUNContext_Free(&sunctx);

@@ -77,6 +77,12 @@ int chs_check_subnormals(const CHSRunOptions *o, CHSError *err) {
 }
 
 static int chs_check_options(const CHSRunOptions *o, CHSError *err) {
+  if (CHSRunAuto_Wanted(o->method)) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "method %s: CHSRun runs a given method; CHSRunProblem chooses one "
+                         "(CHSRunProblem_Choose)",
+                         o->method ? "auto" : "NULL");
+  }
   CHS_CALL(chs_check_time_step(o, err));
   CHS_CALL(chs_check_subnormals(o, err));
   if (o->every < 1) {
@@ -685,6 +691,8 @@ static void chs_reference_check(const CHSRunOptions *opt, CHSRunSummary *sum) {
 static int chs_run(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn monitor, void *ctx,
                    CHSRunSummary *sum, CHSError *err) {
   memset(sum, 0, sizeof *sum);
+  snprintf(sum->formulation, sizeof sum->formulation, "%s", f ? f->ops->name : "");
+  snprintf(sum->method, sizeof sum->method, "%s", opt && opt->method ? opt->method : "");
   sum->proj_position = sum->proj_momentum = -1;
   sum->stats.jac_evals = -1;
   CHS_CALL(chs_check_options(opt, err));

@@ -7,6 +7,7 @@ CHS_LIBRARY=the build's libchs):
     the reference solution, energy_err and pos_res recomputed from q and p, v = p / m;
   - fixed steps: the record times t0 + k*every*h and the step count;
   - the warnings of configurations known not to deliver their tolerance;
+  - formulation and method "auto": the configuration `chs run` chooses, the summary's record of it;
   - field selection and names;
   - bad input raises chs.Error with chs' message and code before any run; a numerical failure
     raises it with input_error False.
@@ -102,6 +103,33 @@ class Pendulum(unittest.TestCase):
         r = chs.run(problem="pendulum", formulation="standard", method="erk:rk4", h=0.1, tf=1)
         self.assertEqual(r.summary["proj_position"], -1)
         self.assertGreater(np.max(r.pos_res), 1e-6)  # 4e-5: RK4 drifts off g = 0
+
+
+class Auto(unittest.TestCase):
+    """formulation and method "auto" (the defaults) run what `chs run` chooses (docs/auto.md),
+    and the summary says what ran and why."""
+
+    def test_adaptive(self):
+        r = chs.run(problem="pendulum", tf=10, rtol=1e-8, atol=1e-8)
+        self.assertEqual((r.summary["formulation"], r.summary["method"]), ("dirac", "cvode:adams"))
+        self.assertIn("Hamilton-Dirac", r.summary["choice"])
+        e = chs.run(problem="pendulum", formulation="dirac", method="cvode:adams", tf=10,
+                    rtol=1e-8, atol=1e-8)
+        self.assertEqual(r.summary["rhs_evals"], e.summary["rhs_evals"])
+        np.testing.assert_array_equal(r.q[-1], e.q[-1])
+        self.assertEqual(e.summary["choice"], "")
+        qr, _ = chs.reference("pendulum", 10)
+        self.assertLess(np.max(np.abs(r.q[-1] - qr)), 1e-5)
+
+    def test_fixed_step_and_dae(self):
+        r = chs.run(problem="pendulum", tf=1, h=0.01)
+        self.assertEqual(r.summary["method"], "rattle")
+        self.assertEqual(r.summary["steps"], 100)
+        # RATTLE keeps g = 0 to its Newton tolerance
+        self.assertLess(np.max(r.pos_res), 1e-9)
+        r = chs.run(problem="andrews", formulation="dae-ggl", tf=0.03, rtol=1e-6, atol=1e-6)
+        self.assertEqual((r.summary["formulation"], r.summary["method"]), ("dae-ggl", "ida"))
+        self.assertTrue(r.summary["choice"].startswith("ida "))
 
 
 class KnownUncalibrated(unittest.TestCase):
