@@ -818,7 +818,7 @@ int cmd_run(int argc, char **argv) {
   }
   if (rc == CHS_EXIT_OK && o.estimate_error) {
     CHSError eerr;
-    if (cli_estimate_error(&o, final, final + n, n, &res.est_error, res.est_companion,
+    if (cli_estimate_error(&o, final, final + n, &res.est_error, res.est_companion,
                            sizeof res.est_companion, &eerr) != 0) {
       rc = cli_fail(&eerr);
     } else {

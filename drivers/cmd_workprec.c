@@ -16,7 +16,6 @@
 #include "../src/compat.h"
 #include "mpi_cli.h"
 #include "bench.h"
-#include "estimate.h"
 #include "progress.h"
 #include "runlib.h"
 
@@ -370,7 +369,7 @@ int cmd_workprec(int argc, char **argv) {
     goto done;
   }
   long n = CHSProblem_GetDims(prob)->n;
-  ref = calloc(1 + 4 * (size_t)n, sizeof *ref); /* the reference, then a run's final state */
+  ref = calloc(1 + 2 * (size_t)n, sizeof *ref); /* the reference */
   z = calloc(1 + 2 * (size_t)n, sizeof *z);
   pts = calloc((size_t)nc, sizeof *pts);
   if (!ref || !z || !pts) {
@@ -476,7 +475,7 @@ int cmd_workprec(int argc, char **argv) {
                            .project =
                                cfg[c].project[0] ? CHSProjector_KindFromName(cfg[c].project) : 0,
                            .project_tol = 0};
-        CHSRunSummary sum;
+        CHSRunSummary sum, esum;
         CHSError e;
         CHSError_Clear(&e);
         memset(&sum, 0, sizeof sum);
@@ -507,13 +506,10 @@ int cmd_workprec(int argc, char **argv) {
         if (r == repeats - 1 || r == 63) {
           pt->wall = cli_median(walls, r + 1);
         }
-        if (r == 0 && opt.estimate_error) { /* drivers/estimate.h: the companion at tol/100 */
-          for (long i = 0; i < 2 * n; i++) {
-            ref[1 + 2 * n + i] = z[1 + i];
-          }
-          o.ctl.rtol = o.ctl.atol = fmax(tols[t] / CHS_ESTIMATE_FACTOR, CHS_ESTIMATE_TOL_FLOOR);
-          if (rep_run(prob, cfg[c].form, o, rep_final_monitor, z, NULL, &e) == 0) {
-            pt->est = rep_final_distance(z, ref + 2 * n); /* against the run kept above */
+        if (r == 0 && opt.estimate_error) { /* the companion at tol/100 */
+          if (CHSRunProblem_EstimateError(prob, cfg[c].form, &o, z + 1, z + 1 + n, &esum, &e) ==
+              0) {
+            pt->est = esum.error_estimate;
           }
         }
       }

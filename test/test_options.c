@@ -6,6 +6,7 @@
  *  - CHSRunProblem with options set by functions gives the same run as CHSRun with the struct
  *    filled by hand, and the summary getters read that run's counters;
  *  - "auto": CHSRunProblem runs the configuration CHSRunProblem_Choose names;
+ *  - estimate_error: the companion run's estimate against the reference's distance;
  *  - CHSCollector: one row per record, t ascending to tf, the last q and p against the problem's
  *    reference solution (andrews at 0.03), v solving M(q) v = p with M(q) from the problem's own
  *    callback, field selection, refusals of unknown and unavailable fields, column names. */
@@ -236,6 +237,46 @@ static void test_run_problem_auto(void **state) {
   CHSProblem_Destroy(&prob);
 }
 
+/* estimate_error: CHSRunProblem's estimate is CHSRunProblem_EstimateError's on the run's final
+ * state, within 10 % of the distance to the pendulum's reference at t = 10 (dp5, 1e-7); CHSRun and
+ * fixed steps refuse it. */
+static void test_error_estimate(void **state) {
+  (void)state;
+  CHSProblem prob = new_problem("pendulum");
+  CHSRunOptions *o = CHSRunOptions_Create();
+  CHSRunSummary *s1 = CHSRunSummary_Create(), *s2 = CHSRunSummary_Create();
+  CHSError err;
+  assert_int_equal(CHSRunOptions_SetMethod(o, "erk:dp5", &err), 0);
+  assert_int_equal(CHSRunOptions_SetTolerances(o, 1e-7, 1e-7, &err), 0);
+  assert_int_equal(CHSRunOptions_SetTimes(o, 0, 10, &err), 0);
+  assert_int_equal(CHSRunOptions_SetEstimateError(o, 1, &err), 0);
+  sunrealtype q[2], p[2], qr[2], pr[2];
+  final_record z = {2, q, p};
+  assert_int_equal(CHSRunProblem(prob, "dirac", o, final_record_monitor, &z, s1, &err), 0);
+  assert_int_equal(CHSProblem_Reference(prob, 10, qr, pr), 0);
+  double e = sqrt((q[0] - qr[0]) * (q[0] - qr[0]) + (q[1] - qr[1]) * (q[1] - qr[1]) +
+                  (p[0] - pr[0]) * (p[0] - pr[0]) + (p[1] - pr[1]) * (p[1] - pr[1]));
+  double est = CHSRunSummary_GetErrorEstimate(s1);
+  assert_true(e > 0 && fabs(est - e) < 0.1 * e);
+  assert_int_equal(CHSRunProblem_EstimateError(prob, "dirac", o, q, p, s2, &err), 0);
+  assert_true(s2->error_estimate == est);
+  assert_true(s2->error_estimate_rtol == 1e-7 / 100 && s2->error_estimate_atol == 1e-7 / 100);
+
+  SUNContext ctx;
+  assert_int_equal(chs_context_create(&ctx), 0);
+  CHSFormulation f = new_formulation("dirac", prob, ctx);
+  ERR_ARG_NAMING(CHSRun(f, o, NULL, NULL, s2, &e_), CHS_ERR_ARG, "estimate_error");
+  CHSFormulation_Destroy(&f);
+  SUNContext_Free(&ctx);
+  assert_int_equal(CHSRunOptions_SetFixedStep(o, 0.01, &err), 0);
+  ERR_ARG_NAMING(CHSRunProblem(prob, "dirac", o, NULL, NULL, s2, &e_), CHS_ERR_ARG, "adaptive");
+  ERR_ARG_NAMING(CHSRunOptions_SetEstimateError(o, 2, &e_), CHS_ERR_ARG, "estimate_error");
+  CHSRunSummary_Destroy(&s1);
+  CHSRunSummary_Destroy(&s2);
+  CHSRunOptions_Destroy(&o);
+  CHSProblem_Destroy(&prob);
+}
+
 /* Andrews' squeezer (M(q), n = 7): the collected trajectory against the test set's reference at
  * 0.03, and v against M(q) v = p with M(q) from the problem's callback. */
 static void test_collector_andrews(void **state) {
@@ -384,6 +425,7 @@ int main(void) {
       cmocka_unit_test(test_set_functions_set_fields), cmocka_unit_test(test_set_functions_refuse),
       cmocka_unit_test(test_run_problem_matches_run),  cmocka_unit_test(test_collector_andrews),
       cmocka_unit_test(test_collector_select),         cmocka_unit_test(test_run_problem_auto),
+      cmocka_unit_test(test_error_estimate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

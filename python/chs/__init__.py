@@ -13,6 +13,7 @@ A thin layer over libchs (ctypes; docs/python.md): the problem, formulation and 
 the checks and the messages are chs' own, and a failure raises chs.Error with chs' message.
 """
 import ctypes
+import math
 import os
 import subprocess
 import sys
@@ -143,13 +144,15 @@ def _set(fn, opt, *args):
 
 def run(problem, formulation="auto", method="auto", tf=None, rtol=None, atol=None,
         h=None, t0=0.0, every=1, project=None, project_tol=0.0, max_steps=0, stop_at=None,
-        output=None):
+        output=None, estimate_error=False):
     """Integrate ``problem`` (a spec string or a chs.Problem) from t0 to tf with ``formulation``
     and ``method`` (`chs list formulations`, `chs list methods`; "auto", the default, lets chs
     choose them as `chs run` does, docs/auto.md), adaptively with rtol and atol
     or with a fixed step h, recording every ``every`` steps; project: None, "momentum",
     "position" or "both" (with project_tol); stop_at: event names; output: the list of fields
-    to collect (default: all the problem has; chs.fields() names them). Returns a chs.Result.
+    to collect (default: all the problem has; chs.fields() names them); estimate_error: estimate
+    the final global error from a companion run at tol/100 (summary["error_estimate"]). Returns a
+    chs.Result.
     Bad input and failed runs raise chs.Error with chs' message."""
     l = lib()
     spec = problem.spec if isinstance(problem, Problem) else problem
@@ -192,6 +195,7 @@ def run(problem, formulation="auto", method="auto", tf=None, rtol=None, atol=Non
         _set(l.CHSRunOptions_SetProjection, opt, _PROJECT[project],
              _number("project_tol", project_tol))
         _set(l.CHSRunOptions_SetMaxSteps, opt, _number("max_steps", max_steps, int))
+        _set(l.CHSRunOptions_SetEstimateError, opt, 1 if estimate_error else 0)
         if stop_at is not None:
             if not isinstance(stop_at, str):
                 stop_at = ",".join(stop_at)
@@ -255,6 +259,8 @@ def _result(l, col, sump):
     s["formulation"] = l.CHSRunSummary_GetFormulation(sump).decode()
     s["method"] = l.CHSRunSummary_GetMethod(sump).decode()
     s["choice"] = l.CHSRunSummary_GetChoice(sump).decode()
+    est = l.CHSRunSummary_GetErrorEstimate(sump)
+    s["error_estimate"] = None if math.isnan(est) else est
     for i in range(l.CHSRunSummary_GetNumWarnings(sump)):
         w = l.CHSRunSummary_GetWarning(sump, i)
         if w is not None:

@@ -85,6 +85,8 @@ _SIGNATURES = {
     "CHSRunSummary_GetFormulation": (_cp, [_vp]),
     "CHSRunSummary_GetMethod": (_cp, [_vp]),
     "CHSRunSummary_GetChoice": (_cp, [_vp]),
+    "CHSRunSummary_GetErrorEstimate": (_c_double, [_vp]),
+    "CHSRunOptions_SetEstimateError": (_c_int, [_vp, _c_int, _errp]),
     "CHSRunProblem": (_c_int, [_vp, _cp, _vp, _vp, _vp, _vp, _errp]),
     "CHSCollector_Create": (_c_int, [_vp, _cp, ctypes.POINTER(_vp), _errp]),
     "CHSCollector_Destroy": (None, [ctypes.POINTER(_vp)]),

@@ -57,7 +57,17 @@ typedef struct CHSRunOptions {
    * factorisation per record, none per step. 0 (default): CHSRecord.lambda, .reaction and .v are
    * NULL. */
   int multipliers;
+  /** 1: CHSRunProblem estimates the final global error from a companion run of the same
+   * configuration at tolerances / CHS_RUN_ESTIMATE_FACTOR (CHSRunSummary.error_estimate), for
+   * problems without a reference solution; adaptive runs only (CHSRun refuses it). */
+  int estimate_error;
 } CHSRunOptions;
+
+/** @name The error estimate's companion run (CHSRunOptions.estimate_error)
+ * @{ */
+#define CHS_RUN_ESTIMATE_FACTOR 100.0    /**< the companion's tolerances divide the run's by this */
+#define CHS_RUN_ESTIMATE_TOL_FLOOR 1e-14 /**< ... but go no lower (round-off below it) */
+/** @} */
 
 /** @name Derivative probe (CHSRunOptions.check)
  * @{ */
@@ -159,6 +169,11 @@ typedef struct CHSRunSummary {
   char method[128]; /**< the method spec that ran */
   /** Why CHSRunProblem chose the configuration (CHSRunChoice.why); "" when it was given. */
   char choice[600];
+  /** With CHSRunOptions.estimate_error: |(q,p)(tf) - (q,p)_c(tf)|_2 against the companion run's
+   * final state; NAN otherwise. */
+  double error_estimate;
+  double error_estimate_rtol; /**< the companion's relative tolerance */
+  double error_estimate_atol; /**< the companion's absolute tolerance */
 } CHSRunSummary;
 
 /** Fill opt with the defaults: method "erk:rk4", every 1, every other field 0 or NULL. */
@@ -221,6 +236,8 @@ CHS_EXPORT int CHSRunOptions_SetCheck(CHSRunOptions *opt, int check, CHSError *e
 /** CHSRunOptions.multipliers: 1 makes each record carry lambda, the reaction forces and v
  * (0 or 1, else CHS_ERR_ARG). */
 CHS_EXPORT int CHSRunOptions_SetMultipliers(CHSRunOptions *opt, int on, CHSError *err);
+/** 1: estimate the final error from a companion run (CHSRunOptions.estimate_error); 0: not. */
+CHS_EXPORT int CHSRunOptions_SetEstimateError(CHSRunOptions *opt, int on, CHSError *err);
 /** 1: a failed probe is an input error; 0: a warning. */
 CHS_EXPORT int CHSRunOptions_SetStrict(CHSRunOptions *opt, int strict, CHSError *err);
 /** CHS_SUBNORMALS_FLUSH or CHS_SUBNORMALS_KEEP. */
@@ -264,6 +281,8 @@ CHS_EXPORT const char *CHSRunSummary_GetWarning(const CHSRunSummary *sum, int i)
 CHS_EXPORT const char *CHSRunSummary_GetFormulation(const CHSRunSummary *sum);
 CHS_EXPORT const char *CHSRunSummary_GetMethod(const CHSRunSummary *sum);
 CHS_EXPORT const char *CHSRunSummary_GetChoice(const CHSRunSummary *sum);
+/** CHSRunSummary.error_estimate (NAN without an estimate or for a NULL summary). */
+CHS_EXPORT double CHSRunSummary_GetErrorEstimate(const CHSRunSummary *sum);
 /** @} */
 
 /** CHSRun of the formulation `formulation` (a spec, `chs list formulations`) of prob, created for
@@ -273,6 +292,16 @@ CHS_EXPORT const char *CHSRunSummary_GetChoice(const CHSRunSummary *sum);
  * method (opt->method) NULL or "auto", runs the configuration of CHSRunProblem_Choose. */
 CHS_EXPORT int CHSRunProblem(CHSProblem prob, const char *formulation, const CHSRunOptions *opt,
                              CHSMonitorFn monitor, void *ctx, CHSRunSummary *sum, CHSError *err);
+
+/** The final global error of a run of `formulation` (a spec) on prob with opt (adaptive) that
+ * ended at the physical state (q, p) (its last record's), from a companion run of the same
+ * configuration at tolerances / CHS_RUN_ESTIMATE_FACTOR (at least CHS_RUN_ESTIMATE_TOL_FLOOR):
+ * sum->error_estimate = |(q,p) - (q,p)_c|_2 and the companion's tolerances. What CHSRunProblem
+ * does with CHSRunOptions.estimate_error; for a caller that ran the configuration itself (prob in
+ * the state it started from). 0, or the companion's code with err saying so. */
+CHS_EXPORT int CHSRunProblem_EstimateError(CHSProblem prob, const char *formulation,
+                                           const CHSRunOptions *opt, const sunrealtype *q,
+                                           const sunrealtype *p, CHSRunSummary *sum, CHSError *err);
 
 /** @name The configuration chs chooses (docs/auto.md)
  * For a formulation or method given as "auto" (or NULL): the Hamilton-Dirac formulation (its

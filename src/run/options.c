@@ -5,6 +5,7 @@
 #include <string.h>
 #include "compat.h"
 #include "impl.h"
+#include "run_impl.h"
 
 /* The options a Set function changes, with the strings they own. `pub` comes first, so the
  * CHSRunOptions * handed out is the address of the whole. */
@@ -223,6 +224,15 @@ int CHSRunOptions_SetCheck(CHSRunOptions *opt, int check, CHSError *err) {
   return CHS_SUCCESS;
 }
 
+int CHSRunOptions_SetEstimateError(CHSRunOptions *opt, int on, CHSError *err) {
+  CHS_OPT_CHECK(opt, "CHSRunOptions_SetEstimateError");
+  if (on != 0 && on != 1) {
+    return chs_error_set(err, CHS_ERR_ARG, "bad value for estimate_error: %d (0 or 1)", on);
+  }
+  opt->estimate_error = on;
+  return CHS_SUCCESS;
+}
+
 int CHSRunOptions_SetSubnormals(CHSRunOptions *opt, int subnormals, CHSError *err) {
   CHS_OPT_CHECK(opt, "CHSRunOptions_SetSubnormals");
   if (subnormals != CHS_SUBNORMALS_FLUSH && subnormals != CHS_SUBNORMALS_KEEP) {
@@ -309,6 +319,10 @@ const char *CHSRunSummary_GetChoice(const CHSRunSummary *sum) {
   return sum ? sum->choice : NULL;
 }
 
+double CHSRunSummary_GetErrorEstimate(const CHSRunSummary *sum) {
+  return sum ? sum->error_estimate : NAN;
+}
+
 /* ------------------------------------------------------------------ a run in its own context */
 int CHSRunProblem(CHSProblem prob, const char *formulation, const CHSRunOptions *opt,
                   CHSMonitorFn monitor, void *ctx, CHSRunSummary *sum, CHSError *err) {
@@ -326,18 +340,37 @@ int CHSRunProblem(CHSProblem prob, const char *formulation, const CHSRunOptions 
     snprintf(sum->choice, sizeof sum->choice, "%s", c.why);
     return rc;
   }
+  if (opt->estimate_error && opt->ctl.h > 0) { /* refused before any work */
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "estimate_error needs an adaptive run (tolerances, not the fixed step h "
+                         "= %g)",
+                         (double)opt->ctl.h);
+  }
   SUNContext sunctx = NULL;
   if (chs_context_create(&sunctx) != 0) {
     return chs_error_set(err, CHS_ERR_MEM, "CHSRunProblem: cannot create a SUNContext");
   }
   chs_context_silence(sunctx); /* failures are reported through err */
   CHSFormulation f = NULL;
+  /* with an error estimate: the run without it, its final state kept for the companion's */
+  CHSRunOptions run = *opt;
+  run.estimate_error = 0;
+  chs_final_capture cap = {monitor, ctx, CHSProblem_GetDims(prob)->n, NULL};
+  if (opt->estimate_error && !(cap.z = calloc(2 * (size_t)cap.n, sizeof *cap.z))) {
+    SUNContext_Free(&sunctx);
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory for the error estimate");
+  }
   int rc = CHSFormulation_Create(formulation, prob, sunctx, &f, err);
   if (rc == 0) {
-    rc = CHSRun(f, opt, monitor, ctx, sum, err);
+    rc = cap.z ? CHSRun(f, &run, chs_final_capture_monitor, &cap, sum, err)
+               : CHSRun(f, opt, monitor, ctx, sum, err);
     snprintf(sum->formulation, sizeof sum->formulation, "%s", formulation);
   }
   CHSFormulation_Destroy(&f);
   SUNContext_Free(&sunctx);
+  if (rc == 0 && cap.z) {
+    rc = CHSRunProblem_EstimateError(prob, formulation, opt, cap.z, cap.z + cap.n, sum, err);
+  }
+  free(cap.z);
   return rc;
 }

@@ -99,6 +99,11 @@ static int chs_check_options(const CHSRunOptions *o, CHSError *err) {
   if (o->multipliers != 0 && o->multipliers != 1) {
     return chs_error_set(err, CHS_ERR_ARG, "multipliers = %d: must be 0 or 1", o->multipliers);
   }
+  if (o->estimate_error) {
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "estimate_error: the companion run is CHSRunProblem's (CHSRun runs one "
+                         "formulation object)");
+  }
   return CHS_SUCCESS;
 }
 
@@ -693,6 +698,7 @@ static int chs_run(CHSFormulation f, const CHSRunOptions *opt, CHSMonitorFn moni
   memset(sum, 0, sizeof *sum);
   snprintf(sum->formulation, sizeof sum->formulation, "%s", f ? f->ops->name : "");
   snprintf(sum->method, sizeof sum->method, "%s", opt && opt->method ? opt->method : "");
+  sum->error_estimate = sum->error_estimate_rtol = sum->error_estimate_atol = NAN;
   sum->proj_position = sum->proj_momentum = -1;
   sum->stats.jac_evals = -1;
   CHS_CALL(chs_check_options(opt, err));
