@@ -27,6 +27,9 @@ from ._lib import CHSError, Error, _dblp, check, lib, library_path, text
 __all__ = ["run", "Problem", "Result", "Error", "fields", "library_path"]
 
 _PROJECT = {None: 0, "none": 0, "momentum": 1, "position": 2, "both": 3}
+# chs/run.h: CHS_SUBNORMALS_FLUSH / _KEEP, CHS_RUN_CHECK_AUTO / _OFF / _ON
+_SUBNORMALS = {"flush": 0, "keep": 1}
+_CHECK = {"auto": 0, "off": 1, "on": 2}
 
 
 def fields():
@@ -144,15 +147,18 @@ def _set(fn, opt, *args):
 
 def run(problem, formulation="auto", method="auto", tf=None, rtol=None, atol=None,
         h=None, t0=0.0, every=1, project=None, project_tol=0.0, max_steps=0, stop_at=None,
-        output=None, estimate_error=False):
+        output=None, estimate_error=False, project_every=0, project_newton_tol=0.0,
+        subnormals="flush", derivative_check="auto", strict=False):
     """Integrate ``problem`` (a spec string or a chs.Problem) from t0 to tf with ``formulation``
     and ``method`` (`chs list formulations`, `chs list methods`; "auto", the default, lets chs
     choose them as `chs run` does, docs/auto.md), adaptively with rtol and atol
     or with a fixed step h, recording every ``every`` steps; project: None, "momentum",
     "position" or "both" (with project_tol); stop_at: event names; output: the list of fields
     to collect (default: all the problem has; chs.fields() names them); estimate_error: estimate
-    the final global error from a companion run at tol/100 (summary["error_estimate"]). Returns a
-    chs.Result.
+    the final global error from a companion run at tol/100 (summary["error_estimate"]);
+    project_every, project_newton_tol and subnormals ("flush" or "keep") as the `chs run` options
+    of those names; derivative_check ("auto": problems from plugins, "off" or "on") the derivative
+    probe before the run, strict: a failed probe raises. Returns a chs.Result.
     Bad input and failed runs raise chs.Error with chs' message."""
     l = lib()
     spec = problem.spec if isinstance(problem, Problem) else problem
@@ -161,6 +167,11 @@ def run(problem, formulation="auto", method="auto", tf=None, rtol=None, atol=Non
                     % (problem,))
     if tf is None:
         raise Error("missing tf (the final time)")
+    if subnormals not in _SUBNORMALS:
+        raise Error("bad value for subnormals: %r ('flush' or 'keep')" % (subnormals,))
+    if derivative_check not in _CHECK:
+        raise Error("bad value for derivative_check: %r ('auto', 'off' or 'on')"
+                    % (derivative_check,))
     if project not in _PROJECT:
         raise Error("bad value for project: %r (None, 'momentum', 'position' or 'both')"
                     % (project,))
@@ -196,6 +207,12 @@ def run(problem, formulation="auto", method="auto", tf=None, rtol=None, atol=Non
              _number("project_tol", project_tol))
         _set(l.CHSRunOptions_SetMaxSteps, opt, _number("max_steps", max_steps, int))
         _set(l.CHSRunOptions_SetEstimateError, opt, 1 if estimate_error else 0)
+        _set(l.CHSRunOptions_SetProjectionEvery, opt, _number("project_every", project_every, int))
+        _set(l.CHSRunOptions_SetProjectionNewtonTol, opt,
+             _number("project_newton_tol", project_newton_tol))
+        _set(l.CHSRunOptions_SetSubnormals, opt, _SUBNORMALS[subnormals])
+        _set(l.CHSRunOptions_SetCheck, opt, _CHECK[derivative_check])
+        _set(l.CHSRunOptions_SetStrict, opt, 1 if strict else 0)
         if stop_at is not None:
             if not isinstance(stop_at, str):
                 stop_at = ",".join(stop_at)

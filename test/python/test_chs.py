@@ -9,6 +9,7 @@ CHS_LIBRARY=the build's libchs):
   - the warnings of configurations known not to deliver their tolerance;
   - formulation and method "auto": the configuration `chs run` chooses, the summary's record of it;
   - the error estimate from a companion run against the reference's distance;
+  - the derivative probe's options on a plugin with a wrong Gdot;
   - field selection and names;
   - bad input raises chs.Error with chs' message and code before any run; a numerical failure
     raises it with input_error False.
@@ -101,6 +102,9 @@ class Pendulum(unittest.TestCase):
         self.assertEqual(r.summary["proj_position"], 10)
         self.assertEqual(r.summary["proj_momentum"], 10)
         self.assertLess(np.max(r.pos_res[1:]), 1e-10)
+        r = chs.run(problem="pendulum", formulation="standard", method="erk:rk4", h=0.1, tf=1,
+                    project="both", project_every=5)
+        self.assertEqual(r.summary["proj_position"], 2)
         r = chs.run(problem="pendulum", formulation="standard", method="erk:rk4", h=0.1, tf=1)
         self.assertEqual(r.summary["proj_position"], -1)
         self.assertGreater(np.max(r.pos_res), 1e-6)  # 4e-5: RK4 drifts off g = 0
@@ -148,6 +152,23 @@ class ErrorEstimate(unittest.TestCase):
         with self.assertRaises(chs.Error) as cm:
             chs.run(problem="pendulum", tf=1, h=0.01, estimate_error=True)
         self.assertIn("adaptive", str(cm.exception))
+
+
+class DerivativeProbe(unittest.TestCase):
+    def test_wrong_gdot_plugin(self):
+        # a plugin whose Gdot is perturbed (test/CMakeLists.txt): the probe before the run warns
+        # (plugins are probed by default), "off" skips it, strict makes it an input error
+        plugin = os.environ["CHS_CHECK_PLUGIN_GDOT"]
+        base = dict(problem=plugin, formulation="dirac", method="erk:dp5", tf=0.1, rtol=1e-6,
+                    atol=1e-6)
+        r = chs.run(**base)
+        self.assertTrue(any("jacobian_dot disagrees" in w for w in r.warnings), r.warnings)
+        r = chs.run(derivative_check="off", **base)
+        self.assertFalse(any("derivative probe" in w for w in r.warnings), r.warnings)
+        with self.assertRaises(chs.Error) as cm:
+            chs.run(strict=True, **base)
+        self.assertIn("strict", str(cm.exception))
+        self.assertTrue(cm.exception.input_error)
 
 
 class KnownUncalibrated(unittest.TestCase):
@@ -237,6 +258,10 @@ class BadInput(unittest.TestCase):
         self.assertChsError("need h, or both rtol and atol", "CHS_ERR_ARG",
                             **dict(base, rtol=None))
         self.assertChsError("length", "CHS_ERR_ARG", **dict(base, problem="pendulum:length=-1"))
+        self.assertChsError("'sometimes'", "CHS_ERR_ARG", **dict(base, subnormals="sometimes"))
+        self.assertChsError("'maybe'", "CHS_ERR_ARG", **dict(base, derivative_check="maybe"))
+        self.assertChsError("-3", "CHS_ERR_ARG", **dict(base, project_every=-3))
+        self.assertChsError("-1", "CHS_ERR_ARG", **dict(base, project_newton_tol=-1))
 
     def test_numerical_failure(self):
         with self.assertRaises(chs.Error) as cm:
