@@ -101,7 +101,7 @@ typedef struct {
    * CHSRunOptions.multipliers (set by cmd_run when a key needs them) */
   const char *output, *plot_vars;
   int multipliers;
-  /* run --fix SPEC: components held in the consistent initial state (drivers/fix.h) */
+  /* run --fix SPEC: components held in the consistent initial state (CHSProblem_Fix) */
   const char *fix;
 } cli_options;
 

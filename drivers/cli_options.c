@@ -216,7 +216,7 @@ static const cli_option options[] = {
    .help = "the same as --out FILE.csv"},
   {"plot-vars", CLI_STR, "NAME,...|X:Y,...", M(CLI_RUN), 0, F(plot_vars), 0, .max = 1024,
    .help = "with --plot: draw these output columns (names as in --output's, e.g. q1,lambda1) against t, or each Y against X, instead of the diagnostics"},
-  /* chs run --fix (drivers/fix.h) */
+  /* chs run --fix (CHSProblem_Fix) */
   {"fix", CLI_STR, "q:C[=X],v:C[=X],...", M(CLI_RUN), 0, F(fix), 0, .max = 1024,
    .help = "start from the problem's initial guess, hold these components exactly (set to X when given) and make the others consistent (g = 0, G v + g_t = 0); C: a coordinate name, qK or an index K (1-based); also qK, vK"},
 };

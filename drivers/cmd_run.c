@@ -7,7 +7,6 @@
 #include "../src/compat.h"
 #include "cli.h"
 #include "estimate.h"
-#include "fix.h"
 #include "mpi_cli.h"
 #include "progress.h"
 
@@ -651,7 +650,7 @@ int cmd_run(int argc, char **argv) {
   memset(&csv, 0, sizeof csv);
   memset(&rp, 0, sizeof rp);
   if (CHSProblem_Create(o.problem, &prob, &err) != 0 ||
-      (o.fix && cli_fix_apply(o.fix, prob, &err) != 0)) {
+      (o.fix && CHSProblem_Fix(prob, o.fix, &err) != 0)) {
     rc = cli_fail(&err);
     goto done;
   }

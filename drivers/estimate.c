@@ -2,7 +2,6 @@
  * says what the estimate can and cannot see) on a problem made anew from the spec and --fix, so
  * that it starts where the run started. */
 #include "estimate.h"
-#include "fix.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +20,7 @@ int cli_estimate_error(const cli_options *o, const sunrealtype *q, const sunreal
   cli_run_options(o, &ro);
   int rc = CHSProblem_Create(o->problem, &prob, err);
   if (rc == 0 && o->fix) {
-    rc = cli_fix_apply(o->fix, prob, err);
+    rc = CHSProblem_Fix(prob, o->fix, err);
   }
   if (rc == 0) {
     rc = CHSRunProblem_EstimateError(prob, o->formulation, &ro, q, p, sum, err);

@@ -148,7 +148,7 @@ def _set(fn, opt, *args):
 def run(problem, formulation="auto", method="auto", tf=None, rtol=None, atol=None,
         h=None, t0=0.0, every=1, project=None, project_tol=0.0, max_steps=0, stop_at=None,
         output=None, estimate_error=False, project_every=0, project_newton_tol=0.0,
-        subnormals="flush", derivative_check="auto", strict=False):
+        subnormals="flush", derivative_check="auto", strict=False, fix=None):
     """Integrate ``problem`` (a spec string or a chs.Problem) from t0 to tf with ``formulation``
     and ``method`` (`chs list formulations`, `chs list methods`; "auto", the default, lets chs
     choose them as `chs run` does, docs/auto.md), adaptively with rtol and atol
@@ -158,7 +158,8 @@ def run(problem, formulation="auto", method="auto", tf=None, rtol=None, atol=Non
     the final global error from a companion run at tol/100 (summary["error_estimate"]);
     project_every, project_newton_tol and subnormals ("flush" or "keep") as the `chs run` options
     of those names; derivative_check ("auto": problems from plugins, "off" or "on") the derivative
-    probe before the run, strict: a failed probe raises. Returns a chs.Result.
+    probe before the run, strict: a failed probe raises; fix: the components held while the
+    initial state is made consistent ("q:x1=0.8,v:y2", `chs run --fix`). Returns a chs.Result.
     Bad input and failed runs raise chs.Error with chs' message."""
     l = lib()
     spec = problem.spec if isinstance(problem, Problem) else problem
@@ -186,6 +187,8 @@ def run(problem, formulation="auto", method="auto", tf=None, rtol=None, atol=Non
         check(l.CHSProblem_Create(text(spec), ctypes.byref(handles["prob"]), ctypes.byref(err)),
               err)
         prob = handles["prob"]
+        if fix is not None:
+            check(l.CHSProblem_Fix(prob, text(fix), ctypes.byref(err)), err)
         handles["opt"] = ctypes.c_void_p(l.CHSRunOptions_Create())
         handles["sum"] = ctypes.c_void_p(l.CHSRunSummary_Create())
         opt = handles["opt"]

@@ -57,6 +57,7 @@ _SIGNATURES = {
     "CHSProblem_GetName": (_cp, [_vp]),
     "CHSProblem_HasKineticScale": (_c_int, [_vp]),
     "CHSProblem_Reference": (_c_int, [_vp, _c_double, _dblp, _dblp]),
+    "CHSProblem_Fix": (_c_int, [_vp, _cp, _errp]),
     "CHSRunOptions_Create": (_vp, []),
     "CHSRunOptions_Destroy": (None, [ctypes.POINTER(_vp)]),
     "CHSRunOptions_SetMethod": (_c_int, [_vp, _cp, _errp]),

@@ -12,7 +12,8 @@
  *    kinetic metric of the free block alone has no physical meaning, and the Euclidean one keeps
  *    each free velocity as close as possible to what was asked). Velocities whose residual is at
  *    round-off already are not touched at all.
- * Finally p = M(q) v. No strings: the fixed sets are arrays of n flags. */
+ * Finally p = M(q) v. The fixed sets are arrays of n flags; CHSProblem_Fix names them in a spec
+ * (`chs run --fix`). */
 #ifndef CHS_CONSISTENT_H
 #define CHS_CONSISTENT_H
 
@@ -47,6 +48,15 @@ CHS_EXPORT int CHSProblem_ConsistentState(CHSProblem prob, sunrealtype t0, const
  * CHSProblem_Reference returns CHS_ERR_UNSUPPORTED and diagnostics report no error against it. */
 CHS_EXPORT int CHSProblem_SetInitialState(CHSProblem prob, const sunrealtype *q,
                                           const sunrealtype *p, CHSError *err);
+
+/** The initial state of every run of prob afterwards: consistent, holding the components SPEC
+ * names. SPEC is a comma-separated list of ITEM[=VALUE]; ITEM is q:C or v:C (C a coordinate name
+ * of the problem, its default name qK, or a 1-based index K) or the short qK / vK. VALUE (a finite
+ * real) replaces the component of the initial guess (CHSProblem_InitialGuess) before it is held.
+ * Then CHSProblem_ConsistentState at t = 0 and CHSProblem_SetInitialState. 0, or CHS_ERR_ARG for a
+ * malformed item or components that admit no consistent state, CHS_ERR_NOTFOUND for an unknown
+ * name (the message lists the valid ones), with err naming the item. */
+CHS_EXPORT int CHSProblem_Fix(CHSProblem prob, const char *spec, CHSError *err);
 
 #ifdef __cplusplus
 }

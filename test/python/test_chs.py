@@ -10,6 +10,7 @@ CHS_LIBRARY=the build's libchs):
   - formulation and method "auto": the configuration `chs run` chooses, the summary's record of it;
   - the error estimate from a companion run against the reference's distance;
   - the derivative probe's options on a plugin with a wrong Gdot;
+  - held initial components (fix) against the constraints they must satisfy;
   - field selection and names;
   - bad input raises chs.Error with chs' message and code before any run; a numerical failure
     raises it with input_error False.
@@ -152,6 +153,29 @@ class ErrorEstimate(unittest.TestCase):
         with self.assertRaises(chs.Error) as cm:
             chs.run(problem="pendulum", tf=1, h=0.01, estimate_error=True)
         self.assertIn("adaptive", str(cm.exception))
+
+
+class Fix(unittest.TestCase):
+    def test_held_components(self):
+        # q3 (x2) and v4 (v_y2) held bitwise, the rest moved onto g = 0 and G v = 0 (the double
+        # pendulum: rods L1 = 1, L2 = 1.5 from the origin)
+        r = chs.run(problem="double-pendulum", formulation="dirac", method="erk:dp5", tf=0.5,
+                    rtol=1e-10, atol=1e-10, fix="q3=2.1,v:4=0.3")
+        q0, v0 = r.q[0], r.v[0]
+        self.assertEqual(q0[2], 2.1)
+        self.assertEqual(v0[3], 0.3)
+        self.assertAlmostEqual(q0[0] ** 2 + q0[1] ** 2, 1.0, delta=1e-12)
+        self.assertAlmostEqual((q0[2] - q0[0]) ** 2 + (q0[3] - q0[1]) ** 2, 1.5 ** 2, delta=1e-12)
+        self.assertLess(r.pos_res[0], 1e-12)
+        self.assertLess(r.mom_res[0], 1e-12)
+        self.assertChsErrorName("unknown coordinate 'zz'", "CHS_ERR_NOTFOUND",
+                                problem="pendulum", tf=1, h=0.01, fix="q:zz")
+
+    def assertChsErrorName(self, fragment, name, **kw):
+        with self.assertRaises(chs.Error) as cm:
+            chs.run(**kw)
+        self.assertIn(fragment, str(cm.exception))
+        self.assertEqual(cm.exception.name, name)
 
 
 class DerivativeProbe(unittest.TestCase):

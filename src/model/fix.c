@@ -1,12 +1,12 @@
-/* chs run --fix (drivers/fix.h). */
-#include "fix.h"
-#include "cli.h"
+/* CHSProblem_Fix (chs/consistent.h): the held components of a consistent initial state named in
+ * a spec (`chs run --fix`, Python's chs.run(fix=...)). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "impl.h"
 
 #define FIX_ITEM_MAX 128 /* longest item; names are at most 31 characters */
 
@@ -62,7 +62,7 @@ static int fix_item(const char *item, const CHSProblemDims *d, int *fix_q, int *
                     double *val_q, double *val_v, int *has_q, int *has_v, CHSError *err) {
   char buf[FIX_ITEM_MAX];
   if (strlen(item) >= sizeof buf) {
-    return cli_error(err, CHS_ERR_ARG, "--fix: item '%.40s...' is too long", item);
+    return chs_error_set(err, CHS_ERR_ARG, "fix: item '%.40s...' is too long", item);
   }
   snprintf(buf, sizeof buf, "%s", item);
   char *eq = strchr(buf, '=');
@@ -75,8 +75,8 @@ static int fix_item(const char *item, const CHSProblemDims *d, int *fix_q, int *
     value = strtod(vs, &end);
     if (vs[0] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(value) ||
         isspace((unsigned char)vs[0])) {
-      return cli_error(err, CHS_ERR_ARG, "--fix: value '%s' of '%s' is not a finite number", vs,
-                       buf);
+      return chs_error_set(err, CHS_ERR_ARG, "fix: value '%s' of '%s' is not a finite number", vs,
+                           buf);
     }
   }
   char kind = buf[0];
@@ -86,21 +86,22 @@ static int fix_item(const char *item, const CHSProblemDims *d, int *fix_q, int *
   } else if ((kind == 'q' || kind == 'v') && isdigit((unsigned char)buf[1])) {
     c = buf + 1;
   } else {
-    return cli_error(err, CHS_ERR_ARG,
-                     "--fix: item '%s' is neither q:NAME nor v:NAME (nor qK / vK with an index "
-                     "K)",
-                     buf);
+    return chs_error_set(err, CHS_ERR_ARG,
+                         "fix: item '%s' is neither q:NAME nor v:NAME (nor qK / vK with an index "
+                         "K)",
+                         buf);
   }
   long idx = -1;
   if (c[0] == '\0' || !fix_component(c, d, &idx)) {
     char valid[512];
     fix_valid_names(d, valid, sizeof valid);
-    return cli_error(err, CHS_ERR_NOTFOUND, "--fix: unknown coordinate '%s' in '%s'; valid: %s", c,
-                     buf, valid);
+    return chs_error_set(err, CHS_ERR_NOTFOUND, "fix: unknown coordinate '%s' in '%s'; valid: %s",
+                         c, buf, valid);
   }
   int *fix = kind == 'q' ? fix_q : fix_v;
   if (fix[idx]) {
-    return cli_error(err, CHS_ERR_ARG, "--fix: '%s' holds %c%ld a second time", buf, kind, idx + 1);
+    return chs_error_set(err, CHS_ERR_ARG, "fix: '%s' holds %c%ld a second time", buf, kind,
+                         idx + 1);
   }
   fix[idx] = 1;
   if (eq) {
@@ -110,20 +111,27 @@ static int fix_item(const char *item, const CHSProblemDims *d, int *fix_q, int *
   return 0;
 }
 
-int cli_fix_apply(const char *spec, CHSProblem prob, CHSError *err) {
+int CHSProblem_Fix(CHSProblem prob, const char *spec, CHSError *err) {
+  if (!prob) {
+    return chs_error_set(err, CHS_ERR_ARG, "fix: no problem (NULL)");
+  }
   const CHSProblemDims *d = CHSProblem_GetDims(prob);
   size_t n = (size_t)d->n;
   if (!spec || spec[0] == '\0') {
-    return cli_error(err, CHS_ERR_ARG, "--fix: empty list");
+    return chs_error_set(err, CHS_ERR_ARG, "fix: empty list");
   }
   int *flags = calloc(4 * n, sizeof *flags);
   double *vals = calloc(5 * n, sizeof *vals);
-  char *copy = strdup(spec);
+  size_t len = strlen(spec) + 1;
+  char *copy = malloc(len);
+  if (copy) {
+    memcpy(copy, spec, len);
+  }
   if (!flags || !vals || !copy) {
     free(flags);
     free(vals);
     free(copy);
-    return cli_error(err, CHS_ERR_MEM, "out of memory");
+    return chs_error_set(err, CHS_ERR_MEM, "out of memory");
   }
   int *fix_q = flags, *fix_v = flags + n, *has_q = flags + 2 * n, *has_v = flags + 3 * n;
   double *val_q = vals, *val_v = vals + n, *q = vals + 2 * n, *v = vals + 3 * n, *p = vals + 4 * n;
@@ -136,7 +144,7 @@ int cli_fix_apply(const char *spec, CHSProblem prob, CHSError *err) {
       *comma = '\0';
     }
     if (item[0] == '\0') {
-      rc = cli_error(err, CHS_ERR_ARG, "--fix: empty item in '%s'", spec);
+      rc = chs_error_set(err, CHS_ERR_ARG, "fix: empty item in '%s'", spec);
     } else {
       rc = fix_item(item, d, fix_q, fix_v, val_q, val_v, has_q, has_v, err);
     }
