@@ -2,6 +2,25 @@
 #include <string.h>
 #include "reproduce.h"
 
+/* The names of a problem instance's k coordinates or constraints ("q1 .. qn" style when it
+ * declares none; declared names are [A-Za-z0-9_], validated at creation), shortened to about 90
+ * characters. */
+static void list_names(const char *const *names, long k, const char *dflt) {
+  if (!names) {
+    printf(k > 1 ? "%s1 .. %s%ld" : "%s1", dflt, dflt, k);
+    return;
+  }
+  int used = 0;
+  for (long i = 0; i < k; i++) {
+    if (used > 90) {
+      printf(", ... (%ld in all)", k);
+      return;
+    }
+    int w = printf("%s%s", i ? ", " : "", names[i]);
+    used += w > 0 ? w : 0;
+  }
+}
+
 int cmd_list(int argc, char **argv) {
   cli_options o;
   int rc = cli_parse(CLI_LIST, argc, argv, &o);
@@ -17,6 +36,18 @@ int cmd_list(int argc, char **argv) {
     for (int i = 0; i < CHSProblemRegistry_Count(); i++) {
       const CHSProblemOps *p = CHSProblemRegistry_Get(i);
       printf("%-16s %s\n%-16s   parameters: %s\n", p->name, p->summary, "", p->params_doc);
+      /* the default instance's names: what --fix, --output and --plot-vars take */
+      CHSProblem prob = NULL;
+      CHSError err;
+      if (CHSProblem_Create(p->name, &prob, &err) == 0) {
+        const CHSProblemDims *d = CHSProblem_GetDims(prob);
+        printf("%-16s   coordinates: ", "");
+        list_names(d->coordinate_names, (long)d->n, "q");
+        printf("; constraints: ");
+        list_names(d->constraint_names, (long)d->m, "g");
+        printf("\n");
+      }
+      CHSProblem_Destroy(&prob);
     }
     printf("\nfirst-order Lagrangians L = a(z).z' - V(z) (chs/first_order.h; chs run --problem "
            "NAME --method erk:...):\n");

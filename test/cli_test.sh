@@ -44,6 +44,11 @@ done
 expect 2 "--out is not valid for chs compare" -- compare --out x.csv --help
 if "$chs" --version | has -E 'SUNDIALS [0-9]+\.[0-9]+'; then ok; else bad "--version"; fi
 if "$chs" list problems | has '^pendulum'; then ok; else bad "list problems"; fi
+# the names list problems shows are those of the default instance's CSV columns and --fix items
+"$chs" run --problem double-pendulum --formulation dirac --method erk:rk4 --h 0.1 --tf 0.1 \
+  --output q,lambda --out "$tmp/names.csv" >/dev/null 2>&1
+want="coordinates: $(head -1 "$tmp/names.csv" | cut -d, -f1-4 | sed 's/,/, /g'); constraints: $(head -1 "$tmp/names.csv" | cut -d, -f5- | sed 's/lambda_//g; s/,/, /g')"
+if "$chs" list problems | sed -n '/^double-pendulum/,/^[a-z]/p' | has -F "$want"; then ok; else bad "list problems names: want '$want'"; fi
 if "$chs" list formulations | has '^dirac'; then ok; else bad "list formulations"; fi
 if "$chs" list methods | has 'erk:rk4'; then ok; else bad "list methods"; fi
 
